@@ -1,0 +1,649 @@
+// Package arch reads a Hugging Face config.json of any family into one
+// normalized Architecture: layer kinds, attention and cache layout, mixture
+// of experts, linear-attention state and quantization. A field the config
+// does not state stays zero and is listed in Missing with the reason; it is
+// never filled from the model's name or a guess.
+package arch
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// LayerKind is how a decoder layer attends.
+type LayerKind string
+
+const (
+	Full    LayerKind = "full"    // full (global) attention: a KV cache that grows with context
+	Sliding LayerKind = "sliding" // sliding-window attention: cache capped at the window
+	Linear  LayerKind = "linear"  // linear attention / SSM: a fixed state per sequence
+)
+
+// Attention is the attention mechanism of the full layers.
+type Attention string
+
+const (
+	GQA Attention = "gqa" // multi-head / grouped-query attention with a K and V per KV head
+	MLA Attention = "mla" // multi-head latent attention: one compressed latent per token
+)
+
+// Architecture is the normalized view of one config.json.
+type Architecture struct {
+	ModelType  string // top-level model_type
+	Family     string // model_type of the text backbone (after unwrapping text_config)
+	Wrapped    bool   // the text backbone sits under text_config
+	HasVision  bool
+	TorchDType string
+
+	Hidden       int64
+	Vocab        int64
+	Context      int64 // max_position_embeddings
+	Layers       int64
+	TiedEmbed    bool
+	Intermediate int64
+
+	// LayerKinds has one entry per decoder layer, 0-based.
+	LayerKinds    []LayerKind
+	LayoutSource  string // the config field the layout came from
+	SlidingWindow int64
+
+	Attention  Attention
+	Heads      int64
+	KVHeads    int64
+	HeadDim    int64
+	HeadDimSrc string // "head_dim" or "hidden_size / num_attention_heads"
+
+	KVLoraRank int64
+	QLoraRank  int64
+	QKRopeDim  int64
+	QKNopeDim  int64
+	VHeadDim   int64
+
+	// Linear attention (KDA, Gated DeltaNet).
+	LinearKind       string // "kda", "gated_deltanet"
+	LinearKHeads     int64
+	LinearVHeads     int64
+	LinearKHeadDim   int64
+	LinearVHeadDim   int64
+	LinearConvKernel int64
+
+	// Mixture of experts.
+	RoutedExperts      int64
+	ActiveExperts      int64
+	SharedExperts      int64
+	MoEIntermediate    int64
+	SharedIntermediate int64 // shared_expert_intermediate_size when stated
+	ExpertHidden       int64 // width the routed experts work in (LatentMoE), else Hidden
+	MoELayers          []int // 0-based indices of MoE layers
+	MTPLayers          int64
+
+	Quant Quantization
+
+	// Missing maps a field this package could not read to the reason.
+	Missing map[string]string
+}
+
+// Quantization is what quantization_config (or hf_quant_config.json) says.
+type Quantization struct {
+	Method     string // "compressed-tensors", "fp8", "mxfp4", "modelopt", "" for none
+	Format     string // compressed-tensors format, e.g. "mxfp4-pack-quantized"
+	Bits       int64
+	GroupSize  int64
+	ScaleDType string // e.g. "uint8", "bfloat16", "float32"
+	Type       string // "int" or "float"
+	Ignore     []string
+	BlockSize  []int64
+	Source     string // "config.json quantization_config", "text_config.quantization_config", "hf_quant_config.json"
+}
+
+// Ignores reports whether the quantization leaves some modules unquantized.
+func (q Quantization) Ignores() bool { return len(q.Ignore) > 0 }
+
+// Count returns how many layers are of kind k.
+func (a *Architecture) Count(k LayerKind) int {
+	n := 0
+	for _, l := range a.LayerKinds {
+		if l == k {
+			n++
+		}
+	}
+	return n
+}
+
+// IsMoE reports whether the model routes tokens to experts.
+func (a *Architecture) IsMoE() bool { return a.RoutedExperts > 0 }
+
+// Hybrid reports whether the model mixes linear-attention layers with
+// attention layers. A model without a linear-layer list is not hybrid.
+func (a *Architecture) Hybrid() bool {
+	return a.Count(Linear) > 0 && a.Count(Linear) < len(a.LayerKinds)
+}
+
+// FullLayers1 returns the 1-based numbers of the full-attention layers.
+func (a *Architecture) FullLayers1() []int {
+	var out []int
+	for i, k := range a.LayerKinds {
+		if k == Full {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// Cadence is the mode of the gaps between consecutive full-attention
+// layers (counting the gap from the start), not the minimum: K3's
+// [4, 8, …, 92, 93] has a cadence of 4 despite one gap of 1. Ties go to
+// the larger gap. ok is false when fewer than two full layers exist or
+// every layer is full.
+func (a *Architecture) Cadence() (int, bool) {
+	full := a.FullLayers1()
+	if len(full) < 2 || len(full) == len(a.LayerKinds) {
+		return 0, false
+	}
+	counts := map[int]int{}
+	prev := 0
+	for _, l := range full {
+		counts[l-prev]++
+		prev = l
+	}
+	best, bestN := 0, 0
+	for gap, n := range counts {
+		if n > bestN || (n == bestN && gap > best) {
+			best, bestN = gap, n
+		}
+	}
+	return best, true
+}
+
+// obj is a config object with alias-aware typed accessors.
+type obj map[string]json.RawMessage
+
+func (o obj) has(key string) bool {
+	r, ok := o[key]
+	return ok && string(r) != "null"
+}
+
+// int reads the first alias present. A value of the wrong type is an
+// error naming the field.
+func (o obj) int(prefix string, keys ...string) (int64, string, error) {
+	for _, k := range keys {
+		if !o.has(k) {
+			continue
+		}
+		var f float64
+		if err := json.Unmarshal(o[k], &f); err != nil {
+			return 0, "", fmt.Errorf("field %s%s: expected a number, found %s", prefix, k, short(o[k]))
+		}
+		if f != float64(int64(f)) {
+			return 0, "", fmt.Errorf("field %s%s: expected an integer, found %v", prefix, k, f)
+		}
+		return int64(f), k, nil
+	}
+	return 0, "", nil
+}
+
+func (o obj) str(prefix, key string) (string, error) {
+	if !o.has(key) {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(o[key], &s); err != nil {
+		return "", fmt.Errorf("field %s%s: expected a string, found %s", prefix, key, short(o[key]))
+	}
+	return s, nil
+}
+
+func (o obj) bool(prefix, key string) (bool, error) {
+	if !o.has(key) {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(o[key], &b); err != nil {
+		return false, fmt.Errorf("field %s%s: expected true or false, found %s", prefix, key, short(o[key]))
+	}
+	return b, nil
+}
+
+func (o obj) sub(prefix, key string) (obj, error) {
+	if !o.has(key) {
+		return nil, nil
+	}
+	var m obj
+	if err := json.Unmarshal(o[key], &m); err != nil {
+		return nil, fmt.Errorf("field %s%s: expected an object, found %s", prefix, key, short(o[key]))
+	}
+	return m, nil
+}
+
+func (o obj) ints(prefix, key string) ([]int64, error) {
+	if !o.has(key) {
+		return nil, nil
+	}
+	var fs []float64
+	if err := json.Unmarshal(o[key], &fs); err != nil {
+		return nil, fmt.Errorf("field %s%s: expected a list of integers, found %s", prefix, key, short(o[key]))
+	}
+	out := make([]int64, len(fs))
+	for i, f := range fs {
+		if f != float64(int64(f)) {
+			return nil, fmt.Errorf("field %s%s[%d]: expected an integer, found %v", prefix, key, i, f)
+		}
+		out[i] = int64(f)
+	}
+	return out, nil
+}
+
+func (o obj) strs(prefix, key string) ([]string, error) {
+	if !o.has(key) {
+		return nil, nil
+	}
+	var ss []string
+	if err := json.Unmarshal(o[key], &ss); err != nil {
+		return nil, fmt.Errorf("field %s%s: expected a list of strings, found %s", prefix, key, short(o[key]))
+	}
+	return ss, nil
+}
+
+func short(r json.RawMessage) string {
+	s := string(r)
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return s
+}
+
+// Parse reads a config.json. hfQuant is a sibling hf_quant_config.json or nil.
+func Parse(config, hfQuant []byte) (*Architecture, error) {
+	var top obj
+	if err := json.Unmarshal(config, &top); err != nil {
+		return nil, fmt.Errorf("config.json: %w", err)
+	}
+	p := &parser{a: &Architecture{Missing: map[string]string{}}}
+	if err := p.parse(top, hfQuant); err != nil {
+		return nil, err
+	}
+	return p.a, nil
+}
+
+type parser struct {
+	a   *Architecture
+	err error
+}
+
+// keep records the first error so the field reads below stay linear.
+func (p *parser) keep(err error) {
+	if p.err == nil && err != nil {
+		p.err = err
+	}
+}
+
+func (p *parser) int(o obj, prefix string, keys ...string) int64 {
+	v, _, err := o.int(prefix, keys...)
+	p.keep(err)
+	return v
+}
+
+func (p *parser) need(o obj, prefix, name string, keys ...string) int64 {
+	v := p.int(o, prefix, keys...)
+	if v == 0 && p.err == nil {
+		p.a.Missing[name] = "config lacks " + strings.Join(keys, " / ")
+	}
+	return v
+}
+
+func (p *parser) parse(top obj, hfQuant []byte) error {
+	a := p.a
+	var err error
+	a.ModelType, err = top.str("", "model_type")
+	p.keep(err)
+	text, prefix := top, ""
+	if tc, err := top.sub("", "text_config"); err != nil {
+		p.keep(err)
+	} else if tc != nil {
+		text, prefix, a.Wrapped = tc, "text_config.", true
+	}
+	a.HasVision = top.has("vision_config")
+	a.Family, err = text.str(prefix, "model_type")
+	p.keep(err)
+	if a.Family == "" {
+		a.Family = a.ModelType
+	}
+	if a.Family == "" {
+		a.Missing["family"] = "config lacks model_type"
+	}
+	for _, src := range []obj{text, top} {
+		for _, k := range []string{"torch_dtype", "dtype"} {
+			if a.TorchDType == "" {
+				v, err := src.str("", k)
+				p.keep(err)
+				a.TorchDType = v
+			}
+		}
+	}
+
+	a.Hidden = p.need(text, prefix, "hidden_size", "hidden_size", "d_model", "n_embd")
+	a.Vocab = p.need(text, prefix, "vocab_size", "vocab_size")
+	a.Context = p.need(text, prefix, "max_position_embeddings", "max_position_embeddings", "max_seq_len", "n_positions")
+	a.Layers = p.need(text, prefix, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
+	a.Intermediate = p.int(text, prefix, "intermediate_size")
+	tied, err := text.bool(prefix, "tie_word_embeddings")
+	p.keep(err)
+	if !text.has("tie_word_embeddings") {
+		tied, err = top.bool("", "tie_word_embeddings")
+		p.keep(err)
+	}
+	a.TiedEmbed = tied
+
+	p.attention(text, prefix)
+	p.layout(text, prefix)
+	if p.err != nil {
+		return p.err
+	}
+	p.moe(text, prefix)
+	p.quant(top, text, prefix, hfQuant)
+	return p.err
+}
+
+func (p *parser) attention(text obj, prefix string) {
+	a := p.a
+	a.Heads = p.need(text, prefix, "num_attention_heads", "num_attention_heads", "n_head")
+	a.KVLoraRank = p.int(text, prefix, "kv_lora_rank")
+	a.QLoraRank = p.int(text, prefix, "q_lora_rank")
+	a.QKRopeDim = p.int(text, prefix, "qk_rope_head_dim")
+	a.QKNopeDim = p.int(text, prefix, "qk_nope_head_dim")
+	a.VHeadDim = p.int(text, prefix, "v_head_dim")
+	if a.KVLoraRank > 0 {
+		// MLA caches one latent per token; num_key_value_heads and head_dim
+		// do not size it, so they are not read for the cache.
+		a.Attention = MLA
+		if a.QKRopeDim == 0 {
+			a.Missing["qk_rope_head_dim"] = "MLA config lacks qk_rope_head_dim"
+		}
+		return
+	}
+	a.Attention = GQA
+	kv, key, err := text.int(prefix, "num_key_value_heads", "num_kv_heads", "multi_query_group_num")
+	p.keep(err)
+	if key == "" && a.Heads > 0 {
+		kv = a.Heads // transformers' default: no key/value grouping
+	}
+	a.KVHeads = kv
+	hd, key, err := text.int(prefix, "head_dim", "kv_channels")
+	p.keep(err)
+	switch {
+	case key != "" && hd > 0:
+		a.HeadDim, a.HeadDimSrc = hd, key
+	case a.Heads > 0 && a.Hidden > 0 && a.Hidden%a.Heads == 0:
+		a.HeadDim, a.HeadDimSrc = a.Hidden/a.Heads, "hidden_size / num_attention_heads"
+	default:
+		a.Missing["head_dim"] = "config lacks head_dim and hidden_size / num_attention_heads is not whole"
+	}
+	if a.KVHeads == 0 {
+		a.Missing["num_key_value_heads"] = "config lacks num_key_value_heads"
+	}
+}
+
+func (p *parser) layout(text obj, prefix string) {
+	a := p.a
+	n := int(a.Layers)
+	if n <= 0 || n > 1<<16 {
+		if n > 1<<16 {
+			p.keep(fmt.Errorf("field %snum_hidden_layers: %d is not a plausible layer count", prefix, n))
+		}
+		return
+	}
+	kinds := make([]LayerKind, n)
+	for i := range kinds {
+		kinds[i] = Full
+	}
+	a.LayoutSource = "every layer is full attention (no layer-kind field in config)"
+	window, err := optInt(text, prefix, "sliding_window")
+	p.keep(err)
+	useSliding := true
+	if text.has("use_sliding_window") {
+		useSliding, err = text.bool(prefix, "use_sliding_window")
+		p.keep(err)
+	}
+
+	lac, err := text.sub(prefix, "linear_attn_config")
+	p.keep(err)
+	types, err := text.strs(prefix, "layer_types")
+	p.keep(err)
+	interval := p.int(text, prefix, "full_attention_interval")
+
+	switch {
+	case lac != nil:
+		lp := prefix + "linear_attn_config."
+		full, err := lac.ints(lp, "full_attn_layers")
+		p.keep(err)
+		for i := range kinds {
+			kinds[i] = Linear
+		}
+		for _, l := range full {
+			if l < 1 || l > int64(n) {
+				p.keep(fmt.Errorf("field %sfull_attn_layers: layer %d outside 1..%d (the list is 1-based)", lp, l, n))
+				return
+			}
+			kinds[l-1] = Full
+		}
+		a.LayoutSource = "linear_attn_config.full_attn_layers (1-based)"
+		a.LinearKind = "kda"
+		a.LinearKHeads = p.int(lac, lp, "num_heads")
+		a.LinearVHeads = a.LinearKHeads
+		a.LinearKHeadDim = p.int(lac, lp, "head_dim")
+		a.LinearVHeadDim = a.LinearKHeadDim
+		a.LinearConvKernel = p.int(lac, lp, "short_conv_kernel_size")
+	case len(types) > 0:
+		if len(types) != n {
+			p.keep(fmt.Errorf("field %slayer_types: %d entries for %d layers", prefix, len(types), n))
+			return
+		}
+		for i, t := range types {
+			switch t {
+			case "full_attention", "attention":
+				kinds[i] = Full
+			case "sliding_attention", "chunked_attention":
+				kinds[i] = Sliding
+			case "linear_attention", "mamba", "deltanet":
+				kinds[i] = Linear
+			default:
+				p.keep(fmt.Errorf("field %slayer_types[%d]: unknown layer type %q", prefix, i, t))
+				return
+			}
+		}
+		a.LayoutSource = "layer_types"
+	case interval > 0:
+		for i := range kinds {
+			if (i+1)%int(interval) != 0 {
+				kinds[i] = Linear
+			}
+		}
+		a.LayoutSource = fmt.Sprintf("full_attention_interval = %d", interval)
+	case window > 0 && useSliding && a.Family != "mixtral":
+		// A window with no per-layer list applies to every layer.
+		for i := range kinds {
+			kinds[i] = Sliding
+		}
+		a.LayoutSource = "sliding_window on every layer"
+	}
+	if window > 0 {
+		a.SlidingWindow = window
+	}
+	if a.LinearKind == "" && containsKind(kinds, Linear) {
+		a.LinearKind = "gated_deltanet"
+		a.LinearKHeads = p.int(text, prefix, "linear_num_key_heads")
+		a.LinearVHeads = p.int(text, prefix, "linear_num_value_heads")
+		a.LinearKHeadDim = p.int(text, prefix, "linear_key_head_dim")
+		a.LinearVHeadDim = p.int(text, prefix, "linear_value_head_dim")
+		a.LinearConvKernel = p.int(text, prefix, "linear_conv_kernel_dim")
+	}
+	a.LayerKinds = kinds
+}
+
+func containsKind(ks []LayerKind, k LayerKind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func optInt(o obj, prefix, key string) (int64, error) {
+	v, _, err := o.int(prefix, key)
+	return v, err
+}
+
+func (p *parser) moe(text obj, prefix string) {
+	a := p.a
+	a.RoutedExperts = p.int(text, prefix, "n_routed_experts", "num_experts", "num_local_experts")
+	if a.RoutedExperts == 0 {
+		return
+	}
+	a.ActiveExperts = p.int(text, prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk")
+	if a.ActiveExperts == 0 {
+		a.Missing["num_experts_per_tok"] = "MoE config lacks num_experts_per_tok"
+	}
+	a.SharedExperts = p.int(text, prefix, "n_shared_experts", "num_shared_experts")
+	a.SharedIntermediate = p.int(text, prefix, "shared_expert_intermediate_size")
+	if a.SharedExperts == 0 && a.SharedIntermediate > 0 {
+		a.SharedExperts = 1
+	}
+	a.MoEIntermediate = p.int(text, prefix, "moe_intermediate_size")
+	if a.MoEIntermediate == 0 {
+		a.MoEIntermediate = a.Intermediate // Mixtral and gpt-oss size experts with intermediate_size
+	}
+	a.ExpertHidden = p.int(text, prefix, "routed_expert_hidden_size")
+	if a.ExpertHidden == 0 {
+		a.ExpertHidden = a.Hidden
+	}
+	a.MTPLayers = p.int(text, prefix, "num_nextn_predict_layers")
+	firstDense := p.int(text, prefix, "first_k_dense_replace")
+	freq := p.int(text, prefix, "moe_layer_freq", "decoder_sparse_step")
+	if freq <= 0 {
+		freq = 1
+	}
+	mlpOnly, err := text.ints(prefix, "mlp_only_layers")
+	p.keep(err)
+	dense := map[int64]bool{}
+	for _, l := range mlpOnly {
+		dense[l] = true
+	}
+	for i := int64(0); i < a.Layers; i++ {
+		if i < firstDense || dense[i] {
+			continue
+		}
+		// DeepSeek: layers past first_k_dense_replace with i % freq == 0;
+		// Qwen: (i+1) % decoder_sparse_step == 0. Both are every layer at 1.
+		if freq > 1 && (i+1)%freq != 0 {
+			continue
+		}
+		a.MoELayers = append(a.MoELayers, int(i))
+	}
+}
+
+func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
+	a := p.a
+	qc, src := obj(nil), ""
+	if q, err := top.sub("", "quantization_config"); err != nil {
+		p.keep(err)
+	} else if q != nil {
+		qc, src = q, "quantization_config"
+	}
+	if qc == nil && prefix != "" {
+		if q, err := text.sub(prefix, "quantization_config"); err != nil {
+			p.keep(err)
+		} else if q != nil {
+			qc, src = q, prefix+"quantization_config"
+		}
+	}
+	if qc == nil && len(hfQuant) > 0 {
+		p.modelopt(hfQuant)
+		return
+	}
+	if qc == nil {
+		return
+	}
+	q := &a.Quant
+	q.Source = "config.json " + src
+	pre := src + "."
+	var err error
+	q.Method, err = qc.str(pre, "quant_method")
+	p.keep(err)
+	q.Format, err = qc.str(pre, "format")
+	p.keep(err)
+	ign, err := qc.strs(pre, "ignore")
+	p.keep(err)
+	mnc, err := qc.strs(pre, "modules_to_not_convert")
+	p.keep(err)
+	q.Ignore = append(ign, mnc...)
+	q.BlockSize, err = qc.ints(pre, "weight_block_size")
+	p.keep(err)
+	switch q.Method {
+	case "fp8":
+		q.Bits, q.Type, q.ScaleDType = 8, "float", "float32"
+	case "mxfp4":
+		q.Bits, q.Type, q.GroupSize, q.ScaleDType = 4, "float", 32, "uint8"
+	}
+	groups, err := qc.sub(pre, "config_groups")
+	p.keep(err)
+	names := make([]string, 0, len(groups))
+	for k := range groups {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if len(names) > 0 {
+		gp := pre + "config_groups." + names[0] + "."
+		g, err := groups.sub(pre+"config_groups.", names[0])
+		p.keep(err)
+		w, err := g.sub(gp, "weights")
+		p.keep(err)
+		if w != nil {
+			q.Bits = p.int(w, gp+"weights.", "num_bits")
+			q.GroupSize = p.int(w, gp+"weights.", "group_size")
+			sd, err := w.str(gp+"weights.", "scale_dtype")
+			p.keep(err)
+			q.ScaleDType = strings.TrimPrefix(sd, "torch.")
+			q.Type, err = w.str(gp+"weights.", "type")
+			p.keep(err)
+		}
+		if f, err := g.str(gp, "format"); err == nil && f != "" && q.Format == "" {
+			q.Format = f
+		}
+	}
+	if q.Method == "compressed-tensors" && q.ScaleDType == "" {
+		switch {
+		case strings.HasPrefix(q.Format, "mxfp4"):
+			q.ScaleDType = "uint8"
+		case strings.HasPrefix(q.Format, "nvfp4"):
+			q.ScaleDType = "float8_e4m3fn"
+		default:
+			// compressed-tensors stores scales in the model's dtype by default.
+			q.ScaleDType = a.TorchDType
+		}
+	}
+}
+
+func (p *parser) modelopt(b []byte) {
+	var hf struct {
+		Quantization struct {
+			QuantAlgo      string   `json:"quant_algo"`
+			GroupSize      int64    `json:"group_size"`
+			ExcludeModules []string `json:"exclude_modules"`
+		} `json:"quantization"`
+	}
+	if err := json.Unmarshal(b, &hf); err != nil {
+		p.keep(fmt.Errorf("hf_quant_config.json: %w", err))
+		return
+	}
+	q := &p.a.Quant
+	q.Method, q.Source = "modelopt", "hf_quant_config.json"
+	q.Format = strings.ToLower(hf.Quantization.QuantAlgo)
+	q.GroupSize = hf.Quantization.GroupSize
+	q.Ignore = hf.Quantization.ExcludeModules
+	if strings.Contains(q.Format, "fp4") {
+		q.Bits, q.Type, q.ScaleDType = 4, "float", "float8_e4m3fn"
+	}
+}

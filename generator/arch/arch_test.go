@@ -1,0 +1,165 @@
+package arch
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// configs are real config.json files captured from public repositories,
+// shipped beside the project in ../shared (see SIZES.md there).
+const configs = "../../../shared/reference/configs"
+
+func load(t *testing.T, name string) *Architecture {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(configs, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Parse(b, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return a
+}
+
+func TestKimiK3Layout(t *testing.T) {
+	a := load(t, "moonshotai__Kimi-K3.json")
+	if a.Family != "kimi_linear" || !a.Wrapped || !a.HasVision {
+		t.Errorf("family %q wrapped %v vision %v", a.Family, a.Wrapped, a.HasVision)
+	}
+	if got := a.Count(Full); got != 24 {
+		t.Errorf("full layers = %d, want 24", got)
+	}
+	if got := a.Count(Linear); got != 69 {
+		t.Errorf("linear layers = %d, want 69", got)
+	}
+	// The gaps are 4 (23 times) and 1 once (92 → 93): the mode, not the minimum.
+	if c, ok := a.Cadence(); !ok || c != 4 {
+		t.Errorf("cadence = %d, %v; want 4", c, ok)
+	}
+	if last := a.LayerKinds[91:]; last[0] != Full || last[1] != Full {
+		t.Errorf("layers 92 and 93 should both be full, got %v", last)
+	}
+	if !a.Hybrid() {
+		t.Error("K3 is a hybrid")
+	}
+	if a.Attention != MLA || a.KVLoraRank != 512 || a.QKRopeDim != 64 {
+		t.Errorf("attention %s rank %d rope %d", a.Attention, a.KVLoraRank, a.QKRopeDim)
+	}
+	if a.RoutedExperts != 896 || a.ActiveExperts != 16 || a.SharedExperts != 2 || len(a.MoELayers) != 92 || a.ExpertHidden != 3584 {
+		t.Errorf("moe %d/%d/%d layers %d expert hidden %d", a.RoutedExperts, a.ActiveExperts, a.SharedExperts, len(a.MoELayers), a.ExpertHidden)
+	}
+	q := a.Quant
+	if q.Method != "compressed-tensors" || q.Format != "mxfp4-pack-quantized" || q.Bits != 4 || q.GroupSize != 32 || q.ScaleDType != "uint8" || len(q.Ignore) != 6 {
+		t.Errorf("quant %+v", q)
+	}
+	if a.LinearKHeads != 96 || a.LinearKHeadDim != 128 || a.LinearConvKernel != 4 {
+		t.Errorf("kda %d heads × %d, kernel %d", a.LinearKHeads, a.LinearKHeadDim, a.LinearConvKernel)
+	}
+}
+
+func TestDenseModelIsNotHybrid(t *testing.T) {
+	a := load(t, "meta-llama__Llama-3.1-8B.json")
+	if a.Hybrid() || a.Count(Linear) != 0 || a.Count(Full) != 32 {
+		t.Errorf("llama: hybrid %v, linear %d, full %d", a.Hybrid(), a.Count(Linear), a.Count(Full))
+	}
+	if _, ok := a.Cadence(); ok {
+		t.Error("an all-full model has no cadence")
+	}
+	if a.IsMoE() || a.Attention != GQA || a.KVHeads != 8 || a.HeadDim != 128 {
+		t.Errorf("llama attention %s kv %d head %d", a.Attention, a.KVHeads, a.HeadDim)
+	}
+}
+
+func TestDeepSeekMLAIgnoresKVHeads(t *testing.T) {
+	a := load(t, "deepseek-ai__DeepSeek-V3.json")
+	if a.Attention != MLA || a.KVHeads != 0 || a.HeadDim != 0 {
+		t.Errorf("MLA must not read kv heads / head_dim: %s %d %d", a.Attention, a.KVHeads, a.HeadDim)
+	}
+	if len(a.MoELayers) != 58 || a.MTPLayers != 1 {
+		t.Errorf("moe layers %d mtp %d", len(a.MoELayers), a.MTPLayers)
+	}
+	if a.Quant.Method != "fp8" || len(a.Quant.BlockSize) != 2 {
+		t.Errorf("quant %+v", a.Quant)
+	}
+}
+
+func TestGptOssSlidingAndQwenNextInterval(t *testing.T) {
+	g := load(t, "openai__gpt-oss-20b.json")
+	if g.Count(Sliding) != 12 || g.Count(Full) != 12 || g.SlidingWindow != 128 || g.Hybrid() {
+		t.Errorf("gpt-oss sliding %d full %d window %d", g.Count(Sliding), g.Count(Full), g.SlidingWindow)
+	}
+	if g.ActiveExperts != 4 || g.RoutedExperts != 32 {
+		t.Errorf("gpt-oss experts %d/%d", g.ActiveExperts, g.RoutedExperts)
+	}
+	q := load(t, "Qwen__Qwen3-Next-80B-A3B-Thinking.json")
+	if q.Count(Full) != 12 || q.Count(Linear) != 36 || !q.Hybrid() || q.LinearKind != "gated_deltanet" {
+		t.Errorf("qwen3-next full %d linear %d kind %s", q.Count(Full), q.Count(Linear), q.LinearKind)
+	}
+	if c, _ := q.Cadence(); c != 4 {
+		t.Errorf("qwen3-next cadence %d", c)
+	}
+	m := load(t, "mistralai__Mixtral-8x7B-v0.1.json")
+	if m.Count(Sliding) != 0 || m.RoutedExperts != 8 || m.ActiveExperts != 2 {
+		t.Errorf("mixtral sliding %d experts %d/%d", m.Count(Sliding), m.RoutedExperts, m.ActiveExperts)
+	}
+}
+
+func TestKimiLinearTraps(t *testing.T) {
+	a := load(t, "moonshotai__Kimi-Linear-48B-A3B-Instruct.json")
+	// Top-level head_dim 72 is not a head size of either attention kind.
+	if a.Attention != MLA || a.HeadDim != 0 {
+		t.Errorf("kimi-linear attention %s head %d", a.Attention, a.HeadDim)
+	}
+	if a.RoutedExperts != 256 || a.ActiveExperts != 8 || a.SharedExperts != 1 || a.TorchDType != "bfloat16" {
+		t.Errorf("kimi-linear experts %d/%d/%d dtype %q", a.RoutedExperts, a.ActiveExperts, a.SharedExperts, a.TorchDType)
+	}
+	if a.Count(Linear) == 0 || !a.Hybrid() {
+		t.Error("kimi-linear is hybrid")
+	}
+}
+
+func TestBadFieldsNameTheField(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"model_type":"llama","num_hidden_layers":"32"}`, "field num_hidden_layers: expected a number"},
+		{`{"model_type":"x","text_config":{"hidden_size":1.5}}`, "field text_config.hidden_size: expected an integer"},
+		{`{"num_hidden_layers":4,"linear_attn_config":{"full_attn_layers":[0]}}`, "outside 1..4"},
+		{`{"num_hidden_layers":2,"layer_types":["full_attention"]}`, "layer_types: 1 entries for 2 layers"},
+		{`[1,2]`, "config.json"},
+	} {
+		_, err := Parse([]byte(tc.in), nil)
+		if err == nil || !contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%s) = %v, want error containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestMissingIsReported(t *testing.T) {
+	a, err := Parse([]byte(`{"model_type":"mystery","hidden_size":1024}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Missing["num_hidden_layers"] == "" || a.Missing["vocab_size"] == "" {
+		t.Errorf("missing fields not reported: %v", a.Missing)
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"moonshotai__Kimi-K3.json", "openai__gpt-oss-20b.json", "Qwen__Qwen3-Next-80B-A3B-Thinking.json"} {
+		if b, err := os.ReadFile(filepath.Join(configs, name)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"num_hidden_layers":3,"linear_attn_config":{"full_attn_layers":[3]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := Parse(b, nil)
+		if err == nil && a != nil {
+			a.Cadence()
+			a.Hybrid()
+		}
+	})
+}

@@ -1,0 +1,227 @@
+// Package config turns hugo-like.yaml, DOSSIER_* environment variables and
+// command-line flags into one typed Site value. It is the only package that
+// talks to viper, and it always uses its own viper instance.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// FileName is the site configuration at the root of a site.
+const FileName = "hugo-like.yaml"
+
+// Site is the typed configuration of one site.
+type Site struct {
+	Title        string `mapstructure:"title"`
+	BaseURL      string `mapstructure:"baseurl"`
+	ContentDir   string `mapstructure:"contentdir"`
+	DataDir      string `mapstructure:"datadir"`
+	TemplatesDir string `mapstructure:"templatesdir"`
+	PublishDir   string `mapstructure:"publishdir"`
+	// Author is who publishes the reviews (the ClaimReview author).
+	Author    string    `mapstructure:"author"`
+	Sizing    Sizing    `mapstructure:"sizing"`
+	Hardware  []string  `mapstructure:"hardware"` // configurations such as "8xB200"
+	Freshness Freshness `mapstructure:"freshness"`
+	WatchOrgs []string  `mapstructure:"watchorgs"`
+
+	// Root is the absolute site root (the directory holding hugo-like.yaml);
+	// the *Dir fields are resolved against it.
+	Root string `mapstructure:"-"`
+	// File is the configuration file that was read.
+	File string `mapstructure:"-"`
+}
+
+// Sizing holds the assumptions every sizing figure states.
+type Sizing struct {
+	KVDTypeBytes         int64   `mapstructure:"kvdtypebytes"`
+	StateDTypeBytes      int64   `mapstructure:"statedtypebytes"`
+	Contexts             []int64 `mapstructure:"contexts"`
+	ServingContext       int64   `mapstructure:"servingcontext"`
+	Concurrency          int64   `mapstructure:"concurrency"`
+	GPUMemoryUtilization float64 `mapstructure:"gpumemoryutilization"`
+	ReservePerGPUBytes   int64   `mapstructure:"reservepergpubytes"`
+	TensorParallelSizes  []int64 `mapstructure:"tensorparallelsizes"`
+	DownloadBytesPerSec  float64 `mapstructure:"downloadbytespersecond"`
+	DownloadSource       string  `mapstructure:"downloadsource"`
+	WaitWindowSeconds    float64 `mapstructure:"waitwindowseconds"`
+}
+
+// Freshness limits how old a data source may be before `dossier check`
+// reports it.
+type Freshness struct {
+	MaxAgeDays int    `mapstructure:"maxagedays"`
+	Today      string `mapstructure:"today"` // pin "today" for reproducible checks; empty means the clock
+}
+
+func setDefaults(v *viper.Viper) {
+	v.SetDefault("title", "dossier")
+	v.SetDefault("baseurl", "/")
+	v.SetDefault("contentdir", "content")
+	v.SetDefault("datadir", "data")
+	v.SetDefault("templatesdir", "templates")
+	v.SetDefault("publishdir", "public")
+	v.SetDefault("author", "dossier")
+	v.SetDefault("sizing.kvdtypebytes", 2)
+	v.SetDefault("sizing.statedtypebytes", 4)
+	v.SetDefault("sizing.contexts", []int64{8192, 131072, 1048576})
+	v.SetDefault("sizing.servingcontext", 131072)
+	v.SetDefault("sizing.concurrency", 1)
+	v.SetDefault("sizing.gpumemoryutilization", 0.90)
+	v.SetDefault("sizing.reservepergpubytes", 0)
+	v.SetDefault("sizing.tensorparallelsizes", []int64{1, 2, 4, 8})
+	v.SetDefault("sizing.downloadbytespersecond", 126.3e6)
+	v.SetDefault("sizing.downloadsource", "")
+	v.SetDefault("sizing.waitwindowseconds", 1800)
+	v.SetDefault("hardware", []string{})
+	v.SetDefault("freshness.maxagedays", 0)
+	v.SetDefault("freshness.today", "")
+	v.SetDefault("watchorgs", []string{})
+}
+
+// Load reads the site at root. Flags that are set override the
+// environment, which overrides the file, which overrides the defaults.
+// flagKeys maps a flag name to the config key it sets.
+func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("site root %s: %w", root, err)
+	}
+	file := filepath.Join(abs, FileName)
+	v := viper.New()
+	setDefaults(v)
+	v.SetConfigFile(file)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no site configuration here (use --source to point at a site root)", file)
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if err := checkKnownKeys(v, file); err != nil {
+		return nil, err
+	}
+	v.SetEnvPrefix("DOSSIER")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	for name, key := range flagKeys {
+		if f := flags.Lookup(name); f != nil {
+			if err := v.BindPFlag(key, f); err != nil {
+				return nil, fmt.Errorf("bind flag --%s: %w", name, err)
+			}
+		}
+	}
+	var s Site
+	if err := v.Unmarshal(&s, func(c *mapstructure.DecoderConfig) {
+		c.WeaklyTypedInput = true
+	}); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	s.Root = abs
+	s.File = file
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return &s, nil
+}
+
+var knownKeys = func() map[string]bool {
+	m := map[string]bool{}
+	v := viper.New()
+	setDefaults(v)
+	for _, k := range v.AllKeys() {
+		m[k] = true
+	}
+	return m
+}()
+
+// checkKnownKeys rejects keys in the file that nothing reads: a typo
+// would otherwise silently fall back to a default.
+func checkKnownKeys(v *viper.Viper, file string) error {
+	var unknown []string
+	for _, k := range v.AllKeys() {
+		if !knownKeys[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("%s: unknown key %q", file, unknown[0])
+	}
+	return nil
+}
+
+var hwRe = regexp.MustCompile(`^([1-9][0-9]*)x([A-Za-z0-9][A-Za-z0-9_.-]*)$`)
+
+// ParseHardware splits a configuration such as "8xB200" into a GPU count
+// and an accelerator id.
+func ParseHardware(s string) (int, string, bool) {
+	m := hwRe.FindStringSubmatch(s)
+	if m == nil {
+		return 0, "", false
+	}
+	var n int
+	fmt.Sscan(m[1], &n)
+	return n, m[2], true
+}
+
+func (s *Site) validate() error {
+	bad := func(key, format string, a ...any) error {
+		return fmt.Errorf("field %s: %s", key, fmt.Sprintf(format, a...))
+	}
+	if s.Sizing.KVDTypeBytes <= 0 {
+		return bad("sizing.kvDtypeBytes", "expected a positive byte count, found %d", s.Sizing.KVDTypeBytes)
+	}
+	if s.Sizing.StateDTypeBytes <= 0 {
+		return bad("sizing.stateDtypeBytes", "expected a positive byte count, found %d", s.Sizing.StateDTypeBytes)
+	}
+	if u := s.Sizing.GPUMemoryUtilization; u <= 0 || u > 1 {
+		return bad("sizing.gpuMemoryUtilization", "expected a fraction in (0, 1], found %v", u)
+	}
+	if s.Sizing.Concurrency <= 0 {
+		return bad("sizing.concurrency", "expected at least 1, found %d", s.Sizing.Concurrency)
+	}
+	if s.Sizing.ServingContext <= 0 {
+		return bad("sizing.servingContext", "expected a positive token count")
+	}
+	for _, c := range s.Sizing.Contexts {
+		if c <= 0 {
+			return bad("sizing.contexts", "expected positive token counts, found %d", c)
+		}
+	}
+	if len(s.Sizing.TensorParallelSizes) == 0 {
+		return bad("sizing.tensorParallelSizes", "expected at least one size")
+	}
+	if s.Sizing.DownloadBytesPerSec <= 0 {
+		return bad("sizing.downloadBytesPerSecond", "expected a positive throughput")
+	}
+	for i, h := range s.Hardware {
+		if _, _, ok := ParseHardware(h); !ok {
+			return bad(fmt.Sprintf("hardware[%d]", i), "expected COUNTxACCELERATOR such as 8xB200, found %q", h)
+		}
+	}
+	for key, dir := range map[string]string{"contentDir": s.ContentDir, "dataDir": s.DataDir, "templatesDir": s.TemplatesDir, "publishDir": s.PublishDir} {
+		if dir == "" {
+			return bad(key, "empty")
+		}
+	}
+	return nil
+}
+
+// Dir resolves one of the configured directories against the site root.
+func (s *Site) Dir(d string) string {
+	if filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(s.Root, d)
+}

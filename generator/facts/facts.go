@@ -1,0 +1,179 @@
+// Package facts holds the generator's spine: every number a page prints is
+// a Fact with its unit, display string, sources and derivation. A fact that
+// cannot be derived is still present, with a nil value and the reason.
+package facts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Units used by facts. The unit decides how a value is displayed.
+const (
+	UnitBytes   = "bytes"
+	UnitParams  = "parameters"
+	UnitCount   = "count"
+	UnitRatio   = "ratio"    // x:1
+	UnitShare   = "fraction" // 0..1, shown as a percentage
+	UnitBool    = "bool"
+	UnitSeconds = "seconds"
+	UnitUSDHour = "usd_per_hour"
+	UnitUSD     = "usd"
+	UnitBits    = "bits_per_parameter"
+	UnitTokens  = "tokens"
+	UnitText    = "text"
+)
+
+// Fact is one figure with its provenance.
+type Fact struct {
+	Key        string   `json:"-"`
+	Value      any      `json:"value"` // int64, float64, bool, string or nil (unknown)
+	Unit       string   `json:"unit"`
+	Display    string   `json:"display"`
+	Sources    []string `json:"sources,omitempty"`
+	Derivation string   `json:"derivation,omitempty"`
+	Reason     string   `json:"reason,omitempty"` // why the value is unknown
+}
+
+// Known reports whether the fact has a value.
+func (f *Fact) Known() bool { return f != nil && f.Value != nil }
+
+// Int returns an integer value; ok is false for unknown or non-integer facts.
+func (f *Fact) Int() (int64, bool) {
+	if f == nil {
+		return 0, false
+	}
+	v, ok := f.Value.(int64)
+	return v, ok
+}
+
+// Float returns the value as a float64 for any numeric fact.
+func (f *Fact) Float() (float64, bool) {
+	if f == nil {
+		return 0, false
+	}
+	switch v := f.Value.(type) {
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
+// Bool returns a boolean value.
+func (f *Fact) Bool() (bool, bool) {
+	if f == nil {
+		return false, false
+	}
+	v, ok := f.Value.(bool)
+	return v, ok
+}
+
+// Set is the facts of one model, keyed by fact key.
+type Set struct {
+	m map[string]*Fact
+}
+
+// NewSet returns an empty set.
+func NewSet() *Set { return &Set{m: map[string]*Fact{}} }
+
+// Add stores f, replacing a fact with the same key, and returns it. The
+// display string is filled from the unit when empty.
+func (s *Set) Add(f Fact) *Fact {
+	if f.Display == "" {
+		f.Display = Display(f.Unit, f.Value)
+	}
+	if f.Value == nil && f.Display == "" {
+		f.Display = "unknown"
+	}
+	p := &f
+	s.m[f.Key] = p
+	return p
+}
+
+// Unknown records that key could not be derived, and why.
+func (s *Set) Unknown(key, unit, reason string) *Fact {
+	return s.Add(Fact{Key: key, Unit: unit, Display: "unknown", Reason: reason})
+}
+
+// Get returns the fact for key, or nil.
+func (s *Set) Get(key string) *Fact { return s.m[key] }
+
+// Len is the number of facts.
+func (s *Set) Len() int { return len(s.m) }
+
+// Keys returns the keys in sorted order.
+func (s *Set) Keys() []string {
+	keys := make([]string, 0, len(s.m))
+	for k := range s.m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Map returns the facts keyed by key (shared, not copied).
+func (s *Set) Map() map[string]*Fact { return s.m }
+
+// MarshalJSON writes the facts as an object in key order.
+func (s *Set) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, k := range s.Keys() {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		fb, err := marshalNoEscape(s.m[k])
+		if err != nil {
+			return nil, fmt.Errorf("fact %s: %w", k, err)
+		}
+		buf.Write(fb)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON reads a facts object, keeping integers as int64.
+func (s *Set) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	s.m = make(map[string]*Fact, len(raw))
+	for k, r := range raw {
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.UseNumber()
+		var f Fact
+		if err := dec.Decode(&f); err != nil {
+			return fmt.Errorf("fact %s: %w", k, err)
+		}
+		if n, ok := f.Value.(json.Number); ok {
+			if i, err := n.Int64(); err == nil {
+				f.Value = i
+			} else if x, err := n.Float64(); err == nil {
+				f.Value = x
+			} else {
+				return fmt.Errorf("fact %s: value %s is not a number", k, n)
+			}
+		}
+		f.Key = k
+		s.m[k] = &f
+	}
+	return nil
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

@@ -1,0 +1,63 @@
+package facts
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestDisplayRules(t *testing.T) {
+	for _, tc := range []struct {
+		unit string
+		v    any
+		want string
+	}{
+		{UnitBytes, int64(1560936091448), "1,560.9 GB (1,453.7 GiB)"},
+		{UnitBytes, int64(75766584), "75.8 MB (72.3 MiB)"},
+		{UnitBytes, int64(27648), "27,648 B (27.0 KiB)"},
+		{UnitBytes, int64(-120860324864), "-120.9 GB (-112.6 GiB)"},
+		{UnitParams, int64(2779931837184), "2.78 T"},
+		{UnitParams, int64(104189614848), "104 B"},
+		{UnitParams, int64(57179884544), "57.2 B"},
+		{UnitParams, int64(8030261248), "8.03 B"},
+		{UnitParams, int64(447358976), "447 M"},
+		{UnitParams, int64(999_600_000), "1.00 B"},
+		{UnitRatio, 69.0 / 24.0, "2.9:1"},
+		{UnitRatio, 3.0, "3.0:1"},
+		{UnitShare, 16.0 / 896.0, "1.8%"},
+		{UnitShare, 2722740830208.0 / 2779931837184.0, "97.9%"},
+		{UnitCount, int64(497220), "497,220"},
+		{UnitUSDHour, 47.84, "$47.84/h"},
+		{UnitSeconds, 12359.0, "12,359 s (3.4 h)"},
+		{UnitBool, false, "no"},
+		{UnitBytes, nil, "unknown"},
+	} {
+		if got := Display(tc.unit, tc.v); got != tc.want {
+			t.Errorf("Display(%s, %v) = %q, want %q", tc.unit, tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestJSONRoundTripKeepsIntegers(t *testing.T) {
+	s := NewSet()
+	s.Add(Fact{Key: "bytes.checkpoint", Value: int64(1560936091448), Unit: UnitBytes, Sources: []string{"hub:tree"}})
+	s.Add(Fact{Key: "arch.linear_to_full_ratio", Value: 2.875, Unit: UnitRatio})
+	s.Unknown("kv.bytes_per_token", UnitBytes, "config lacks num_key_value_heads")
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Set
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := back.Get("bytes.checkpoint").Int(); !ok || v != 1560936091448 {
+		t.Errorf("bytes.checkpoint = %v, %v", v, ok)
+	}
+	if v, _ := back.Get("arch.linear_to_full_ratio").Float(); v != 2.875 {
+		t.Errorf("ratio = %v", v)
+	}
+	u := back.Get("kv.bytes_per_token")
+	if u.Known() || u.Reason == "" || u.Display != "unknown" {
+		t.Errorf("unknown fact lost its reason: %+v", u)
+	}
+}

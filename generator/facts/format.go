@@ -1,0 +1,182 @@
+package facts
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Display formats a value by its unit, following the house rules: bytes as
+// decimal GB with GiB beside them, parameters with three significant
+// figures, ratios and shares with one decimal.
+func Display(unit string, v any) string {
+	if v == nil {
+		return "unknown"
+	}
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return "yes"
+		}
+		return "no"
+	case string:
+		return x
+	}
+	f, ok := toFloat(v)
+	if !ok {
+		return fmt.Sprint(v)
+	}
+	switch unit {
+	case UnitBytes:
+		return Bytes(f)
+	case UnitParams:
+		return Params(f)
+	case UnitRatio:
+		return Ratio(f)
+	case UnitShare:
+		return Percent(f)
+	case UnitSeconds:
+		return Duration(f)
+	case UnitUSDHour:
+		return USD(f) + "/h"
+	case UnitUSD:
+		return USD(f)
+	case UnitBits:
+		return strconv.FormatFloat(f, 'f', 2, 64) + " bits/parameter"
+	case UnitCount, UnitTokens:
+		if f == math.Trunc(f) {
+			return Int(int64(f))
+		}
+	}
+	return strconv.FormatFloat(f, 'g', 6, 64)
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// Int writes n with thousands separators: 1,560,936,091,448.
+func Int(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	pre := len(s) % 3
+	if pre == 0 {
+		pre = 3
+	}
+	b.WriteString(s[:pre])
+	for i := pre; i < len(s); i += 3 {
+		b.WriteByte(',')
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
+
+// Fixed writes f with d decimals and thousands separators: 1,560.9.
+func Fixed(f float64, d int) string {
+	s := strconv.FormatFloat(math.Abs(f), 'f', d, 64)
+	intPart, frac, _ := strings.Cut(s, ".")
+	n, _ := strconv.ParseInt(intPart, 10, 64)
+	out := Int(n)
+	if frac != "" {
+		out += "." + frac
+	}
+	if f < 0 && strings.Trim(s, "0.") != "" {
+		out = "-" + out
+	}
+	return out
+}
+
+// Bytes shows decimal GB with GiB beside: "1,560.9 GB (1,453.7 GiB)".
+// Small sizes use MB / MiB or kB / KiB so they do not print as 0.0 GB.
+func Bytes(b float64) string {
+	a := math.Abs(b)
+	switch {
+	case a >= 1e9:
+		return Fixed(b/1e9, 1) + " GB (" + Fixed(b/(1<<30), 1) + " GiB)"
+	case a >= 1e6:
+		return Fixed(b/1e6, 1) + " MB (" + Fixed(b/(1<<20), 1) + " MiB)"
+	case a >= 1<<10:
+		// Small sizes (a cache entry per token) print exactly.
+		return Fixed(b, 0) + " B (" + Fixed(b/(1<<10), 1) + " KiB)"
+	}
+	return Fixed(b, 0) + " B"
+}
+
+// GB is the short form used inside sentences and tables: "1,560.9 GB".
+func GB(b float64) string { return Fixed(b/1e9, 1) + " GB" }
+
+// Params shows a parameter count with three significant figures and a
+// T/B/M suffix: 2.78 T, 104 B, 401 M.
+func Params(n float64) string {
+	units := []struct {
+		div    float64
+		suffix string
+	}{{1e12, " T"}, {1e9, " B"}, {1e6, " M"}, {1e3, " K"}}
+	a := math.Abs(n)
+	for i, u := range units {
+		if a < u.div && i < len(units)-1 {
+			continue
+		}
+		if a < u.div {
+			break
+		}
+		r := sig3(n / u.div)
+		// 999.6 M rounds to 1000 M: print it as 1.00 B instead.
+		if i > 0 && strings.TrimLeft(r, "-") == "1000" {
+			return strconv.FormatFloat(math.Copysign(1, n), 'f', 2, 64) + units[i-1].suffix
+		}
+		return r + u.suffix
+	}
+	return Fixed(n, 0)
+}
+
+// sig3 rounds to three significant figures without switching to exponents.
+func sig3(x float64) string {
+	if x == 0 {
+		return "0"
+	}
+	digits := int(math.Floor(math.Log10(math.Abs(x)))) + 1
+	dec := max(3-digits, 0)
+	return strconv.FormatFloat(x, 'f', dec, 64)
+}
+
+// Ratio shows x:1 with one decimal, never integer division: 2.9:1.
+func Ratio(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + ":1" }
+
+// Percent shows a fraction as a percentage with one decimal: 97.9%.
+func Percent(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) + "%" }
+
+// USD shows dollars with two decimals: $47.84.
+func USD(f float64) string {
+	if f < 0 {
+		return "-$" + Fixed(-f, 2)
+	}
+	return "$" + Fixed(f, 2)
+}
+
+// Duration shows seconds as hours when long: "12,359 s (3.4 h)".
+func Duration(s float64) string {
+	switch {
+	case s >= 3600:
+		return Fixed(s, 0) + " s (" + strconv.FormatFloat(s/3600, 'f', 1, 64) + " h)"
+	case s >= 60:
+		return Fixed(s, 0) + " s (" + strconv.FormatFloat(s/60, 'f', 1, 64) + " min)"
+	}
+	return strconv.FormatFloat(s, 'f', 1, 64) + " s"
+}

@@ -1,0 +1,110 @@
+package modeltree
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+type buildFunc func(top *reader, hfq []byte) (*Inventory, error)
+
+func family(modelType string) buildFunc {
+	switch modelType {
+	case "kimi_k3":
+		return buildKimiK3
+	case "kimi_linear":
+		return buildKimiLinear
+	case "kimi_k25":
+		return buildKimiK25
+	case "deepseek_v3", "kimi_k2":
+		return buildDeepseek(modelType)
+	case "llama", "mistral", "qwen2", "qwen3":
+		return buildLlama(modelType)
+	case "mixtral":
+		return buildMixtral
+	case "gpt_oss":
+		return buildGptOss
+	case "qwen3_moe":
+		return buildQwen3Moe
+	case "qwen3_next":
+		return buildQwen3Next
+	}
+	return nil
+}
+
+// FromConfig enumerates the tensors of the checkpoint described by a
+// config.json and, for NVIDIA ModelOpt exports whose config.json carries no
+// quantization_config, its hf_quant_config.json (nil when absent).
+//
+// An unknown model_type yields an error wrapping ErrUnsupportedFamily; a
+// malformed config or a missing required field an error naming the field.
+func FromConfig(config, hfQuantConfig []byte) (*Inventory, error) {
+	m, err := parseJSON(config, "config.json")
+	if err != nil {
+		return nil, err
+	}
+	top := newReader(m, "")
+	mt := top.str("model_type")
+	if err := top.Err(); err != nil {
+		return nil, err
+	}
+	if mt == "" {
+		return nil, fmt.Errorf("config: missing required field model_type")
+	}
+	build := family(mt)
+	if build == nil {
+		return nil, fmt.Errorf("%w %q", ErrUnsupportedFamily, mt)
+	}
+	return build(top, hfQuantConfig)
+}
+
+// finish wraps up a built inventory.
+func finish(b *builder, fam string, moe moeInfo, convention string) *Inventory {
+	inv := &Inventory{Family: fam, Tensors: b.ts, Convention: convention}
+	if b.q != nil {
+		inv.Quantization = b.q.label
+	}
+	if moe.experts > 0 {
+		inv.RoutedExperts, inv.ExpertsPerToken = int(moe.experts), int(moe.perToken)
+	}
+	return inv
+}
+
+func missing(r *reader, key string) error {
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("config: missing required field %s", r.field(key))
+}
+
+// checkWork refuses configs whose tensor list would be absurdly long before
+// any loop runs (a fuzzed num_experts of 10^9 must not spin).
+func checkWork(layers, experts int64) error {
+	if layers > 4096 {
+		return fmt.Errorf("%d layers: implausible", layers)
+	}
+	if (layers+1)*(experts+1) > 1<<21 {
+		return fmt.Errorf("%d layers × %d experts: too many tensors to enumerate", layers, experts)
+	}
+	return nil
+}
+
+// capHint estimates the tensor count so the slice is allocated once.
+func capHint(t *reader) int {
+	peek := func(keys ...string) int64 {
+		for _, k := range keys {
+			if n, ok := t.m[k].(json.Number); ok {
+				if i, err := n.Int64(); err == nil && i > 0 && i < 1<<20 {
+					return i
+				}
+			}
+		}
+		return 0
+	}
+	layers := peek("num_hidden_layers") + peek("num_nextn_predict_layers")
+	experts := peek("num_experts", "n_routed_experts", "num_local_experts")
+	n := layers*(experts*6+64) + 2048 // 3 expert matrices, ~2 tensors each when quantized
+	if n > maxTensors {
+		n = maxTensors
+	}
+	return int(n)
+}

@@ -1,0 +1,364 @@
+// Package page assembles what one dossier page shows from its facts: the
+// tables of each section and the prose with its fact references expanded.
+// It decides content, not markup; render and the templates decide markup.
+package page
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"dossier/generator/catalog"
+	"dossier/generator/content"
+	"dossier/generator/facts"
+	"dossier/generator/render"
+)
+
+// Model is one dossier page.
+type Model struct {
+	Slug     string
+	Title    string
+	ModelID  string
+	Org      string
+	Released string
+	Reviewed string
+	Summary  string
+	Revision string
+	Fetched  string
+	Draft    bool
+	Family   string
+
+	Facts    *facts.Set
+	Hardware []string
+	Tables   map[string]*render.Table
+	Prose    string // Markdown, fact references expanded
+}
+
+// Fact returns the display string of key, or an error naming it.
+func (m *Model) Fact(key string) (string, error) {
+	f := m.Facts.Get(key)
+	if f == nil {
+		return "", fmt.Errorf("no fact %q for %s", key, m.ModelID)
+	}
+	return f.Display, nil
+}
+
+var shortcodeRe = regexp.MustCompile(`\{\{<\s*fact\s+([A-Za-z0-9_.:-]+)\s*>\}\}`)
+
+// ExpandProse replaces {{< fact KEY >}} in a page body with the fact's
+// display string, so prose numbers come from the facts layer. A reference
+// to a missing fact is an error with the file and line.
+func ExpandProse(p *content.Page, set *facts.Set) (string, error) {
+	var firstErr error
+	lines := strings.Split(string(p.Body), "\n")
+	for i, line := range lines {
+		lines[i] = shortcodeRe.ReplaceAllStringFunc(line, func(m string) string {
+			key := shortcodeRe.FindStringSubmatch(m)[1]
+			f := set.Get(key)
+			if f == nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("%s:%d: fact %q does not exist for %s", p.Path, p.BodyLine+i, key, p.Front.Model)
+				}
+				return m
+			}
+			return f.Display
+		})
+	}
+	return strings.Join(lines, "\n"), firstErr
+}
+
+// Input is what a page is assembled from.
+type Input struct {
+	Page       *content.Page
+	Facts      *facts.Set
+	Revision   string
+	Fetched    string
+	Hardware   []string
+	Catalog    *catalog.Catalog
+	Provenance [][2]string // what, where it came from
+}
+
+// Build assembles a model page.
+func Build(in Input) (*Model, error) {
+	p, set, cat := in.Page, in.Facts, in.Catalog
+	revision, fetched, hardware := in.Revision, in.Fetched, in.Hardware
+	prose, err := ExpandProse(p, set)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{
+		Slug: p.Slug, Title: p.Front.Title, ModelID: p.Front.Model, Org: p.Front.Org,
+		Released: p.Front.Date, Reviewed: p.Front.Review, Summary: p.Front.Summary,
+		Revision: revision, Fetched: fetched, Draft: p.Front.Draft,
+		Facts: set, Hardware: hardware, Prose: prose,
+	}
+	if f := set.Get("arch.family"); f.Known() {
+		m.Family = f.Display
+	}
+	m.Tables = map[string]*render.Table{
+		"glance":     m.glance(),
+		"census":     m.census(),
+		"bytes":      m.bytes(),
+		"arch":       m.arch(),
+		"memory":     m.memory(),
+		"fit":        m.fit(),
+		"gpus":       m.gpus(cat),
+		"cost":       m.cost(),
+		"published":  m.published(p.Front.Published),
+		"reconcile":  m.reconcile(),
+		"sources":    m.sources(),
+		"provenance": {Header: []string{"input", "where it came from"}, Rows: rowsOf(in.Provenance)},
+	}
+	return m, nil
+}
+
+// row returns the display of key and whether the fact exists.
+func (m *Model) d(key string) string {
+	f := m.Facts.Get(key)
+	if f == nil {
+		return "—"
+	}
+	if !f.Known() {
+		return "unknown: " + f.Reason
+	}
+	return f.Display
+}
+
+func (m *Model) rows(keys ...[2]string) [][]string {
+	var out [][]string
+	for _, k := range keys {
+		f := m.Facts.Get(k[1])
+		if f == nil {
+			continue
+		}
+		out = append(out, []string{k[0], m.d(k[1]), f.Derivation, render.Code(k[1])})
+	}
+	return out
+}
+
+func factTable(rows [][]string) *render.Table {
+	return &render.Table{Header: []string{"", "value", "how", "fact"}, Align: []render.Align{render.Left, render.Right}, Rows: rows}
+}
+
+func (m *Model) glance() *render.Table {
+	return factTable(m.rows(
+		[2]string{"parameters", "params.total"},
+		[2]string{"activated per token", "params.active_no_embedding"},
+		[2]string{"checkpoint on disk", "bytes.checkpoint"},
+		[2]string{"bits per parameter", "bits_per_param"},
+		[2]string{"layers", "arch.layers"},
+		[2]string{"hybrid attention", "arch.hybrid"},
+		[2]string{"KV cache per token", "kv.bytes_per_token"},
+		[2]string{"download", "download.seconds"},
+	))
+}
+
+func (m *Model) census() *render.Table {
+	t := &render.Table{Header: []string{"dtype", "parameters", "share", "fact"}, Align: []render.Align{render.Left, render.Right, render.Right}}
+	total, _ := m.Facts.Get("params.total").Int()
+	for _, k := range m.Facts.Keys() {
+		dt, ok := strings.CutPrefix(k, "params.census.")
+		if !ok {
+			continue
+		}
+		n, _ := m.Facts.Get(k).Int()
+		share := "—"
+		if total > 0 {
+			share = facts.Percent(float64(n) / float64(total))
+		}
+		t.Rows = append(t.Rows, []string{dt, m.d(k), share, render.Code(k)})
+	}
+	if len(t.Rows) > 0 {
+		t.Rows = append(t.Rows, []string{"total", m.d("params.total"), "100.0%", render.Code("params.total")})
+	}
+	return t
+}
+
+func (m *Model) bytes() *render.Table {
+	return factTable(m.rows(
+		[2]string{"naive: headline parameters × nominal bits", "bytes.naive_headline"},
+		[2]string{"naive: exact parameters × nominal bits", "bytes.naive_exact"},
+		[2]string{"quantized payload", "bytes.payload"},
+		[2]string{"quantization scales", "bytes.quant_scales"},
+		[2]string{"unquantized modules", "bytes.unquantized"},
+		[2]string{"of which extra precision over nominal", "bytes.extra_precision"},
+		[2]string{"tensor bytes", "bytes.tensors"},
+		[2]string{"safetensors headers", "bytes.headers"},
+		[2]string{"checkpoint (file listing)", "bytes.checkpoint"},
+		[2]string{"real − naive exact", "bytes.overshoot"},
+		[2]string{"bits per parameter", "bits_per_param"},
+	))
+}
+
+func (m *Model) arch() *render.Table {
+	return factTable(m.rows(
+		[2]string{"family", "arch.family"},
+		[2]string{"attention", "arch.attention"},
+		[2]string{"layers", "arch.layers"},
+		[2]string{"full-attention layers", "arch.layers_full_attention"},
+		[2]string{"linear-attention layers", "arch.layers_linear_attention"},
+		[2]string{"sliding-window layers", "arch.layers_sliding_attention"},
+		[2]string{"full-attention cadence", "arch.full_attention_cadence"},
+		[2]string{"linear : full", "arch.linear_to_full_ratio"},
+		[2]string{"hybrid", "arch.hybrid"},
+		[2]string{"hidden size", "arch.hidden_size"},
+		[2]string{"vocabulary", "arch.vocab_size"},
+		[2]string{"context", "arch.context"},
+		[2]string{"routed experts", "moe.experts_routed"},
+		[2]string{"active experts per token", "moe.experts_active"},
+		[2]string{"shared experts", "moe.experts_shared"},
+		[2]string{"MoE layers", "moe.layers"},
+		[2]string{"routed-expert parameters", "params.experts"},
+		[2]string{"share of parameters in experts", "share.experts"},
+		[2]string{"expert-count sparsity", "sparsity.expert_count"},
+		[2]string{"activated parameters (with embedding)", "params.active"},
+		[2]string{"activated parameters (without embedding)", "params.active_no_embedding"},
+		[2]string{"parameter-activation fraction", "sparsity.param_activation"},
+	))
+}
+
+func (m *Model) memory() *render.Table {
+	keys := [][2]string{
+		{"KV per token per full layer", "kv.bytes_per_token_per_layer"},
+		{"KV per token (all full layers)", "kv.bytes_per_token"},
+		{"KV per token (sliding layers, within the window)", "kv.sliding_bytes_per_token"},
+		{"linear-attention state per layer", "state.bytes_per_sequence_per_layer"},
+		{"linear-attention state per sequence", "state.bytes_per_sequence"},
+	}
+	for _, k := range m.contexts() {
+		n, _ := strconv.ParseInt(k, 10, 64)
+		keys = append(keys,
+			[2]string{"KV at " + facts.Int(n) + " tokens", "kv.bytes_at_context." + k},
+			[2]string{"KV + state at " + facts.Int(n) + " tokens", "memory.per_sequence_at." + k})
+	}
+	return factTable(m.rows(keys...))
+}
+
+func (m *Model) contexts() []string {
+	var out []int64
+	for _, k := range m.Facts.Keys() {
+		if s, ok := strings.CutPrefix(k, "kv.bytes_at_context."); ok {
+			n, _ := strconv.ParseInt(s, 10, 64)
+			out = append(out, n)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	s := make([]string, len(out))
+	for i, n := range out {
+		s[i] = strconv.FormatInt(n, 10)
+	}
+	return s
+}
+
+func (m *Model) fit() *render.Table {
+	t := &render.Table{
+		Header: []string{"hardware", "memory", "weights at rest", "margin", "serving", "serving margin", "$/h"},
+		Align:  []render.Align{render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Right},
+	}
+	for _, hw := range m.Hardware {
+		if m.Facts.Get("fit."+hw+".memory_bytes") == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{hw,
+			facts.GB(floatOf(m.Facts.Get("fit." + hw + ".memory_bytes"))),
+			m.d("fit." + hw + ".at_rest"), m.d("fit." + hw + ".margin_bytes"),
+			m.d("fit." + hw + ".serving"), m.d("fit." + hw + ".serving_margin_bytes"),
+			m.d("cost." + hw + ".usd_per_hour")})
+	}
+	return t
+}
+
+func floatOf(f *facts.Fact) float64 {
+	v, _ := f.Float()
+	return v
+}
+
+func (m *Model) gpus(cat *catalog.Catalog) *render.Table {
+	t := &render.Table{
+		Header: []string{"accelerator", "memory", "minimum for the weights", "deployable", "deployable $/h", "serving minimum", "serving deployable"},
+		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Right, render.Right, render.Right},
+	}
+	if cat == nil {
+		return t
+	}
+	ids := make([]string, 0, len(cat.Accelerators))
+	for id := range cat.Accelerators {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if m.Facts.Get("fit.min_gpus."+id) == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{cat.Accelerators[id].Name, facts.GB(float64(cat.Accelerators[id].MemoryBytes)),
+			m.d("fit.min_gpus." + id), m.d("fit.deployable_gpus." + id), m.d("cost.deployable." + id + ".usd_per_hour"),
+			m.d("fit.min_gpus_serving." + id), m.d("fit.deployable_gpus_serving." + id)})
+	}
+	return t
+}
+
+func (m *Model) cost() *render.Table {
+	keys := [][2]string{
+		{"download throughput", "download.bytes_per_second"},
+		{"download time", "download.seconds"},
+		{"what the wait window buys", "download.window_bytes"},
+		{"download outlives the wait window", "download.exceeds_window"},
+		{"cheapest configuration that serves", "fit.cheapest_serving"},
+		{"its price", "cost.cheapest_serving.usd_per_hour"},
+	}
+	for _, hw := range m.Hardware {
+		keys = append(keys, [2]string{"GPUs idle during the download on " + hw, "download.idle_usd." + hw})
+	}
+	return factTable(m.rows(keys...))
+}
+
+func (m *Model) published(pubs []content.Published) *render.Table {
+	t := &render.Table{Header: []string{"figure", "published", "source", "derived here", "fact"}, Align: []render.Align{render.Left, render.Right, render.Left, render.Right}}
+	for _, p := range pubs {
+		text := p.Text
+		if text == "" {
+			text = facts.Display(p.Unit, p.Value)
+		}
+		t.Rows = append(t.Rows, []string{p.Key, text, p.Source, m.d(p.Key), render.Code(p.Key)})
+	}
+	return t
+}
+
+func (m *Model) reconcile() *render.Table {
+	var rows [][2]string
+	for _, k := range m.Facts.Keys() {
+		if strings.HasPrefix(k, "reconcile.") {
+			rows = append(rows, [2]string{strings.TrimPrefix(k, "reconcile."), k})
+		}
+	}
+	return factTable(m.rows(rows...))
+}
+
+func (m *Model) sources() *render.Table {
+	t := &render.Table{Header: []string{"source", "facts"}, Align: []render.Align{render.Left, render.Right}}
+	count := map[string]int{}
+	for _, k := range m.Facts.Keys() {
+		for _, s := range m.Facts.Get(k).Sources {
+			count[s]++
+		}
+	}
+	srcs := make([]string, 0, len(count))
+	for s := range count {
+		srcs = append(srcs, s)
+	}
+	sort.Strings(srcs)
+	for _, s := range srcs {
+		t.Rows = append(t.Rows, []string{s, strconv.Itoa(count[s])})
+	}
+	return t
+}
+
+func rowsOf(pairs [][2]string) [][]string {
+	out := make([][]string, len(pairs))
+	for i, p := range pairs {
+		out[i] = []string{p[0], p[1]}
+	}
+	return out
+}

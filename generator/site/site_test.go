@@ -1,0 +1,341 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dossier/generator/config"
+	"dossier/generator/facts"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// repoRoot is the shipped site: the tests build the real content and data.
+const repoRoot = "../.."
+
+// copySite copies the inputs of the shipped site into a temporary root so a
+// test can break them or publish without touching the repository.
+func copySite(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, name := range []string{"hugo-like.yaml", "content", "data", "templates"} {
+		if err := os.CopyFS(filepath.Join(dst, name), os.DirFS(filepath.Join(repoRoot, name))); err != nil {
+			// CopyFS copies directories; a single file is copied by hand.
+			b, rerr := os.ReadFile(filepath.Join(repoRoot, name))
+			if rerr != nil {
+				t.Fatal(err)
+			}
+			if werr := os.WriteFile(filepath.Join(dst, name), b, 0o644); werr != nil {
+				t.Fatal(werr)
+			}
+		}
+	}
+	return dst
+}
+
+func build(t *testing.T, root, dest string) (*Report, error) {
+	t.Helper()
+	cfg, err := config.Load(root, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Load(cfg, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return Build(s, Options{Destination: dest})
+}
+
+type factsFile struct {
+	Model    string    `json:"model"`
+	Revision string    `json:"revision"`
+	Facts    facts.Set `json:"facts"`
+}
+
+func readFacts(t *testing.T, path string) *factsFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ff factsFile
+	if err := json.Unmarshal(b, &ff); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &ff
+}
+
+// k3Facts builds the shipped site once and returns K3's facts.json.
+func k3Facts(t *testing.T) *factsFile {
+	t.Helper()
+	dest := filepath.Join(t.TempDir(), "public")
+	if _, err := build(t, repoRoot, dest); err != nil {
+		t.Fatal(err)
+	}
+	return readFacts(t, filepath.Join(dest, "models", "kimi-k3", "facts.json"))
+}
+
+// TestKimiK3Facts checks every figure the K3 dossier must reproduce
+// (../shared/reference/k3-figures.md), as values in facts.json.
+func TestKimiK3Facts(t *testing.T) {
+	ff := k3Facts(t)
+	if ff.Model != "moonshotai/Kimi-K3" || ff.Revision != "9f62e4e9fffbd0a83ddd60e1c209d828994b3569" {
+		t.Errorf("model %q revision %q", ff.Model, ff.Revision)
+	}
+	exact := map[string]int64{
+		"params.total":                 2779931837184,
+		"params.census.U8":             2722740830208,
+		"params.census.BF16":           57179884544,
+		"params.census.F32":            11122432,
+		"bytes.checkpoint":             1560936091448,
+		"bytes.tensors":                1560860324864,
+		"bytes.headers":                75766584,
+		"bytes.naive_headline":         1400000000000,
+		"bytes.naive_exact":            1389965918592,
+		"bytes.quant_scales":           85085650944,
+		"params.experts":               2722740830208,
+		"arch.layers":                  93,
+		"arch.layers_full_attention":   24,
+		"arch.layers_linear_attention": 69,
+		"arch.full_attention_cadence":  4,
+		"moe.experts_routed":           896,
+		"moe.experts_active":           16,
+		"moe.experts_shared":           2,
+		"kv.bytes_per_token":           27648,
+		"kv.bytes_at_context.1048576":  28991029248,
+		"state.bytes_per_sequence":     449372160,
+		"fit.min_gpus.B200":            9,
+		"fit.deployable_gpus.B200":     16,
+		"shards.count":                 96,
+	}
+	for key, want := range exact {
+		got, ok := ff.Facts.Get(key).Int()
+		if !ok || got != want {
+			t.Errorf("%s = %v (%v), want %d", key, got, ok, want)
+		}
+	}
+	near := []struct {
+		key       string
+		want, tol float64
+	}{
+		{"bytes.unquantized", 114.4e9, 0.05e9},
+		{"bytes.extra_precision", 85.8e9, 0.05e9},
+		{"bytes.overshoot", 170.9e9, 0.05e9},
+		{"bits_per_param", 4.49, 0.005},
+		{"share.experts", 0.979, 0.0005},
+		{"arch.linear_to_full_ratio", 2.875, 1e-9},
+		{"sparsity.expert_count", 16.0 / 896, 1e-12},
+		{"sparsity.param_activation", 0.037, 0.0005},
+		{"fit.8xB200.margin_bytes", -120.9e9, 0.05e9},
+		{"download.seconds", 12359, 1},
+		{"cost.8xB200.usd_per_hour", 47.84, 1e-9},
+		{"download.idle_usd.8xB200", 164, 0.5},
+		{"download.window_bytes", 227e9, 0.5e9},
+	}
+	for _, n := range near {
+		got, ok := ff.Facts.Get(n.key).Float()
+		if !ok || math.Abs(got-n.want) > n.tol {
+			t.Errorf("%s = %v (%v), want %v ± %v", n.key, got, ok, n.want, n.tol)
+		}
+	}
+	bools := map[string]bool{"arch.hybrid": true, "fit.8xB200.at_rest": false, "download.exceeds_window": true, "fit.8xB300.at_rest": true}
+	for key, want := range bools {
+		if got, ok := ff.Facts.Get(key).Bool(); !ok || got != want {
+			t.Errorf("%s = %v (%v), want %v", key, got, ok, want)
+		}
+	}
+	// The displays a reader sees for the properties seed 000 got wrong once.
+	for key, want := range map[string]string{
+		"arch.linear_to_full_ratio":   "2.9:1",
+		"arch.full_attention_cadence": "every 4th layer",
+		"bytes.checkpoint":            "1,560.9 GB (1,453.7 GiB)",
+		"fit.8xB200.margin_bytes":     "120.9 GB short",
+	} {
+		if got := ff.Facts.Get(key).Display; got != want {
+			t.Errorf("%s displays %q, want %q", key, got, want)
+		}
+	}
+	for _, k := range ff.Facts.Keys() {
+		f := ff.Facts.Get(k)
+		if f.Known() && len(f.Sources) == 0 {
+			t.Errorf("fact %s has a value but no source", k)
+		}
+		if !f.Known() && f.Reason == "" {
+			t.Errorf("unknown fact %s has no reason", k)
+		}
+	}
+}
+
+func TestGoldenIndexMarkdown(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "public")
+	if _, err := build(t, repoRoot, dest); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []struct{ out, golden string }{
+		{"models/kimi-k3/index.md", "kimi-k3.index.md"},
+		{"index.md", "site.index.md"},
+	} {
+		got, err := os.ReadFile(filepath.Join(dest, g.out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden := filepath.Join("testdata", g.golden)
+		if *update {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test ./generator/site -update to create it)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from %s; run with -update if the change is intended.\n%s", g.out, golden, firstDiff(string(want), string(got)))
+		}
+	}
+}
+
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + itoa(i+1) + ":\n- " + w + "\n+ " + g
+		}
+	}
+	return ""
+}
+
+func itoa(i int) string { return jsonInt(i) }
+
+func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestBuildIsDeterministic(t *testing.T) {
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	ra, err := build(t, repoRoot, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := build(t, repoRoot, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ra.Files {
+		x, _ := os.ReadFile(filepath.Join(a, f))
+		y, err := os.ReadFile(filepath.Join(b, f))
+		if err != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two builds of the same inputs", f)
+		}
+	}
+}
+
+// snapshotDir returns the output tree as path → content.
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestBadInputLeavesOutputUntouched breaks each kind of input in turn: the
+// build must fail with one error naming the file and the field, and the
+// previous public/ must stay byte for byte as it was.
+func TestBadInputLeavesOutputUntouched(t *testing.T) {
+	cases := []struct {
+		name, file, old, new string
+		want                 []string
+	}{
+		{"config unknown key", "hugo-like.yaml", "publishDir: public", "publishDir: public\npublishDri: oops", []string{"hugo-like.yaml", "publishdri"}},
+		{"config bad value", "hugo-like.yaml", "concurrency: 1 ", "concurrency: 0 ", []string{"hugo-like.yaml", "sizing.concurrency"}},
+		{"config unknown hardware", "hugo-like.yaml", "- 8xB200", "- 8xZ999", []string{"hugo-like.yaml", "hardware[0]", "Z999"}},
+		{"front matter unknown field", "content/models/kimi-k3.md", "org: Moonshot AI", "org: Moonshot AI\norgg: typo", []string{"kimi-k3.md", "line 5", "orgg"}},
+		{"front matter wrong type", "content/models/kimi-k3.md", "    value: 104e9", "    value: lots", []string{"kimi-k3.md", "expected a number"}},
+		{"front matter unclosed", "content/models/kimi-k3.md", "\n---\nThe repository", "\nThe repository", []string{"kimi-k3.md", "never closed"}},
+		{"fact reference", "content/models/kimi-k3.md", "{{< fact shards.count >}}", "{{< fact shards.cuont >}}", []string{"kimi-k3.md:", "shards.cuont"}},
+		{"snapshot wrong type", "data/hub/moonshotai/Kimi-K3/snapshot.json", `"BF16": 57179884544`, `"BF16": "many"`, []string{"snapshot.json", "census.BF16"}},
+		{"snapshot inconsistent", "data/hub/moonshotai/Kimi-K3/snapshot.json", `"count": 96`, `"count": 95`, []string{"snapshot.json", "shards.count"}},
+		{"snapshot bad config", "data/hub/moonshotai/Kimi-K3/snapshot.json", `"num_hidden_layers": 93`, `"num_hidden_layers": "93"`, []string{"snapshot.json", "text_config.num_hidden_layers"}},
+		{"hardware catalog", "data/hardware.yaml", "memory_bytes: 180000000000", "memory_bytes: 180 GB", []string{"hardware.yaml", "line", "expected an integer"}},
+		{"price list", "data/pricing/runpod.yaml", "accelerator: B200", "accelerator: B201", []string{"runpod.yaml", "prices[0].accelerator", "B201"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := copySite(t)
+			dest := filepath.Join(root, "public")
+			if _, err := build(t, root, dest); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshotDir(t, dest)
+			path := filepath.Join(root, tc.file)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(b, []byte(tc.old)) {
+				t.Fatalf("%s does not contain %q", tc.file, tc.old)
+			}
+			if err := os.WriteFile(path, bytes.Replace(b, []byte(tc.old), []byte(tc.new), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = build(t, root, dest)
+			if err == nil {
+				t.Fatal("build succeeded on bad input")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			after := snapshotDir(t, dest)
+			if len(after) != len(before) {
+				t.Fatalf("public/ changed: %d files before, %d after", len(before), len(after))
+			}
+			for f, c := range before {
+				if after[f] != c {
+					t.Errorf("public/%s changed after a failed build", f)
+				}
+			}
+			entries, _ := os.ReadDir(root)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".public.new-") {
+					t.Errorf("staging directory %s left behind", e.Name())
+				}
+			}
+		})
+	}
+}
+
+func TestPublishRefusesInputDirectories(t *testing.T) {
+	root := copySite(t)
+	for _, dest := range []string{root, filepath.Join(root, "content"), filepath.Join(root, "data")} {
+		if _, err := build(t, root, dest); err == nil || !strings.Contains(err.Error(), "would replace the input directory") {
+			t.Errorf("build into %s: %v", dest, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "content", "models", "kimi-k3.md")); err != nil {
+		t.Fatal("content was removed")
+	}
+}

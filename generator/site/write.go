@@ -1,0 +1,105 @@
+package site
+
+import (
+	"dossier/generator/config"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Publish writes files into dest atomically: everything goes into a fresh
+// sibling directory first, which then replaces dest with two renames. An
+// error before the swap leaves dest as it was.
+func Publish(dest string, files map[string][]byte) ([]string, error) {
+	dest = filepath.Clean(dest)
+	parent := filepath.Dir(dest)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", parent, err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".new-")
+	if err != nil {
+		return nil, fmt.Errorf("create staging directory: %w", err)
+	}
+	defer os.RemoveAll(tmp) // a no-op after a successful swap
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !filepath.IsLocal(name) {
+			return nil, fmt.Errorf("output path %q escapes the publish directory", name)
+		}
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Dir(p), err)
+		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			return nil, fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("chmod %s: %w", tmp, err)
+	}
+	old := ""
+	if _, err := os.Stat(dest); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dest, old); err != nil {
+			return nil, fmt.Errorf("move previous output aside: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		if old != "" {
+			os.Rename(old, dest) // put the previous output back
+		}
+		return nil, fmt.Errorf("swap in new output: %w", err)
+	}
+	if old != "" {
+		if err := os.RemoveAll(old); err != nil {
+			return nil, fmt.Errorf("remove previous output: %w", err)
+		}
+	}
+	return names, nil
+}
+
+// Build loads, computes, renders and publishes the site.
+func Build(s *Site, opts Options) (*Report, error) {
+	files, err := s.Render()
+	if err != nil {
+		return nil, err
+	}
+	dest := opts.Destination
+	if dest == "" {
+		dest = s.Config.Dir(s.Config.PublishDir)
+	}
+	if err := guardDestination(s.Config, dest); err != nil {
+		return nil, err
+	}
+	names, err := Publish(dest, files)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Destination: dest, Files: names}
+	for _, m := range s.Models {
+		r.Models = append(r.Models, m.Snapshot.Model)
+	}
+	return r, nil
+}
+
+// guardDestination refuses a destination that is, or contains, one of the
+// site's inputs: the swap would delete them.
+func guardDestination(cfg *config.Site, dest string) error {
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return fmt.Errorf("destination %s: %w", dest, err)
+	}
+	for _, in := range []string{cfg.Root, cfg.Dir(cfg.ContentDir), cfg.Dir(cfg.DataDir), cfg.Dir(cfg.TemplatesDir)} {
+		rel, err := filepath.Rel(abs, in)
+		if err == nil && !strings.HasPrefix(rel, "..") {
+			return fmt.Errorf("destination %s would replace the input directory %s", abs, in)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package sizing
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"dossier/generator/config"
+	"dossier/generator/facts"
+)
+
+// deployable rounds a GPU count up to a layout that serves: a
+// tensor-parallel size within one node, else whole nodes.
+func deployable(min int64, tp []int64, perNode int64) int64 {
+	sizes := append([]int64(nil), tp...)
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
+	for _, s := range sizes {
+		if s >= min && s <= perNode {
+			return s
+		}
+	}
+	return (min + perNode - 1) / perNode * perNode
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+func (c *calc) fit() {
+	tb, tsrc, ok := c.tensorBytes()
+	if !ok {
+		c.s.Unknown("fit.min_gpus", facts.UnitCount, "tensor bytes unknown")
+		return
+	}
+	sz := c.in.Sizing
+	cacheBytes, cacheOK := int64(0), false
+	if c.cache != nil {
+		if per, ok := c.cache(sz.ServingContext); ok {
+			cacheBytes, cacheOK = per*sz.Concurrency, true
+		}
+	}
+	reserve := "no further reserve per GPU"
+	if sz.ReservePerGPUBytes > 0 {
+		reserve = facts.GB(float64(sz.ReservePerGPUBytes)) + " reserved per GPU"
+	}
+	assume := fmt.Sprintf("%s-token context × %d concurrent sequence(s), %d%% of memory usable (gpu_memory_utilization), %s",
+		facts.Int(sz.ServingContext), sz.Concurrency, int(math.Round(sz.GPUMemoryUtilization*100)), reserve)
+	c.add("fit.assumptions", assume, facts.UnitText, "site sizing settings", "site:hugo-like.yaml")
+	if cacheOK {
+		c.add("fit.cache_bytes", cacheBytes, facts.UnitBytes, "KV + state at the serving context × concurrency", srcConfig)
+	}
+	if c.in.Catalog == nil {
+		return
+	}
+	ids := make([]string, 0, len(c.in.Catalog.Accelerators))
+	for id := range c.in.Catalog.Accelerators {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	type option struct {
+		label string
+		usd   float64
+	}
+	var cheapest *option
+	for _, id := range ids {
+		acc := c.in.Catalog.Accelerators[id]
+		hsrc := "catalog:hardware.yaml#" + id
+		min := ceilDiv(tb, acc.MemoryBytes)
+		c.add("fit.min_gpus."+id, min, facts.UnitCount,
+			fmt.Sprintf("⌈%s tensor bytes ÷ %s per GPU⌉: weights at rest only", facts.GB(float64(tb)), facts.GB(float64(acc.MemoryBytes))), tsrc, hsrc)
+		c.add("min_gpus."+id, min, facts.UnitCount, "same as fit.min_gpus."+id, tsrc, hsrc)
+		dep := deployable(min, sz.TensorParallelSizes, int64(acc.GPUsPerNode))
+		c.add("fit.deployable_gpus."+id, dep, facts.UnitCount,
+			fmt.Sprintf("%d rounded up to a tensor-parallel size %v within a %d-GPU node, else whole nodes", min, sz.TensorParallelSizes, acc.GPUsPerNode), tsrc, hsrc, "site:hugo-like.yaml")
+		if q, ok := c.in.Catalog.Cheapest(id, int(dep)); ok {
+			c.add("cost.deployable."+id+".usd_per_hour", q.USDPerHour, facts.UnitUSDHour, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
+		}
+		if cacheOK {
+			usable := int64(sz.GPUMemoryUtilization*float64(acc.MemoryBytes)) - sz.ReservePerGPUBytes
+			if usable > 0 {
+				ms := ceilDiv(tb+cacheBytes, usable)
+				ds := deployable(ms, sz.TensorParallelSizes, int64(acc.GPUsPerNode))
+				c.add("fit.min_gpus_serving."+id, ms, facts.UnitCount, "⌈(tensor bytes + cache) ÷ usable memory per GPU⌉ — "+assume, tsrc, hsrc)
+				c.add("fit.deployable_gpus_serving."+id, ds, facts.UnitCount, "serving minimum rounded to a deployable layout", tsrc, hsrc)
+				if q, ok := c.in.Catalog.Cheapest(id, int(ds)); ok {
+					if cheapest == nil || q.USDPerHour < cheapest.usd {
+						cheapest = &option{label: fmt.Sprintf("%dx%s", ds, id), usd: q.USDPerHour}
+					}
+				}
+			}
+		}
+	}
+	if cheapest != nil {
+		c.add("fit.cheapest_serving", cheapest.label, facts.UnitText, "the priced deployable configuration that serves at the stated context for the least $/h", "site:hugo-like.yaml")
+		c.add("cost.cheapest_serving.usd_per_hour", cheapest.usd, facts.UnitUSDHour, "$/h of fit.cheapest_serving", "data/pricing")
+	}
+	for _, hw := range c.in.Hardware {
+		c.fitOne(hw, tb, tsrc, cacheBytes, cacheOK)
+	}
+}
+
+func (c *calc) fitOne(hw string, tb int64, tsrc string, cacheBytes int64, cacheOK bool) {
+	n, id, _ := config.ParseHardware(hw)
+	acc := c.in.Catalog.Accelerators[id]
+	if acc == nil {
+		c.s.Unknown("fit."+hw+".at_rest", facts.UnitBool, "accelerator "+id+" is not in data/hardware.yaml")
+		return
+	}
+	sz := c.in.Sizing
+	hsrc := "catalog:hardware.yaml#" + id
+	total := int64(n) * acc.MemoryBytes
+	c.add("fit."+hw+".memory_bytes", total, facts.UnitBytes, fmt.Sprintf("%d × %s", n, facts.GB(float64(acc.MemoryBytes))), hsrc)
+	c.add("fit."+hw+".at_rest", tb <= total, facts.UnitBool, "tensor bytes ≤ total GPU memory (weights only: the optimistic case)", tsrc, hsrc).Display =
+		verdict(tb <= total)
+	f := c.add("fit."+hw+".margin_bytes", total-tb, facts.UnitBytes, "total GPU memory − tensor bytes", tsrc, hsrc)
+	f.Display = marginDisplay(total - tb)
+	if cacheOK {
+		usable := int64(sz.GPUMemoryUtilization*float64(total)) - int64(n)*sz.ReservePerGPUBytes
+		need := tb + cacheBytes
+		c.add("fit."+hw+".usable_bytes", usable, facts.UnitBytes,
+			fmt.Sprintf("%s × %.2f (gpu_memory_utilization) − reserve", facts.GB(float64(total)), sz.GPUMemoryUtilization), hsrc, "site:hugo-like.yaml")
+		c.add("fit."+hw+".serving", need <= usable, facts.UnitBool, "tensor bytes + KV and state at the serving context ≤ usable memory", tsrc, hsrc).Display = verdict(need <= usable)
+		c.add("fit."+hw+".serving_margin_bytes", usable-need, facts.UnitBytes, "usable memory − (tensor bytes + cache)", tsrc, hsrc).Display = marginDisplay(usable - need)
+	}
+	if q, ok := c.in.Catalog.Cheapest(id, n); ok {
+		f := c.add("cost."+hw+".usd_per_hour", q.USDPerHour, facts.UnitUSDHour, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
+		if q.Approximate {
+			f.Display = "≈" + f.Display
+		}
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "fits"
+	}
+	return "does not fit"
+}
+
+func marginDisplay(m int64) string {
+	if m < 0 {
+		return facts.GB(float64(-m)) + " short"
+	}
+	return facts.GB(float64(m)) + " spare"
+}
+
+func (c *calc) download() {
+	ck, ok := c.s.Get("bytes.checkpoint").Int()
+	sz := c.in.Sizing
+	if !ok {
+		c.s.Unknown("download.seconds", facts.UnitSeconds, "checkpoint size unknown")
+		return
+	}
+	rate := sz.DownloadBytesPerSec
+	rsrc := "site:hugo-like.yaml sizing.downloadBytesPerSecond"
+	if sz.DownloadSource != "" {
+		rsrc += " (" + sz.DownloadSource + ")"
+	}
+	secs := float64(ck) / rate
+	c.add("download.bytes_per_second", rate, facts.UnitCount, "stated throughput", rsrc).Display = fmt.Sprintf("%s MB/s", facts.Fixed(rate/1e6, 1))
+	c.add("download.seconds", secs, facts.UnitSeconds, fmt.Sprintf("%s ÷ %s MB/s", facts.GB(float64(ck)), facts.Fixed(rate/1e6, 1)), c.src("tree"), rsrc)
+	if sz.WaitWindowSeconds > 0 {
+		wb := int64(rate * sz.WaitWindowSeconds)
+		c.add("download.window_bytes", wb, facts.UnitBytes, fmt.Sprintf("what a %s s wait window buys at the stated throughput", facts.Fixed(sz.WaitWindowSeconds, 0)), rsrc).Display = facts.GB(float64(wb))
+		c.add("download.exceeds_window", secs > sz.WaitWindowSeconds, facts.UnitBool, "download time > wait window", rsrc)
+	}
+	for _, hw := range c.in.Hardware {
+		if p, ok := c.s.Get("cost." + hw + ".usd_per_hour").Float(); ok {
+			c.add("download.idle_usd."+hw, secs/3600*p, facts.UnitUSD, "download hours × $/h of "+hw+": GPUs idle while the weights arrive", "cost."+hw+".usd_per_hour", "download.seconds")
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package sizing
+
+import (
+	"fmt"
+	"strings"
+
+	"dossier/generator/arch"
+	"dossier/generator/facts"
+)
+
+func (c *calc) layout() {
+	a := c.in.Arch
+	if len(a.LayerKinds) == 0 {
+		c.s.Unknown("arch.layers", facts.UnitCount, reasonOr(a.Missing["num_hidden_layers"], "config lacks num_hidden_layers"))
+		return
+	}
+	n := int64(len(a.LayerKinds))
+	full, lin, sl := int64(a.Count(arch.Full)), int64(a.Count(arch.Linear)), int64(a.Count(arch.Sliding))
+	c.add("arch.family", a.Family, facts.UnitText, "model_type of the text backbone", srcConfig)
+	c.add("arch.layers", n, facts.UnitCount, "num_hidden_layers", srcConfig)
+	c.add("arch.layers_full_attention", full, facts.UnitCount, a.LayoutSource, srcConfig).Display =
+		fmt.Sprintf("%d (%s)", full, facts.Percent(float64(full)/float64(n)))
+	c.add("arch.layers_linear_attention", lin, facts.UnitCount, a.LayoutSource, srcConfig).Display =
+		fmt.Sprintf("%d (%s)", lin, facts.Percent(float64(lin)/float64(n)))
+	c.add("arch.layers_sliding_attention", sl, facts.UnitCount, a.LayoutSource, srcConfig)
+	c.add("arch.hybrid", a.Hybrid(), facts.UnitBool, "linear-attention layers beside attention layers", srcConfig)
+	c.add("arch.layer_kinds", kindString(a.LayerKinds), facts.UnitText, "one letter per layer: F full, L linear, S sliding", srcConfig)
+	if cad, ok := a.Cadence(); ok {
+		c.add("arch.full_attention_cadence", int64(cad), facts.UnitCount, "mode of the gaps between full-attention layers (not the minimum)", srcConfig).Display =
+			fmt.Sprintf("every %s layer", ordinal(cad))
+	} else {
+		c.s.Unknown("arch.full_attention_cadence", facts.UnitCount, "no repeating full-attention pattern: every layer is of one kind")
+	}
+	if full > 0 && lin > 0 {
+		c.add("arch.linear_to_full_ratio", float64(lin)/float64(full), facts.UnitRatio,
+			fmt.Sprintf("%d linear ÷ %d full (float division)", lin, full), srcConfig)
+	} else {
+		c.s.Unknown("arch.linear_to_full_ratio", facts.UnitRatio, "no linear-attention layers")
+	}
+	c.add("arch.attention", string(a.Attention), facts.UnitText, "kv_lora_rank present → MLA, else grouped-query attention", srcConfig)
+	if a.Hidden > 0 {
+		c.add("arch.hidden_size", a.Hidden, facts.UnitCount, "hidden_size", srcConfig)
+	}
+	if a.Vocab > 0 {
+		c.add("arch.vocab_size", a.Vocab, facts.UnitCount, "vocab_size", srcConfig)
+	}
+	if a.Context > 0 {
+		c.add("arch.context", a.Context, facts.UnitTokens, "max_position_embeddings", srcConfig)
+	}
+}
+
+func reasonOr(r, def string) string {
+	if r != "" {
+		return r
+	}
+	return def
+}
+
+func kindString(ks []arch.LayerKind) string {
+	var b strings.Builder
+	for _, k := range ks {
+		switch k {
+		case arch.Full:
+			b.WriteByte('F')
+		case arch.Linear:
+			b.WriteByte('L')
+		case arch.Sliding:
+			b.WriteByte('S')
+		}
+	}
+	return b.String()
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}
+
+func (c *calc) moe() {
+	a := c.in.Arch
+	if !a.IsMoE() {
+		c.add("moe.experts_routed", int64(0), facts.UnitCount, "no routed experts in config (dense)", srcConfig)
+		return
+	}
+	c.add("moe.experts_routed", a.RoutedExperts, facts.UnitCount, "n_routed_experts / num_experts / num_local_experts", srcConfig)
+	c.add("moe.experts_shared", a.SharedExperts, facts.UnitCount, "n_shared_experts / num_shared_experts", srcConfig)
+	c.add("moe.layers", int64(len(a.MoELayers)), facts.UnitCount, "layers with routed experts (first_k_dense_replace, moe_layer_freq, mlp_only_layers)", srcConfig)
+	if a.ActiveExperts == 0 {
+		c.s.Unknown("moe.experts_active", facts.UnitCount, a.Missing["num_experts_per_tok"])
+		return
+	}
+	c.add("moe.experts_active", a.ActiveExperts, facts.UnitCount, "num_experts_per_tok / num_experts_per_token", srcConfig)
+	c.add("sparsity.expert_count", float64(a.ActiveExperts)/float64(a.RoutedExperts), facts.UnitShare,
+		"routed experts active per token ÷ routed experts (expert-count sparsity)", srcConfig).Display =
+		fmt.Sprintf("%d / %d = %s", a.ActiveExperts, a.RoutedExperts, facts.Percent(float64(a.ActiveExperts)/float64(a.RoutedExperts)))
+
+	total, _ := c.s.Get("params.total").Int()
+	experts, esrc, deriv := c.expertParams()
+	if experts > 0 {
+		c.add("params.experts", experts, facts.UnitParams, deriv, esrc)
+		if total > 0 {
+			c.add("share.experts", float64(experts)/float64(total), facts.UnitShare, "routed-expert parameters ÷ total parameters", esrc)
+		}
+	}
+	if an := c.in.Analytic; an != nil {
+		const conv = "text-model parameters a token passes through: non-expert tensors and the output head, plus routed experts × %d/%d; vision tower, projector and multi-token-prediction modules excluded"
+		c.add("params.active", an.Active, facts.UnitParams, fmt.Sprintf(conv, a.ActiveExperts, a.RoutedExperts)+"; input embedding included", srcAnalytic)
+		c.add("params.active_no_embedding", an.ActiveNoEmbed, facts.UnitParams, fmt.Sprintf(conv, a.ActiveExperts, a.RoutedExperts)+"; input embedding excluded", srcAnalytic)
+		if total > 0 {
+			c.add("sparsity.param_activation", float64(an.ActiveNoEmbed)/float64(total), facts.UnitShare,
+				"activated parameters (without input embedding) ÷ total parameters (parameter-activation fraction)", srcAnalytic)
+		}
+		return
+	}
+	if total > 0 && experts > 0 {
+		inactive := experts / a.RoutedExperts * (a.RoutedExperts - a.ActiveExperts)
+		act := total - inactive
+		c.add("params.active", act, facts.UnitParams,
+			fmt.Sprintf("total − routed experts × (%d − %d) ÷ %d: counts embedding, head and any vision tower", a.RoutedExperts, a.ActiveExperts, a.RoutedExperts), esrc)
+		if a.Vocab > 0 && a.Hidden > 0 {
+			ne := act - a.Vocab*a.Hidden
+			c.add("params.active_no_embedding", ne, facts.UnitParams, "params.active − vocab_size × hidden_size (input embedding); still counts any vision tower", esrc, srcConfig)
+			c.add("sparsity.param_activation", float64(ne)/float64(total), facts.UnitShare,
+				"activated parameters (without input embedding) ÷ total parameters (parameter-activation fraction)", esrc)
+		}
+	}
+}
+
+// expertParams counts routed-expert parameters: from the module tree when
+// there is one, else gate, up and down projections per expert per MoE layer.
+func (c *calc) expertParams() (int64, string, string) {
+	a := c.in.Arch
+	if an := c.in.Analytic; an != nil && an.Experts > 0 {
+		return an.Experts, srcAnalytic, "routed-expert tensors in the module tree"
+	}
+	if a.MoEIntermediate == 0 || a.ExpertHidden == 0 || len(a.MoELayers) == 0 {
+		return 0, "", ""
+	}
+	per := 3 * a.ExpertHidden * a.MoEIntermediate
+	return per * a.RoutedExperts * int64(len(a.MoELayers)), srcConfig,
+		fmt.Sprintf("%d MoE layers × %d experts × 3 × %d × %d (gate, up, down)", len(a.MoELayers), a.RoutedExperts, a.ExpertHidden, a.MoEIntermediate)
+}

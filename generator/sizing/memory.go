@@ -1,0 +1,124 @@
+package sizing
+
+import (
+	"fmt"
+	"strconv"
+
+	"dossier/generator/arch"
+	"dossier/generator/facts"
+)
+
+// kvPerLayer is the cache one attention layer holds per token, in bytes,
+// with the formula used. MLA caches one latent of kv_lora_rank +
+// qk_rope_head_dim values (as vLLM and SGLang serve it); the head count
+// does not appear. Other attention caches K and V per KV head.
+func (c *calc) kvPerLayer() (int64, string, string) {
+	a := c.in.Arch
+	b := c.in.Sizing.KVDTypeBytes
+	switch a.Attention {
+	case arch.MLA:
+		if a.KVLoraRank == 0 || a.QKRopeDim == 0 {
+			return 0, "", "MLA config lacks kv_lora_rank or qk_rope_head_dim"
+		}
+		return (a.KVLoraRank + a.QKRopeDim) * b,
+			fmt.Sprintf("MLA latent (kv_lora_rank %d + qk_rope_head_dim %d) × %d B", a.KVLoraRank, a.QKRopeDim, b), ""
+	case arch.GQA:
+		if a.KVHeads == 0 || a.HeadDim == 0 {
+			return 0, "", reasonOr(a.Missing["num_key_value_heads"], reasonOr(a.Missing["head_dim"], "config lacks num_key_value_heads or head_dim"))
+		}
+		return 2 * a.KVHeads * a.HeadDim * b,
+			fmt.Sprintf("2 (K and V) × %d KV heads × head_dim %d (%s) × %d B", a.KVHeads, a.HeadDim, a.HeadDimSrc, b), ""
+	}
+	return 0, "", "unknown attention kind"
+}
+
+// statePerLayer is the fixed state one linear-attention layer holds per
+// sequence: the recurrent state in the state dtype plus the short-conv
+// states (kernel − 1 positions of q, k and v) in the model dtype.
+func (c *calc) statePerLayer() (int64, string, string) {
+	a := c.in.Arch
+	if a.LinearKHeads == 0 || a.LinearKHeadDim == 0 || a.LinearVHeadDim == 0 {
+		return 0, "", "config lacks the linear-attention head count or head dims"
+	}
+	sb, cb := c.in.Sizing.StateDTypeBytes, c.in.Sizing.KVDTypeBytes
+	vHeads := a.LinearVHeads
+	if vHeads == 0 {
+		vHeads = a.LinearKHeads
+	}
+	rec := vHeads * a.LinearKHeadDim * a.LinearVHeadDim * sb
+	conv := int64(0)
+	convDesc := "no short convolution in config"
+	if a.LinearConvKernel > 1 {
+		ch := 2*a.LinearKHeads*a.LinearKHeadDim + vHeads*a.LinearVHeadDim
+		conv = (a.LinearConvKernel - 1) * ch * cb
+		convDesc = fmt.Sprintf("(kernel %d − 1) × %d q/k/v channels × %d B", a.LinearConvKernel, ch, cb)
+	}
+	return rec + conv, fmt.Sprintf("%s: %d heads × %d × %d recurrent state × %d B + %s",
+		a.LinearKind, vHeads, a.LinearKHeadDim, a.LinearVHeadDim, sb, convDesc), ""
+}
+
+// cacheAt is KV plus linear state for one sequence of n tokens.
+type cacheAt func(n int64) (int64, bool)
+
+func (c *calc) memory() cacheAt {
+	a := c.in.Arch
+	full, sl, lin := int64(a.Count(arch.Full)), int64(a.Count(arch.Sliding)), int64(a.Count(arch.Linear))
+	per, deriv, why := c.kvPerLayer()
+	kvOK := why == "" || full+sl == 0
+	if full+sl > 0 && why != "" {
+		c.s.Unknown("kv.bytes_per_token", facts.UnitBytes, why)
+	} else {
+		c.add("kv.bytes_per_token_per_layer", per, facts.UnitBytes, deriv, srcConfig)
+		c.add("kv.bytes_per_token", full*per, facts.UnitBytes,
+			fmt.Sprintf("%d full-attention layers × %s; linear layers hold no per-token cache", full, facts.Int(per)), srcConfig)
+		if sl > 0 {
+			c.add("kv.sliding_bytes_per_token", sl*per, facts.UnitBytes,
+				fmt.Sprintf("%d sliding layers × %s, only up to the %s-token window", sl, facts.Int(per), facts.Int(a.SlidingWindow)), srcConfig)
+		}
+	}
+	var state int64
+	stateOK := true
+	if lin > 0 {
+		sp, sderiv, swhy := c.statePerLayer()
+		if swhy != "" {
+			c.s.Unknown("state.bytes_per_sequence", facts.UnitBytes, swhy)
+			stateOK = false
+		} else {
+			state = lin * sp
+			c.add("state.bytes_per_sequence_per_layer", sp, facts.UnitBytes, sderiv, srcConfig)
+			c.add("state.bytes_per_sequence", state, facts.UnitBytes,
+				fmt.Sprintf("%d linear layers × %s, independent of context", lin, facts.Int(sp)), srcConfig)
+		}
+	} else {
+		c.add("state.bytes_per_sequence", int64(0), facts.UnitBytes, "no linear-attention layers", srcConfig)
+	}
+	at := func(n int64) (int64, bool) {
+		if !kvOK || !stateOK {
+			return 0, false
+		}
+		window := n
+		if a.SlidingWindow > 0 && a.SlidingWindow < n {
+			window = a.SlidingWindow
+		}
+		return full*per*n + sl*per*window + state, true
+	}
+	for _, n := range c.in.Sizing.Contexts {
+		ns := strconv.FormatInt(n, 10)
+		if !kvOK {
+			c.s.Unknown("kv.bytes_at_context."+ns, facts.UnitBytes, why)
+			continue
+		}
+		window := n
+		if a.SlidingWindow > 0 && a.SlidingWindow < n {
+			window = a.SlidingWindow
+		}
+		kv := full*per*n + sl*per*window
+		c.add("kv.bytes_at_context."+ns, kv, facts.UnitBytes,
+			fmt.Sprintf("one sequence of %s tokens at %d-byte cache entries", facts.Int(n), c.in.Sizing.KVDTypeBytes), srcConfig)
+		if tot, ok := at(n); ok {
+			c.add("memory.per_sequence_at."+ns, tot, facts.UnitBytes, "KV cache + linear state for one sequence", srcConfig)
+		}
+	}
+	c.cache = at
+	return at
+}

@@ -1,0 +1,399 @@
+// Package sizing turns a snapshot, its architecture and the site's
+// assumptions into facts: parameters and bytes, layout, cache and state,
+// fit per hardware entry, cost and download time. Every rule here is
+// general; nothing is specific to one model.
+package sizing
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"dossier/generator/arch"
+	"dossier/generator/catalog"
+	"dossier/generator/config"
+	"dossier/generator/facts"
+	"dossier/generator/snapshot"
+)
+
+// Analytic is what a module tree built from config.json alone gives: the
+// figures that reconcile the config against the artifacts.
+type Analytic struct {
+	Census        map[string]int64 // logical parameters per stored dtype
+	Elements      map[string]int64 // stored elements per dtype
+	Bytes         map[string]int64 // tensor bytes per dtype
+	TensorBytes   int64
+	Tensors       int
+	Total         int64
+	Active        int64 // per token, with embedding and head
+	ActiveNoEmbed int64 // per token, without the input embedding
+	Experts       int64 // routed-expert parameters
+	PayloadBytes  int64 // quantized payload
+	ScaleBytes    int64 // quantization scales
+	UnquantParams int64 // parameters kept in higher precision
+	UnquantBytes  int64
+	Convention    string // what the active count includes
+}
+
+// Input is everything one model's sizing reads.
+type Input struct {
+	Model    string
+	Snapshot *snapshot.Snapshot // nil when sizing a bare config.json
+	Arch     *arch.Architecture
+	Analytic *Analytic // nil when the family has no module tree
+	// AnalyticErr says why Analytic is nil, e.g. "unsupported family X".
+	AnalyticErr error
+	Sizing   config.Sizing
+	Hardware []string // configurations such as "8xB200"
+	Catalog  *catalog.Catalog
+}
+
+// Compute derives every sizing fact for one model.
+func Compute(in Input) *facts.Set {
+	c := &calc{in: in, s: facts.NewSet()}
+	c.analyticStatus()
+	c.params()
+	c.bytesAccounting()
+	c.layout()
+	c.moe()
+	c.memory()
+	c.fit()
+	c.download()
+	return c.s
+}
+
+type calc struct {
+	in    Input
+	s     *facts.Set
+	cache cacheAt // KV + state per sequence at n tokens; set by memory
+}
+
+func (c *calc) add(key string, value any, unit, derivation string, sources ...string) *facts.Fact {
+	return c.s.Add(facts.Fact{Key: key, Value: value, Unit: unit, Derivation: derivation, Sources: sources})
+}
+
+func (c *calc) rev() string {
+	if c.in.Snapshot == nil {
+		return ""
+	}
+	r := c.in.Snapshot.Revision
+	if len(r) > 7 {
+		r = r[:7]
+	}
+	return "@" + r
+}
+
+func (c *calc) src(kind string) string {
+	switch kind {
+	case "census":
+		return "hub:census" + c.rev()
+	case "tree":
+		return "hub:tree" + c.rev()
+	case "index":
+		return "hub:index" + c.rev()
+	case "headers":
+		return "hub:headers" + c.rev()
+	}
+	return kind
+}
+
+const srcConfig = "config.json"
+const srcAnalytic = "analytic:module-tree"
+
+// census returns the parameter census to size with and where it came from:
+// the Hub's when the snapshot has one, else the analytic count.
+func (c *calc) census() (map[string]int64, string) {
+	if sn := c.in.Snapshot; sn != nil && len(sn.Census) > 0 {
+		return sn.Census, c.src("census")
+	}
+	if a := c.in.Analytic; a != nil {
+		return a.Census, srcAnalytic
+	}
+	return nil, ""
+}
+
+func sum(m map[string]int64) int64 {
+	var t int64
+	for _, v := range m {
+		t += v
+	}
+	return t
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (c *calc) params() {
+	census, src := c.census()
+	if census == nil {
+		c.s.Unknown("params.total", facts.UnitParams, "no dtype census in the snapshot and no module tree for family "+c.in.Arch.Family)
+		return
+	}
+	total := sum(census)
+	c.add("params.total", total, facts.UnitParams, "sum of the dtype census", src)
+	for _, dt := range sortedKeys(census) {
+		f := c.add("params.census."+dt, census[dt], facts.UnitParams,
+			fmt.Sprintf("%s parameters in the census (%s of the total)", dt, facts.Percent(float64(census[dt])/float64(total))), src)
+		f.Display = facts.Int(census[dt]) + " (" + facts.Params(float64(census[dt])) + ")"
+	}
+	if a := c.in.Analytic; a != nil {
+		c.add("params.total_analytic", a.Total, facts.UnitParams, "module tree from config.json", srcConfig, srcAnalytic)
+		for _, dt := range sortedKeys(a.Elements) {
+			c.add("elements.stored."+dt, a.Elements[dt], facts.UnitCount, "stored elements of dtype "+dt+" (what a naive header sum reports)", srcAnalytic)
+		}
+		c.add("tensors.count", int64(a.Tensors), facts.UnitCount, "tensors in the module tree", srcAnalytic)
+		if src != srcAnalytic {
+			for _, dt := range unionKeys(census, a.Census) {
+				d := a.Census[dt] - census[dt]
+				f := c.add("reconcile.census_delta."+dt, d, facts.UnitParams,
+					fmt.Sprintf("analytic %s − Hub census %s", facts.Int(a.Census[dt]), facts.Int(census[dt])), srcAnalytic, src)
+				f.Display = signedInt(d)
+			}
+		}
+	}
+}
+
+func unionKeys(a, b map[string]int64) []string {
+	m := map[string]int64{}
+	for k := range a {
+		m[k] = 0
+	}
+	for k := range b {
+		m[k] = 0
+	}
+	return sortedKeys(m)
+}
+
+func signedInt(d int64) string {
+	if d > 0 {
+		return "+" + facts.Int(d)
+	}
+	if d == 0 {
+		return "0 (exact)"
+	}
+	return facts.Int(d)
+}
+
+// dtypeBits is the storage width of a safetensors dtype.
+func dtypeBits(dt string) (int64, bool) {
+	switch dt {
+	case "F64", "I64", "U64", "C64":
+		return 64, true
+	case "F32", "I32", "U32":
+		return 32, true
+	case "F16", "BF16", "I16", "U16":
+		return 16, true
+	case "F8_E4M3", "F8_E5M2", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I8", "U8", "BOOL":
+		return 8, true
+	case "F6_E2M3", "F6_E3M2":
+		return 6, true
+	case "F4":
+		return 4, true
+	}
+	return 0, false
+}
+
+// torchBits is the width of a torch dtype name from config.json.
+func torchBits(s string) (int64, bool) {
+	switch strings.TrimPrefix(s, "torch.") {
+	case "float32", "float", "int32":
+		return 32, true
+	case "bfloat16", "float16", "half", "int16":
+		return 16, true
+	case "uint8", "int8", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu":
+		return 8, true
+	}
+	return 0, false
+}
+
+// payloadDType is the container dtype in which a quantization stores its
+// quantized weights, as the Hub census names it.
+func payloadDType(q arch.Quantization) string {
+	switch {
+	case q.Method == "compressed-tensors" && (strings.HasPrefix(q.Format, "mxfp4") || strings.HasPrefix(q.Format, "nvfp4")):
+		return "U8"
+	case q.Method == "compressed-tensors" && q.Format == "pack-quantized":
+		return "I32"
+	case q.Method == "compressed-tensors" && q.Format == "float-quantized":
+		return "F8_E4M3"
+	case q.Method == "compressed-tensors" && q.Format == "int-quantized":
+		return "I8"
+	case q.Method == "fp8":
+		return "F8_E4M3"
+	case q.Method == "mxfp4":
+		return "U8"
+	case q.Method == "modelopt":
+		return "U8"
+	}
+	return ""
+}
+
+func (c *calc) tensorBytes() (int64, string, bool) {
+	if sn := c.in.Snapshot; sn != nil {
+		if sn.Index != nil {
+			return sn.Index.TotalSize, c.src("index"), true
+		}
+		if sn.Header != nil {
+			return sum(sn.Header.TBytes), c.src("headers"), true
+		}
+	}
+	if a := c.in.Analytic; a != nil {
+		return a.TensorBytes, srcAnalytic, true
+	}
+	return 0, "", false
+}
+
+func (c *calc) bytesAccounting() {
+	sn := c.in.Snapshot
+	q := c.in.Arch.Quant
+	if sn != nil && sn.Shards.Count > 0 {
+		f := c.add("bytes.checkpoint", sn.Shards.Bytes, facts.UnitBytes,
+			fmt.Sprintf("sum of the %d *.safetensors shard sizes in the file listing", sn.Shards.Count), c.src("tree"))
+		_ = f
+		c.add("shards.count", int64(sn.Shards.Count), facts.UnitCount, "weight shards in the file listing", c.src("tree"))
+	} else {
+		c.s.Unknown("bytes.checkpoint", facts.UnitBytes, "no file listing: sized from config.json alone")
+	}
+	tb, tsrc, ok := c.tensorBytes()
+	if !ok {
+		c.s.Unknown("bytes.tensors", facts.UnitBytes, "no index, headers or module tree")
+	} else {
+		c.add("bytes.tensors", tb, facts.UnitBytes, "tensor bytes (metadata.total_size of model.safetensors.index.json)", tsrc)
+		if ck, ok := c.s.Get("bytes.checkpoint").Int(); ok {
+			c.add("bytes.headers", ck-tb, facts.UnitBytes, "file bytes − tensor bytes: the safetensors JSON headers", c.src("tree"), tsrc)
+		}
+		if a := c.in.Analytic; a != nil && tsrc != srcAnalytic {
+			f := c.add("reconcile.tensor_bytes_delta", a.TensorBytes-tb, facts.UnitBytes,
+				fmt.Sprintf("analytic %s − %s", facts.Int(a.TensorBytes), facts.Int(tb)), srcAnalytic, tsrc)
+			f.Display = signedInt(a.TensorBytes - tb)
+		}
+	}
+
+	census, csrc := c.census()
+	total := sum(census)
+	nominal, nominalSrc := q.Bits, "quantization_config num_bits"
+	if nominal == 0 {
+		b, ok := torchBits(c.in.Arch.TorchDType)
+		if !ok {
+			c.s.Unknown("bytes.naive_exact", facts.UnitBytes, "config states neither a quantization nor a torch dtype")
+			return
+		}
+		nominal, nominalSrc = b, "torch_dtype "+c.in.Arch.TorchDType
+	}
+	if total > 0 {
+		headline := roundSig(float64(total), 2)
+		c.add("bytes.naive_headline", int64(headline*float64(nominal)/8), facts.UnitBytes,
+			fmt.Sprintf("headline %s parameters × %d bits (%s) ÷ 8 — the multiplication the announcement invites", facts.Params(headline), nominal, nominalSrc), csrc, srcConfig)
+		c.add("bytes.naive_exact", total*nominal/8, facts.UnitBytes,
+			fmt.Sprintf("%s parameters × %d bits ÷ 8", facts.Int(total), nominal), csrc, srcConfig)
+		if ok {
+			f := c.add("bits_per_param", float64(tb)*8/float64(total), facts.UnitBits, "tensor bytes × 8 ÷ parameters", tsrc, csrc)
+			_ = f
+			c.add("bytes.overshoot", tb-total*nominal/8, facts.UnitBytes, "tensor bytes − naive exact multiplication", tsrc, csrc)
+		}
+	}
+	c.quantParts(census, csrc, total, nominal, tb, ok)
+}
+
+// quantParts splits tensor bytes into payload, scales and the modules
+// left in higher precision, from the census and the quantization config.
+func (c *calc) quantParts(census map[string]int64, csrc string, total, nominal, tb int64, haveTB bool) {
+	q := c.in.Arch.Quant
+	a := c.in.Analytic
+	pdt := payloadDType(q)
+	if q.Method == "" {
+		c.add("bytes.quant_scales", int64(0), facts.UnitBytes, "not quantized", srcConfig)
+		c.add("params.quantized", int64(0), facts.UnitParams, "not quantized", srcConfig)
+		return
+	}
+	if a != nil {
+		c.add("bytes.payload", a.PayloadBytes, facts.UnitBytes, "quantized payload in the module tree", srcAnalytic)
+		c.add("bytes.quant_scales", a.ScaleBytes, facts.UnitBytes, "scale tensors in the module tree", srcAnalytic)
+		c.add("bytes.unquantized", a.UnquantBytes, facts.UnitBytes, "tensors left in higher precision by the quantization's ignore rules", srcAnalytic)
+		c.add("params.unquantized", a.UnquantParams, facts.UnitParams, "parameters left in higher precision", srcAnalytic)
+		c.extraPrecision(a.UnquantParams, a.UnquantBytes, total, nominal, srcAnalytic)
+		return
+	}
+	qp, ok := census[pdt]
+	if pdt == "" || !ok || census == nil {
+		c.s.Unknown("bytes.quant_scales", facts.UnitBytes, "quantization "+q.Method+" "+q.Format+": no module tree to place its scales")
+		c.s.Unknown("bytes.unquantized", facts.UnitBytes, "quantization "+q.Method+" "+q.Format+": the census does not separate quantized from unquantized parameters")
+		return
+	}
+	c.add("params.quantized", qp, facts.UnitParams, fmt.Sprintf("%s parameters in the census (the quantized payload of %s)", pdt, q.Format), csrc, srcConfig)
+	payload := qp * q.Bits / 8
+	c.add("bytes.payload", payload, facts.UnitBytes, fmt.Sprintf("%s quantized parameters × %d bits ÷ 8", facts.Int(qp), q.Bits), csrc, srcConfig)
+	sb, sok := torchBits(q.ScaleDType)
+	if q.GroupSize > 0 && sok {
+		scales := qp / q.GroupSize * sb / 8
+		c.add("bytes.quant_scales", scales, facts.UnitBytes,
+			fmt.Sprintf("one %s scale (%d bits) per %d quantized values: %s ÷ %d", q.ScaleDType, sb, q.GroupSize, facts.Int(qp), q.GroupSize), csrc, srcConfig)
+	} else {
+		c.s.Unknown("bytes.quant_scales", facts.UnitBytes, "quantization config lacks group_size or a known scale_dtype")
+	}
+	var up, ub int64
+	var parts []string
+	for _, dt := range sortedKeys(census) {
+		if dt == pdt {
+			continue
+		}
+		bits, ok := dtypeBits(dt)
+		if !ok {
+			c.s.Unknown("bytes.unquantized", facts.UnitBytes, "unknown dtype "+dt+" in the census")
+			return
+		}
+		up += census[dt]
+		ub += census[dt] * bits / 8
+		parts = append(parts, fmt.Sprintf("%s × %d B", dt, bits/8))
+	}
+	c.add("params.unquantized", up, facts.UnitParams, "census parameters outside the payload dtype: the modules the quantization ignores", csrc)
+	if total > 0 {
+		c.add("share.unquantized", float64(up)/float64(total), facts.UnitShare, "unquantized ÷ total parameters", csrc)
+	}
+	c.add("bytes.unquantized", ub, facts.UnitBytes, strings.Join(parts, " + "), csrc)
+	c.extraPrecision(up, ub, total, nominal, csrc)
+	if haveTB {
+		if sc, ok := c.s.Get("bytes.quant_scales").Int(); ok {
+			d := tb - (payload + sc + ub)
+			f := c.add("reconcile.bytes_parts_delta", d, facts.UnitBytes, "tensor bytes − (payload + scales + unquantized)", csrc)
+			f.Display = signedInt(d)
+		}
+	}
+}
+
+func (c *calc) extraPrecision(up, ub, total, nominal int64, src string) {
+	if nominal == 0 {
+		return
+	}
+	c.add("bytes.extra_precision", ub-up*nominal/8, facts.UnitBytes,
+		fmt.Sprintf("unquantized bytes − the same parameters at %d bits", nominal), src)
+}
+
+func roundSig(x float64, n int) float64 {
+	if x == 0 {
+		return 0
+	}
+	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}
+
+// analyticStatus records whether config.json could be turned into a module
+// tree, so a page of an unsupported family says so instead of guessing.
+func (c *calc) analyticStatus() {
+	if c.in.Analytic != nil {
+		c.add("analytic.supported", true, facts.UnitBool, "config.json family "+c.in.Arch.Family+" has a module tree", srcConfig)
+		return
+	}
+	reason := "no module tree"
+	if c.in.AnalyticErr != nil {
+		reason = c.in.AnalyticErr.Error()
+	}
+	c.add("analytic.supported", false, facts.UnitBool, reason, srcConfig).Display = "no: " + reason
+}

@@ -1,0 +1,387 @@
+// Package snapshot holds what the generator knows about one Hub repository at
+// one commit: the file listing, the Hub's dtype census, the index and header
+// figures and the config the engine reads. Snapshots live under
+// data/hub/<org>/<name>/snapshot.json and are written by `dossier sync` or,
+// for shipped data, assembled by hand with a source for every section.
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// FileName is the snapshot's name inside its model directory.
+const FileName = "snapshot.json"
+
+// Schema is the version of the format this package reads and writes.
+const Schema = 1
+
+// Snapshot is one repository at one revision.
+type Snapshot struct {
+	Schema   int    `json:"schema"`
+	Model    string `json:"model"`    // "org/name"
+	Revision string `json:"revision"` // full commit sha the Hub answered
+	Fetched  string `json:"fetched"`  // when the metadata was read (RFC 3339 or a date)
+	Endpoint string `json:"endpoint,omitempty"`
+	// Source says how the snapshot was made: "dossier sync" or the documents
+	// a hand-assembled snapshot was taken from.
+	Source string `json:"source"`
+
+	// Census is the Hub's own parameter count per stored dtype
+	// (model_info safetensors.parameters): quantization-aware, so packed
+	// 4-bit payloads count two parameters per byte.
+	Census       Counts `json:"census,omitempty"`
+	CensusSource string           `json:"census_source,omitempty"`
+
+	// Files is the repository listing. Size is nil when the listing that
+	// the snapshot came from did not give it.
+	Files  []File  `json:"files"`
+	Shards Shards  `json:"shards"`
+	Index  *Index  `json:"index,omitempty"`
+	Header *Header `json:"headers,omitempty"`
+
+	// Config is the model's config.json (possibly reduced to the fields the
+	// engine reads); HFQuantConfig a sibling hf_quant_config.json if any.
+	Config        json.RawMessage `json:"config"`
+	ConfigSource  string          `json:"config_source"`
+	HFQuantConfig json.RawMessage `json:"hf_quant_config,omitempty"`
+}
+
+// File is one entry of the repository listing.
+type File struct {
+	Path string `json:"path"`
+	Size *int64 `json:"size,omitempty"`
+}
+
+// Shards summarizes the weight shards: *.safetensors at the repository
+// root, not original/ copies nor GGUF siblings.
+type Shards struct {
+	Count    int    `json:"count"`
+	Bytes    int64  `json:"bytes"` // sum of the shard file sizes
+	Source   string `json:"source"`
+	Numbered string `json:"numbered,omitempty"` // naming pattern, e.g. model-%05d-of-%06d.safetensors
+}
+
+// Index is model.safetensors.index.json.
+type Index struct {
+	TotalSize int64  `json:"total_size"` // metadata.total_size: tensor bytes
+	Tensors   int    `json:"tensors"`    // entries in weight_map
+	FileBytes int64  `json:"file_bytes,omitempty"`
+	Source    string `json:"source"`
+}
+
+// Header is what reading every shard's safetensors header gave.
+type Header struct {
+	Bytes   int64            `json:"bytes"` // sum over shards of 8 + header length
+	Tensors int              `json:"tensors"`
+	Elems   Counts `json:"elements"` // stored elements per dtype
+	TBytes  Counts `json:"tensor_bytes"`
+	Source  string           `json:"source"`
+}
+
+// Path is where the snapshot of model lives under dataDir.
+func Path(dataDir, model string) string {
+	return filepath.Join(dataDir, "hub", filepath.FromSlash(model), FileName)
+}
+
+var (
+	modelRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	shaRe   = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	dtypeRe = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+)
+
+// ValidModel reports whether id is an org/name Hub id that is safe to use
+// as a path below data/hub.
+func ValidModel(id string) bool {
+	return modelRe.MatchString(id) && !strings.Contains(id, "..")
+}
+
+// Load reads and validates the snapshot at path.
+func Load(path string) (*Snapshot, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot: %w", err)
+	}
+	s, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Decode parses a snapshot strictly: unknown fields and inconsistent
+// figures are errors that name the field.
+func Decode(b []byte) (*Snapshot, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s Snapshot
+	if err := dec.Decode(&s); err != nil {
+		return nil, describeJSONError(err, b)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the snapshot object")
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Counts maps a dtype to a count. Decoding names the key whose value is
+// not a whole number, which encoding/json's own error does not.
+type Counts map[string]int64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *Counts) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return &FieldError{Field: "counts", Msg: "expected an object of dtype: integer"}
+	}
+	out := make(Counts, len(raw))
+	for _, k := range sortedKeys(raw) {
+		var n int64
+		if err := json.Unmarshal(raw[k], &n); err != nil {
+			return &FieldError{Field: k, Msg: "expected an integer, found " + string(raw[k])}
+		}
+		out[k] = n
+	}
+	*c = out
+	return nil
+}
+
+// FieldError names the field of a snapshot that is wrong.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
+
+func describeJSONError(err error, b []byte) error {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		// A Counts value failed: find which object held the key.
+		return &FieldError{Field: countsParent(b, fe.Field) + fe.Field, Msg: fe.Msg}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &FieldError{Field: te.Field, Msg: "expected " + jsonKind(te.Type.Kind().String()) + ", found " + te.Value}
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
+		return &FieldError{Field: strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`), Msg: "unknown field"}
+	}
+	return err
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "int", "int64", "int32":
+		return "an integer"
+	case "string":
+		return "a string"
+	case "map", "struct":
+		return "an object"
+	case "slice":
+		return "an array"
+	}
+	return k
+}
+
+// Validate checks the figures agree with each other.
+func (s *Snapshot) Validate() error {
+	bad := func(field, format string, a ...any) error {
+		return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	if s.Schema != Schema {
+		return bad("schema", "expected %d, found %d", Schema, s.Schema)
+	}
+	if !ValidModel(s.Model) {
+		return bad("model", "expected an org/name Hub id, found %q", s.Model)
+	}
+	if !shaRe.MatchString(s.Revision) {
+		return bad("revision", "expected a 40-hex-digit commit sha, found %q", s.Revision)
+	}
+	if s.Fetched == "" {
+		return bad("fetched", "missing")
+	}
+	if s.Source == "" {
+		return bad("source", "missing: say where the snapshot came from")
+	}
+	for _, k := range sortedKeys(s.Census) {
+		if !dtypeRe.MatchString(k) {
+			return bad("census."+k, "expected a safetensors dtype name")
+		}
+		if s.Census[k] < 0 {
+			return bad("census."+k, "expected a non-negative count, found %d", s.Census[k])
+		}
+	}
+	if len(s.Census) > 0 && s.CensusSource == "" {
+		return bad("census_source", "missing: the census needs a source")
+	}
+	var known int64
+	sizes := 0
+	shards := 0
+	for i, f := range s.Files {
+		if f.Path == "" || strings.HasPrefix(f.Path, "/") || strings.Contains(f.Path, "..") {
+			return bad(fmt.Sprintf("files[%d].path", i), "expected a relative path inside the repository, found %q", f.Path)
+		}
+		if f.Size != nil && *f.Size < 0 {
+			return bad(fmt.Sprintf("files[%d].size", i), "expected a non-negative size")
+		}
+		if IsWeightShard(f.Path) {
+			shards++
+			if f.Size != nil {
+				sizes++
+				known += *f.Size
+			}
+		}
+	}
+	if s.Shards.Count != shards {
+		return bad("shards.count", "the file listing has %d weight shards, found %d", shards, s.Shards.Count)
+	}
+	if s.Shards.Bytes <= 0 && shards > 0 {
+		return bad("shards.bytes", "expected the summed shard size in bytes")
+	}
+	if sizes == shards && shards > 0 && known != s.Shards.Bytes {
+		return bad("shards.bytes", "the listed shard sizes sum to %d, found %d", known, s.Shards.Bytes)
+	}
+	if s.Shards.Source == "" && shards > 0 {
+		return bad("shards.source", "missing")
+	}
+	if s.Index != nil {
+		if s.Index.TotalSize <= 0 {
+			return bad("index.total_size", "expected a positive byte count")
+		}
+		if s.Index.TotalSize > s.Shards.Bytes {
+			return bad("index.total_size", "tensor bytes %d exceed the shard bytes %d", s.Index.TotalSize, s.Shards.Bytes)
+		}
+		if s.Index.Source == "" {
+			return bad("index.source", "missing")
+		}
+	}
+	if len(s.Config) == 0 {
+		return bad("config", "missing: the engine needs config.json")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(s.Config, &obj); err != nil {
+		return bad("config", "expected a JSON object")
+	}
+	if s.ConfigSource == "" {
+		return bad("config_source", "missing")
+	}
+	return nil
+}
+
+// IsWeightShard reports whether a repository path is a weight shard that
+// counts toward the checkpoint: *.safetensors at the top level. Copies
+// under original/ or other folders and GGUF siblings do not.
+func IsWeightShard(path string) bool {
+	return !strings.Contains(path, "/") && strings.HasSuffix(path, ".safetensors")
+}
+
+// Encode writes s as indented JSON with a trailing newline; deterministic.
+func Encode(s *Snapshot) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("encode snapshot: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Write validates s and writes it under dataDir atomically: a temporary
+// file in the same directory, synced, then renamed over the old snapshot.
+func Write(dataDir string, s *Snapshot) (string, error) {
+	if err := s.Validate(); err != nil {
+		return "", fmt.Errorf("snapshot %s: %w", s.Model, err)
+	}
+	b, err := Encode(s)
+	if err != nil {
+		return "", err
+	}
+	path := Path(dataDir, s.Model)
+	if err := WriteFileAtomic(path, b); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// WriteFileAtomic writes b to path through a temporary sibling and rename.
+func WriteFileAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file in %s: %w", dir, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(b)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// countsParent finds which Counts-typed field holds key, for error messages.
+func countsParent(b []byte, key string) string {
+	var probe struct {
+		Census  map[string]json.RawMessage `json:"census"`
+		Headers *struct {
+			Elems  map[string]json.RawMessage `json:"elements"`
+			TBytes map[string]json.RawMessage `json:"tensor_bytes"`
+		} `json:"headers"`
+	}
+	json.Unmarshal(b, &probe)
+	bad := func(m map[string]json.RawMessage) bool {
+		var n int64
+		r, ok := m[key]
+		return ok && json.Unmarshal(r, &n) != nil
+	}
+	switch {
+	case bad(probe.Census):
+		return "census."
+	case probe.Headers != nil && bad(probe.Headers.Elems):
+		return "headers.elements."
+	case probe.Headers != nil && bad(probe.Headers.TBytes):
+		return "headers.tensor_bytes."
+	}
+	return ""
+}
