@@ -49,8 +49,6 @@ type Published struct {
 	Source string  `yaml:"source"`
 }
 
-// Claim and Measurement are defined in claims.go.
-
 var (
 	dateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	slugRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -92,6 +90,12 @@ func Parse(path string, b []byte) (*Page, error) {
 		// which is line 2 of the file.
 		if err := yamlx.Decode(path, front, &p.Front); err != nil {
 			return nil, shiftLines(err, 1)
+		}
+		for i, l := range itemLines(front, "claims", 2) {
+			p.Front.Claims[i].Line = l
+		}
+		for i, l := range itemLines(front, "measurements", 2) {
+			p.Front.Measurements[i].Line = l
 		}
 	}
 	if err := p.validate(); err != nil {

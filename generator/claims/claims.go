@@ -1,0 +1,250 @@
+// Package claims reviews a page's claims against its facts and
+// measurements: it computes the verdict of every claim that carries a
+// machine check, refuses a hand-written verdict that contradicts one,
+// resolves each piece of evidence to the figure it gives, and runs the six
+// tells over claim texts and page prose.
+package claims
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"dossier/generator/content"
+	"dossier/generator/facts"
+)
+
+// Review is one claim with its verdict and what decided it.
+type Review struct {
+	content.Claim
+	Verdict  string     // final verdict
+	Computed bool       // decided by checks or shelf life, not by hand
+	Checks   []Result   // one per check
+	Evidence []Evidence // each reference resolved
+	Tells    []Finding  // tells raised by the claim text
+}
+
+// Result is one check against a fact.
+type Result struct {
+	Check  content.Check
+	Actual string // the fact's display
+	Holds  bool
+}
+
+// Evidence is one evidence reference with the figure it gives.
+type Evidence struct {
+	Ref   string `json:"ref"`
+	Kind  string `json:"kind"`
+	Gives string `json:"gives"`
+}
+
+// Problem is an error in a page's claims, with where it is.
+type Problem struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (p Problem) Error() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg) }
+
+// Review evaluates every claim of page p. Problems are returned in file
+// order; a page with problems must not be published.
+func ReviewPage(p *content.Page, set *facts.Set, ctx *Context) ([]Review, []Problem) {
+	meas := map[string]*content.Measurement{}
+	for i := range p.Front.Measurements {
+		meas[p.Front.Measurements[i].ID] = &p.Front.Measurements[i]
+	}
+	var out []Review
+	var probs []Problem
+	for _, c := range p.Front.Claims {
+		r, ps := review(c, p, set, meas, ctx)
+		out = append(out, r)
+		probs = append(probs, ps...)
+	}
+	return out, probs
+}
+
+func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*content.Measurement, ctx *Context) (Review, []Problem) {
+	r := Review{Claim: c}
+	var probs []Problem
+	bad := func(format string, a ...any) {
+		probs = append(probs, Problem{File: p.Path, Line: c.Line, Msg: fmt.Sprintf("claim %s: ", c.ID) + fmt.Sprintf(format, a...)})
+	}
+	if len(c.Evidence) == 0 && len(c.Checks) == 0 && c.ShelfLife == "" {
+		bad("no evidence and no check: a claim must name the artifact that decides it")
+	}
+	computed := ""
+	if len(c.Checks) > 0 {
+		computed = "supported"
+		for _, ch := range c.Checks {
+			res, err := runCheck(ch, set)
+			if err != nil {
+				bad("%v", err)
+				computed = ""
+				break
+			}
+			r.Checks = append(r.Checks, res)
+			r.Evidence = append(r.Evidence, Evidence{Ref: "fact:" + ch.Fact, Kind: "fact", Gives: res.Actual})
+			if !res.Holds {
+				computed = "refuted"
+			}
+		}
+	}
+	if c.ShelfLife != "" && ctx != nil && ctx.Reviewed != "" && ctx.Reviewed > c.ShelfLife {
+		computed = "outdated"
+	}
+	for _, e := range c.Evidence {
+		ev, err := resolve(e, set, meas)
+		if err != nil {
+			bad("evidence %s: %v", e, err)
+			continue
+		}
+		r.Evidence = append(r.Evidence, ev)
+	}
+	switch {
+	case computed != "" && c.Verdict != "" && c.Verdict != computed:
+		bad("hand-written verdict %q contradicts the computed verdict %q", c.Verdict, computed)
+		r.Verdict, r.Computed = computed, true
+	case computed != "":
+		r.Verdict, r.Computed = computed, true
+	case c.Verdict == "":
+		bad("no verdict: evidence-based claims need a verdict (%s)", strings.Join(content.Verdicts, ", "))
+		r.Verdict = "unverifiable"
+	default:
+		r.Verdict = c.Verdict
+	}
+	if r.Verdict != "" && c.Reason == "" {
+		bad("no reason: say in one line why the verdict holds")
+	}
+	if ctx != nil {
+		r.Tells = ctx.Lint(c.Text, meas, c.Evidence)
+		for i := range r.Tells {
+			r.Tells[i].File, r.Tells[i].Line = p.Path, c.Line
+		}
+	}
+	return r, probs
+}
+
+func runCheck(ch content.Check, set *facts.Set) (Result, error) {
+	f := set.Get(ch.Fact)
+	if f == nil {
+		return Result{}, fmt.Errorf("check names fact %q, which does not exist", ch.Fact)
+	}
+	if !f.Known() {
+		return Result{}, fmt.Errorf("check names fact %q, which is unknown: %s", ch.Fact, f.Reason)
+	}
+	res := Result{Check: ch, Actual: f.Display}
+	switch want := ch.Expect.(type) {
+	case bool:
+		got, ok := f.Bool()
+		if !ok {
+			return res, fmt.Errorf("check expects true/false but fact %q is %s", ch.Fact, f.Unit)
+		}
+		res.Holds = got == want
+	default:
+		w, _ := toFloat(want)
+		got, ok := f.Float()
+		if !ok {
+			return res, fmt.Errorf("check expects a number but fact %q is %s", ch.Fact, f.Unit)
+		}
+		if w == 0 {
+			res.Holds = got == 0
+		} else {
+			res.Holds = math.Abs(got-w)/math.Abs(w) <= ch.Tolerance
+		}
+	}
+	return res, nil
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// resolve turns an evidence reference into the figure it gives. fact: and
+// measurement: references must exist; other kinds are cited as written.
+func resolve(ref string, set *facts.Set, meas map[string]*content.Measurement) (Evidence, error) {
+	kind, detail, _ := strings.Cut(ref, ":")
+	ev := Evidence{Ref: ref, Kind: kind, Gives: detail}
+	switch kind {
+	case "fact":
+		f := set.Get(detail)
+		if f == nil {
+			return ev, fmt.Errorf("no fact %q", detail)
+		}
+		ev.Gives = detail + " = " + f.Display
+	case "measurement":
+		m := meas[detail]
+		if m == nil {
+			return ev, fmt.Errorf("no measurement %q in this page's measurements", detail)
+		}
+		ev.Gives = Describe(m)
+	case "arxiv":
+		id, date, ok := strings.Cut(detail, "@")
+		if !ok {
+			return ev, fmt.Errorf("arxiv reference needs its submission date: arxiv:ID@YYYY-MM-DD")
+		}
+		ev.Gives = "arXiv " + id + ", submitted " + date
+	}
+	return ev, nil
+}
+
+// Describe prints a measurement with its configuration, interval and rank.
+func Describe(m *content.Measurement) string {
+	var b strings.Builder
+	b.WriteString(m.By + ": " + m.Metric + " ")
+	b.WriteString(Value(m))
+	if m.Interval != nil {
+		fmt.Fprintf(&b, " (%s %s–%s)", m.Interval.Level, trim(m.Interval.Low), trim(m.Interval.High))
+	}
+	if m.Rank != nil {
+		fmt.Fprintf(&b, ", #%d of %d", m.Rank.Position, m.Rank.Of)
+		if m.Rank.Spread != "" {
+			b.WriteString(", rank spread " + m.Rank.Spread)
+		}
+	}
+	if cfg := m.Configuration.String(); cfg != "" {
+		b.WriteString(" [" + cfg + "]")
+	}
+	if d := When(m); d != "" {
+		b.WriteString(", " + d)
+	}
+	return b.String()
+}
+
+// Value is a measurement's value as printed.
+func Value(m *content.Measurement) string {
+	if m.Text != "" {
+		return m.Text
+	}
+	s := trim(m.Value)
+	if m.Unit != "" {
+		s += " " + m.Unit
+	}
+	return s
+}
+
+// When is the measurement's date, or the date it was read.
+func When(m *content.Measurement) string {
+	switch {
+	case m.Date != "":
+		return m.Date
+	case m.Accessed != "":
+		return "read " + m.Accessed + " (measurement undated)"
+	}
+	return ""
+}
+
+func trim(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return facts.Int(int64(f))
+	}
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", f), "0"), ".")
+}

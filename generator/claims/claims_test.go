@@ -1,0 +1,77 @@
+package claims
+
+import (
+	"strings"
+	"testing"
+
+	"dossier/generator/content"
+	"dossier/generator/facts"
+)
+
+func k3Facts() *facts.Set {
+	set := facts.NewSet()
+	set.Add(facts.Fact{Key: "bytes.checkpoint", Value: int64(1560936091448), Unit: facts.UnitBytes})
+	set.Add(facts.Fact{Key: "fit.8xB200.at_rest", Value: false, Unit: facts.UnitBool})
+	return set
+}
+
+func page(claims ...content.Claim) *content.Page {
+	return &content.Page{Path: "k3.md", Front: content.Front{Claims: claims}}
+}
+
+func TestChecksComputeTheVerdict(t *testing.T) {
+	p := page(
+		content.Claim{ID: "size", Text: "1,400 GB", Reason: "r", Checks: []content.Check{{Fact: "bytes.checkpoint", Expect: 1400e9, Tolerance: 0.01}}},
+		content.Claim{ID: "fits", Text: "fits 8 × B200", Reason: "r", Checks: []content.Check{{Fact: "fit.8xB200.at_rest", Expect: true}}},
+		content.Claim{ID: "real", Text: "1,560.9 GB", Reason: "r", Checks: []content.Check{{Fact: "bytes.checkpoint", Expect: 1560.9e9, Tolerance: 0.001}}},
+	)
+	rs, probs := ReviewPage(p, k3Facts(), k3Context())
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	for i, want := range []string{"refuted", "refuted", "supported"} {
+		if rs[i].Verdict != want || !rs[i].Computed {
+			t.Errorf("%s: verdict %q computed %v, want %q", rs[i].ID, rs[i].Verdict, rs[i].Computed, want)
+		}
+	}
+}
+
+func TestContradictedVerdictIsAnError(t *testing.T) {
+	p := page(content.Claim{ID: "size", Text: "1,400 GB", Verdict: "supported", Reason: "r", Line: 7,
+		Checks: []content.Check{{Fact: "bytes.checkpoint", Expect: 1400e9, Tolerance: 0.01}}})
+	_, probs := ReviewPage(p, k3Facts(), k3Context())
+	if len(probs) != 1 || !strings.Contains(probs[0].Error(), `k3.md:7: claim size: hand-written verdict "supported" contradicts the computed verdict "refuted"`) {
+		t.Fatalf("problems = %v", probs)
+	}
+}
+
+func TestShelfLifePastReviewIsOutdated(t *testing.T) {
+	p := page(content.Claim{ID: "weights", Text: "open weights later this month", Reason: "shipped 2026-07-27", ShelfLife: "2026-07-31", Evidence: []string{"url:https://huggingface.co/moonshotai/Kimi-K3"}})
+	rs, probs := ReviewPage(p, k3Facts(), k3Context())
+	if len(probs) > 0 || rs[0].Verdict != "outdated" || !rs[0].Computed {
+		t.Fatalf("verdict %q computed %v problems %v", rs[0].Verdict, rs[0].Computed, probs)
+	}
+	if !has(rs[0].Tells, TellShelfLife) {
+		t.Error("tell 6 not raised on the claim text")
+	}
+}
+
+func TestClaimProblems(t *testing.T) {
+	for _, tc := range []struct {
+		c    content.Claim
+		want string
+	}{
+		{content.Claim{ID: "a", Text: "x", Verdict: "refuted", Reason: "r"}, "no evidence and no check"},
+		{content.Claim{ID: "b", Text: "x", Evidence: []string{"fact:nope"}, Verdict: "refuted", Reason: "r"}, `no fact "nope"`},
+		{content.Claim{ID: "c", Text: "x", Evidence: []string{"measurement:m"}, Verdict: "refuted", Reason: "r"}, `no measurement "m"`},
+		{content.Claim{ID: "d", Text: "x", Evidence: []string{"arxiv:2510.26692"}, Verdict: "refuted", Reason: "r"}, "submission date"},
+		{content.Claim{ID: "e", Text: "x", Evidence: []string{"fact:bytes.checkpoint"}}, "no verdict"},
+		{content.Claim{ID: "f", Text: "x", Evidence: []string{"fact:bytes.checkpoint"}, Verdict: "refuted"}, "no reason"},
+		{content.Claim{ID: "g", Text: "x", Reason: "r", Checks: []content.Check{{Fact: "fit.8xB200.at_rest", Expect: 3.0}}}, "expects a number"},
+	} {
+		_, probs := ReviewPage(page(tc.c), k3Facts(), k3Context())
+		if len(probs) == 0 || !strings.Contains(probs[0].Error(), tc.want) {
+			t.Errorf("claim %s: problems %v, want %q", tc.c.ID, probs, tc.want)
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package claims
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"dossier/generator/arch"
+	"dossier/generator/content"
+	"dossier/generator/facts"
+)
+
+// The six tells of a claim that did not come from its artifact (seed 001).
+const (
+	TellProduct   = 1 // a round number that is the product of two headline numbers
+	TellPrecision = 2 // a precision label on a whole model that is not all one precision
+	TellNovelty   = 3 // "new", "first" on a mechanism without dated prior art
+	TellNoConfig  = 4 // a performance number without its configuration
+	TellPointOnly = 5 // a point estimate where the source publishes an interval
+	TellShelfLife = 6 // relative time without an absolute date
+)
+
+// TellNames name each tell for reports.
+var TellNames = map[int]string{
+	TellProduct:   "round number from a multiplication",
+	TellPrecision: "precision label on a mixed-precision model",
+	TellNovelty:   "novelty without dated prior art",
+	TellNoConfig:  "performance number without configuration",
+	TellPointOnly: "point estimate without its interval",
+	TellShelfLife: "relative time without an absolute date",
+}
+
+// Finding is one tell raised by a text.
+type Finding struct {
+	Tell int    `json:"tell"`
+	Msg  string `json:"message"`
+	File string `json:"-"`
+	Line int    `json:"-"`
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%s:%d: tell %d (%s): %s", f.File, f.Line, f.Tell, TellNames[f.Tell], f.Msg)
+}
+
+// Context is what the tells know about the model a text speaks of.
+type Context struct {
+	Reviewed     string    // review date, YYYY-MM-DD
+	Headlines    []float64 // parameter counts as headlines print them
+	ByteWidths   []float64 // bytes per parameter a precision label implies
+	RealBytes    float64   // the checkpoint as listed (0 if unknown)
+	Mixed        bool      // quantization ignores modules or the census has several dtypes
+	MixedBecause string
+}
+
+// NewContext derives the tells' context from a model's facts.
+func NewContext(set *facts.Set, a *arch.Architecture, reviewed string) *Context {
+	c := &Context{Reviewed: reviewed}
+	for _, k := range []string{"params.total", "params.active_no_embedding", "published.params.total", "published.params.active_no_embedding"} {
+		if v, ok := set.Get(k).Float(); ok && v > 0 {
+			c.Headlines = append(c.Headlines, v, roundSig(v, 2))
+		}
+	}
+	widths := map[float64]bool{}
+	if a != nil && a.Quant.Bits > 0 {
+		widths[float64(a.Quant.Bits)/8] = true
+	}
+	widths[2] = true // BF16/FP16, the default a label is read against
+	widths[1] = true // FP8/INT8
+	widths[0.5] = true
+	for w := range widths {
+		c.ByteWidths = append(c.ByteWidths, w)
+	}
+	if v, ok := set.Get("bytes.checkpoint").Float(); ok {
+		c.RealBytes = v
+	} else if v, ok := set.Get("bytes.tensors").Float(); ok {
+		c.RealBytes = v
+	}
+	n := 0
+	for _, k := range set.Keys() {
+		if strings.HasPrefix(k, "params.census.") {
+			n++
+		}
+	}
+	switch {
+	case a != nil && a.Quant.Ignores():
+		c.Mixed, c.MixedBecause = true, "its quantization ignores "+fmt.Sprint(len(a.Quant.Ignore))+" module patterns"
+	case n > 1:
+		c.Mixed, c.MixedBecause = true, fmt.Sprintf("its census has %d dtypes", n)
+	}
+	return c
+}
+
+func roundSig(x float64, n int) float64 {
+	if x == 0 {
+		return 0
+	}
+	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}
+
+var (
+	sizeRe      = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?)\s*(TB|GB|TiB|GiB|MB)\b`)
+	labelRe     = regexp.MustCompile(`(?i)(?:\b\d{1,2}-bit\b|\b(?:FP8|FP4|INT4|INT8|MXFP4|NVFP4|BF16|FP16)\b)`)
+	scopeRe     = regexp.MustCompile(`(?i)expert|except|ignor|unquantized|\bonly\b|\bstay|\bkept\b|\blayers?\b|shared|attention|embedding|head\b`)
+	noveltyRe   = regexp.MustCompile(`(?i)\b(new|novel|first|introduc\w*|invent\w*|breakthrough)\b`)
+	datedRe     = regexp.MustCompile(`(?i)\b\d{4}\.\d{4,5}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+(?:\d{1,2},\s*)?\d{4}\b|\bprior art\b`)
+	perfRe      = regexp.MustCompile(`(?i)\d[\d,.]*\s*(?:×|x\b)|\d[\d,.]*\s*(?:tok(?:en)?s?/s|tokens?\s+per\s+second|ms\b|s/token|tokens?/sec)|\d[\d,.]*\s*%\s*(?:faster|less|lower|reduction|fewer|smaller|speed)`)
+	hardwareRe  = regexp.MustCompile(`(?i)\b(?:[ABH]100|H200|B[23]00|GB[23]00|NVL\d+|RTX|MI3\d\dX|TPU|GPU|CPU|\d+\s*nm|MHz|simulation|single-user|single user)\b`)
+	batchRe     = regexp.MustCompile(`(?i)\bbatch\b|\bconcurren|\bcontext\b`)
+	modelRe     = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?[BT]\b|\bA\d+B\b|\bmodel\b|\bmeasured on\b|\b\d+ layers\b`)
+	yearRe      = regexp.MustCompile(`\b(?:19|20)\d{2}\b`)
+	intervalRe  = regexp.MustCompile(`±|\binterval\b|\bCI\b|\bspread\b|\d\s*(?:–|-|to)\s*\d|\bbetween\b`)
+	relativeRe  = regexp.MustCompile(`(?i)\b(?:later this (?:month|week|year)|this (?:month|week)|next (?:week|month|year)|soon|shortly|in the coming (?:days|weeks|months)|coming weeks|upcoming|imminent(?:ly)?)\b`)
+	absDateRe   = regexp.MustCompile(`(?i)\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},?\s+\d{4}\b`)
+	sentenceEnd = regexp.MustCompile(`[.!?](?:\s+|$)`)
+)
+
+var unitBytes = map[string]float64{"TB": 1e12, "GB": 1e9, "MB": 1e6, "TIB": 1 << 40, "GIB": 1 << 30}
+
+// Lint runs the six tells over one claim text. meas and evidence let tell 5
+// know which published figures come with an interval.
+func (c *Context) Lint(text string, meas map[string]*content.Measurement, evidence []string) []Finding {
+	var withInterval []*content.Measurement
+	for _, e := range evidence {
+		if id, ok := strings.CutPrefix(e, "measurement:"); ok {
+			if m := meas[id]; m != nil && hasInterval(m) {
+				withInterval = append(withInterval, m)
+			}
+		}
+	}
+	var out []Finding
+	for _, s := range sentences(text) {
+		out = append(out, c.lintSentence(s.text, withInterval)...)
+	}
+	return out
+}
+
+// LintProse runs the tells over a page body, sentence by sentence, with
+// the line each sentence starts on. Fact references are sourced figures and
+// are not linted.
+func (c *Context) LintProse(p *content.Page) []Finding {
+	var withInterval []*content.Measurement
+	for i := range p.Front.Measurements {
+		if hasInterval(&p.Front.Measurements[i]) {
+			withInterval = append(withInterval, &p.Front.Measurements[i])
+		}
+	}
+	var out []Finding
+	for _, para := range paragraphs(string(p.Body), p.BodyLine) {
+		text := factRefRe.ReplaceAllString(para.text, "(fact)")
+		for _, s := range sentences(text) {
+			line := para.line + strings.Count(para.raw[:min(s.start, len(para.raw))], "\n")
+			for _, f := range c.lintSentence(s.text, withInterval) {
+				f.File, f.Line = p.Path, line
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+var factRefRe = regexp.MustCompile(`\{\{<\s*fact\s+[^>]*>\}\}`)
+
+func hasInterval(m *content.Measurement) bool {
+	return m.Interval != nil || (m.Rank != nil && m.Rank.Spread != "")
+}
+
+func (c *Context) lintSentence(s string, withInterval []*content.Measurement) []Finding {
+	var out []Finding
+	add := func(tell int, format string, a ...any) {
+		out = append(out, Finding{Tell: tell, Msg: fmt.Sprintf(format, a...)})
+	}
+	for _, m := range sizeRe.FindAllStringSubmatch(s, -1) {
+		if f := c.product(m[1], m[2]); f != "" {
+			add(TellProduct, "%q %s", m[0], f)
+		}
+	}
+	if c.Mixed {
+		if l := labelRe.FindString(s); l != "" && !scopeRe.MatchString(s) {
+			add(TellPrecision, "%q applied to the whole model, but %s", l, c.MixedBecause)
+		}
+	}
+	if w := noveltyRe.FindString(s); w != "" && !datedRe.MatchString(s) {
+		add(TellNovelty, "%q with no dated prior-art artifact (arXiv id or date) in the sentence", w)
+	}
+	if p := perfRe.FindString(s); p != "" {
+		n := 0
+		for _, re := range []*regexp.Regexp{hardwareRe, batchRe, modelRe, yearRe} {
+			if re.MatchString(s) {
+				n++
+			}
+		}
+		if n < 2 {
+			add(TellNoConfig, "%q without its measured configuration (model, hardware, batch, date)", strings.TrimSpace(p))
+		}
+	}
+	for _, m := range withInterval {
+		if containsValue(s, m) && !intervalRe.MatchString(s) {
+			add(TellPointOnly, "%s quoted without the %s the source publishes", Value(m), intervalName(m))
+		}
+	}
+	if r := relativeRe.FindString(s); r != "" && !absDateRe.MatchString(s) {
+		add(TellShelfLife, "%q has a shelf life but no absolute date", r)
+	}
+	return out
+}
+
+// product explains why a size is a multiplication, or returns "".
+func (c *Context) product(num, unit string) string {
+	digits := strings.Trim(strings.NewReplacer(",", "", ".", "").Replace(num), "0")
+	if len(digits) > 2 { // not a round number
+		return ""
+	}
+	n, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
+	if err != nil || n == 0 {
+		return ""
+	}
+	v := n * unitBytes[strings.ToUpper(unit)]
+	if c.RealBytes > 0 && math.Abs(v-c.RealBytes)/c.RealBytes <= 0.01 {
+		return ""
+	}
+	for _, h := range c.Headlines {
+		for _, w := range c.ByteWidths {
+			if p := h * w; math.Abs(v-p)/p <= 0.01 {
+				return fmt.Sprintf("is %s parameters × %s bytes, not a measured size%s", facts.Params(h), strconv.FormatFloat(w, 'g', -1, 64), c.realNote())
+			}
+		}
+	}
+	return ""
+}
+
+func (c *Context) realNote() string {
+	if c.RealBytes == 0 {
+		return ""
+	}
+	return "; the file listing gives " + facts.GB(c.RealBytes)
+}
+
+func containsValue(s string, m *content.Measurement) bool {
+	v := trim(m.Value)
+	for _, form := range []string{v, strings.ReplaceAll(v, ",", "")} {
+		if re := regexp.MustCompile(`(?:^|[^\d.,])` + regexp.QuoteMeta(form) + `(?:[^\d]|$)`); re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func intervalName(m *content.Measurement) string {
+	if m.Interval != nil {
+		return fmt.Sprintf("%s %s–%s", m.Interval.Level, trim(m.Interval.Low), trim(m.Interval.High))
+	}
+	return "rank spread " + m.Rank.Spread
+}
+
+type span struct {
+	text  string
+	start int
+}
+
+func sentences(text string) []span {
+	var out []span
+	start := 0
+	for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
+		out = append(out, span{strings.TrimSpace(text[start:loc[1]]), start})
+		start = loc[1]
+	}
+	if rest := strings.TrimSpace(text[start:]); rest != "" {
+		out = append(out, span{rest, start})
+	}
+	return out
+}
+
+type paragraph struct {
+	text string // lines joined with spaces
+	raw  string // lines joined with newlines, same length as text
+	line int    // file line of the first line
+}
+
+// paragraphs splits a Markdown body at blank lines, skipping code fences,
+// headings and table rows, which are not prose.
+func paragraphs(body string, firstLine int) []paragraph {
+	var out []paragraph
+	var cur []string
+	start := 0
+	inFence := false
+	flush := func() {
+		if len(cur) > 0 {
+			raw := strings.Join(cur, "\n")
+			out = append(out, paragraph{text: strings.ReplaceAll(raw, "\n", " "), raw: raw, line: start})
+		}
+		cur = nil
+	}
+	for i, l := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+			flush()
+			continue
+		}
+		if inFence || t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") {
+			flush()
+			continue
+		}
+		if len(cur) == 0 {
+			start = firstLine + i
+		}
+		cur = append(cur, l)
+	}
+	flush()
+	return out
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// newSite copies the shipped site's inputs into a temporary root.
+func newSite(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{"content", "data", "templates"} {
+		if err := os.CopyFS(filepath.Join(root, d), os.DirFS(filepath.Join("..", "..", d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile("../../hugo-like.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "hugo-like.yaml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("%s does not contain %q", path, old)
+	}
+	if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Execute(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCheckShippedSiteIsClean(t *testing.T) {
+	code, out, errs := run("--source", "../..", "check", "--strict")
+	if code != 0 {
+		t.Fatalf("dossier check --strict on the shipped site: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "0 error(s), 0 warning(s)") {
+		t.Errorf("output %q", out)
+	}
+}
+
+// Each fixture breaks one rule; check must exit 1 and name the file and
+// line of what is wrong.
+func TestCheckFailsOnEachRule(t *testing.T) {
+	const k3 = "content/models/kimi-k3.md"
+	cases := []struct {
+		name, file, old, new string
+		want                 string
+	}{
+		{"claim without evidence", k3, "    evidence: [measurement:aa-speed, measurement:aa-speed-median, measurement:aa-ttft]\n", "",
+			"error: claim faster-inference: no evidence and no check"},
+		{"contradicted verdict", k3, "      - {fact: bytes.checkpoint, expect: 1400e9, tolerance: 0.01}\n", "      - {fact: bytes.checkpoint, expect: 1400e9, tolerance: 0.01}\n    verdict: supported\n",
+			`error: claim size-1400: hand-written verdict "supported" contradicts the computed verdict "refuted"`},
+		{"measurement without configuration", k3, `    configuration: {model: "a nano model on K3's architecture", hardware: "Nangate 45 nm open cell library, 100 MHz, 4 mm², not fabricated", setting: "in simulation"}` + "\n", "",
+			"error: measurement chip-demo: no configuration"},
+		{"measurement without date", k3, "    accessed: \"2026-08-06\"\n    kind: community\n", "    kind: community\n",
+			"error: measurement airllm-stream: no date"},
+		{"stale data", "hugo-like.yaml", "maxAgeDays: 0 ", "maxAgeDays: 30\n  today: \"2026-12-02\" ",
+			"error: price list RunPod is 118 days old"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := newSite(t)
+			edit(t, filepath.Join(root, tc.file), tc.old, tc.new)
+			code, out, errs := run("--source", root, "check")
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("output lacks %q:\n%s", tc.want, out)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				if strings.Contains(line, "error:") && !strings.Contains(strings.SplitN(line, ": ", 2)[0], ":") {
+					t.Errorf("line %q is not file:line: ...", line)
+				}
+			}
+		})
+	}
+}
+
+func TestProseTellsWarnUnlessStrict(t *testing.T) {
+	root := newSite(t)
+	edit(t, filepath.Join(root, "content/models/kimi-k3.md"), "Two sparsity figures", "A successor is coming soon.\n\nTwo sparsity figures")
+	code, out, _ := run("--source", root, "check")
+	if code != 0 || !strings.Contains(out, "warning: tell 6") {
+		t.Fatalf("without --strict: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "content/models/kimi-k3.md:") {
+		t.Errorf("warning does not name the file: %s", out)
+	}
+	code, out, _ = run("--source", root, "check", "--strict")
+	if code != 1 || !strings.Contains(out, "error: tell 6") {
+		t.Fatalf("with --strict: exit %d\n%s", code, out)
+	}
+}
+
+func TestBuildRefusesContradictedVerdict(t *testing.T) {
+	root := newSite(t)
+	edit(t, filepath.Join(root, "content/models/kimi-k3.md"), "      - {fact: fit.8xB200.at_rest, expect: true}\n", "      - {fact: fit.8xB200.at_rest, expect: true}\n    verdict: supported\n")
+	code, _, errs := run("--source", root, "build")
+	if code == 0 || !strings.Contains(errs, "kimi-k3.md:") || !strings.Contains(errs, "contradicts the computed verdict") {
+		t.Fatalf("build exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(root, "public")); !os.IsNotExist(err) {
+		t.Error("a failed build created public/")
+	}
+}

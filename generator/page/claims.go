@@ -1,0 +1,109 @@
+package page
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"dossier/generator/claims"
+	"dossier/generator/content"
+	"dossier/generator/render"
+)
+
+func (m *Model) claimsTable(rs []claims.Review) *render.Table {
+	t := &render.Table{Header: []string{render.AnchorHeader, "claim", "who, when", "verdict", "what the artifacts say", "tells"}}
+	for _, r := range rs {
+		verdict := r.Verdict
+		if r.Computed {
+			verdict += " (computed)"
+		}
+		if r.Scope != "" {
+			verdict += "; scope: " + r.Scope
+		}
+		var ev []string
+		for _, e := range r.Evidence {
+			ev = append(ev, e.Gives)
+		}
+		gives := r.Reason
+		if len(ev) > 0 {
+			gives += " Evidence: " + strings.Join(ev, "; ") + "."
+		}
+		var tells []string
+		for _, f := range r.Tells {
+			tells = append(tells, strconv.Itoa(f.Tell)+" "+claims.TellNames[f.Tell])
+		}
+		t.Rows = append(t.Rows, []string{render.Code("claim-" + r.ID), "“" + r.Text + "”", r.By + ", " + r.Date, verdict, gives, strings.Join(tells, "; ")})
+	}
+	return t
+}
+
+// kindTitles names the measurement groups. Figures of different kinds are
+// never in one table: a hosted API under load and a self-hosted batch-1 run
+// measure different things.
+var kindTitles = map[string]string{
+	"hosted-api":  "Hosted API, measured by third parties",
+	"self-hosted": "Self-hosted runs",
+	"leaderboard": "Leaderboards",
+	"paper":       "Papers",
+	"vendor":      "Vendor-stated figures",
+	"estimate":    "Estimates with intervals",
+	"community":   "Community measurements",
+}
+
+// MeasurementGroup is one table of measurements of one kind.
+type MeasurementGroup struct {
+	Kind  string
+	Title string
+	Table *render.Table
+}
+
+func measurementGroups(ms []content.Measurement) []MeasurementGroup {
+	byKind := map[string][]content.Measurement{}
+	for _, m := range ms {
+		byKind[m.Kind] = append(byKind[m.Kind], m)
+	}
+	kinds := make([]string, 0, len(byKind))
+	for k := range byKind {
+		kinds = append(kinds, k)
+	}
+	order := map[string]int{}
+	for i, k := range content.MeasurementKinds {
+		order[k] = i
+	}
+	sort.Slice(kinds, func(i, j int) bool { return order[kinds[i]] < order[kinds[j]] })
+	var out []MeasurementGroup
+	for _, k := range kinds {
+		t := &render.Table{Header: []string{"metric", "value", "interval or rank", "configuration", "by", "date", "source"}, Align: []render.Align{render.Left, render.Right}}
+		for _, m := range byKind[k] {
+			spread := "not published"
+			if m.Interval != nil {
+				spread = m.Interval.Level + " (" + claimsTrim(m.Interval.Low) + "–" + claimsTrim(m.Interval.High) + ")"
+			}
+			if m.Rank != nil {
+				r := "#" + strconv.Itoa(m.Rank.Position)
+				if m.Rank.Of > 0 {
+					r += " of " + strconv.Itoa(m.Rank.Of)
+				}
+				if m.Rank.Spread != "" {
+					r += ", spread " + m.Rank.Spread
+				}
+				if spread == "not published" {
+					spread = r
+				} else {
+					spread += "; " + r
+				}
+			}
+			cfg := m.Configuration.String()
+			if cfg == "" {
+				cfg = "not stated"
+			}
+			t.Rows = append(t.Rows, []string{m.Metric, claims.Value(&m), spread, cfg, m.By, claims.When(&m), m.Source})
+		}
+		out = append(out, MeasurementGroup{Kind: k, Title: kindTitles[k], Table: t})
+	}
+	return out
+}
+
+func claimsTrim(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(f, 'f', 2, 64), "0"), ".")
+}

@@ -1,0 +1,56 @@
+package render
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// AnchorHeader is the header of a table's first column whose cells name
+// each row's anchor: a reviewer can link to #claim-size-1400 or #fit-8xB200.
+const AnchorHeader = "#"
+
+var anchorRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// rowAnchors gives table rows the id their first cell names, in tables
+// whose first header cell is AnchorHeader.
+type rowAnchors struct{}
+
+func (rowAnchors) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		tbl, ok := n.(*east.Table)
+		if !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		head, ok := tbl.FirstChild().(*east.TableHeader)
+		if !ok || head.FirstChild() == nil || strings.TrimPrefix(string(cellText(head.FirstChild(), src)), `\`) != AnchorHeader {
+			return ast.WalkSkipChildren, nil
+		}
+		for row := head.NextSibling(); row != nil; row = row.NextSibling() {
+			if row.FirstChild() == nil {
+				continue
+			}
+			if id := cellText(row.FirstChild(), src); anchorRe.Match(id) {
+				row.SetAttributeString("id", id)
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// cellText is the plain text of a table cell (its code spans included).
+func cellText(n ast.Node, src []byte) []byte {
+	var out []byte
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering {
+			out = append(out, t.Segment.Value(src)...)
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}

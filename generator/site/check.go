@@ -1,0 +1,119 @@
+package site
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"dossier/generator/claims"
+	"dossier/generator/config"
+)
+
+// Diagnostic is one finding of dossier check, printed as file:line: ...
+// so editors and CI annotate it.
+type Diagnostic struct {
+	File     string
+	Line     int
+	Severity string // "error" or "warning"
+	Msg      string
+}
+
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s:%d: %s: %s", d.File, d.Line, d.Severity, d.Msg)
+}
+
+// CheckOptions change what counts as an error.
+type CheckOptions struct {
+	Strict bool      // tells in page prose are errors, not warnings
+	Today  time.Time // for freshness; zero means the configured or real date
+}
+
+// Check loads the whole site and reports every claim problem, every
+// measurement without its configuration or date, data older than the
+// configured freshness limit, and the tells raised by page prose.
+func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
+	s, err := Load(cfg, Options{Collect: true, Drafts: true})
+	if err != nil {
+		return nil, err
+	}
+	rel := func(p string) string {
+		if r, err := filepath.Rel(cfg.Root, p); err == nil {
+			return r
+		}
+		return p
+	}
+	var ds []Diagnostic
+	for _, p := range s.Problems {
+		ds = append(ds, Diagnostic{File: rel(p.File), Line: p.Line, Severity: "error", Msg: p.Msg})
+	}
+	for _, m := range s.Models {
+		file := rel(m.Content.Path)
+		for _, ms := range m.Content.Front.Measurements {
+			if ms.Configuration.Empty() {
+				ds = append(ds, Diagnostic{file, ms.Line, "error", "measurement " + ms.ID + ": no configuration (model, hardware, batch or setting it was measured in)"})
+			}
+			if ms.Date == "" && ms.Accessed == "" {
+				ds = append(ds, Diagnostic{file, ms.Line, "error", "measurement " + ms.ID + ": no date (when measured, or when read if the source gives none)"})
+			}
+		}
+		sev := "warning"
+		if opts.Strict {
+			sev = "error"
+		}
+		for _, f := range m.Page.ProseTells {
+			ds = append(ds, Diagnostic{rel(f.File), f.Line, sev, fmt.Sprintf("tell %d (%s): %s", f.Tell, claims.TellNames[f.Tell], f.Msg)})
+		}
+	}
+	ds = append(ds, freshness(s, opts, rel)...)
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].File != ds[j].File {
+			return ds[i].File < ds[j].File
+		}
+		return ds[i].Line < ds[j].Line
+	})
+	return ds, nil
+}
+
+// freshness flags dated inputs older than freshness.maxAgeDays.
+func freshness(s *Site, opts CheckOptions, rel func(string) string) []Diagnostic {
+	limit := s.Config.Freshness.MaxAgeDays
+	if limit <= 0 {
+		return nil
+	}
+	today := opts.Today
+	if today.IsZero() {
+		if t, err := time.Parse(time.DateOnly, s.Config.Freshness.Today); err == nil {
+			today = t
+		} else {
+			today = time.Now().UTC()
+		}
+	}
+	var ds []Diagnostic
+	stale := func(file, what, date string) {
+		t, err := time.Parse(time.DateOnly, date[:min(len(date), 10)])
+		if err != nil {
+			ds = append(ds, Diagnostic{file, 1, "error", what + ": date " + date + " is not YYYY-MM-DD"})
+			return
+		}
+		if age := int(today.Sub(t).Hours() / 24); age > limit {
+			ds = append(ds, Diagnostic{file, 1, "error", fmt.Sprintf("%s is %d days old (as of %s), past the %d-day freshness limit", what, age, date, limit)})
+		}
+	}
+	for _, m := range s.Models {
+		stale(rel(snapshotPath(s.Config, m.Snapshot.Model)), "snapshot of "+m.Snapshot.Model, m.Snapshot.Fetched)
+	}
+	hw := rel(filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml"))
+	ids := make([]string, 0, len(s.Catalog.Accelerators))
+	for id := range s.Catalog.Accelerators {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		stale(hw, "hardware entry "+id, s.Catalog.Accelerators[id].AsOf)
+	}
+	for _, pl := range s.Catalog.PriceLists {
+		stale(rel(pl.File), "price list "+pl.Provider, pl.AsOf)
+	}
+	return ds
+}
