@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"dossier/generator/catalog"
+	"dossier/generator/claims"
 	"dossier/generator/content"
 	"dossier/generator/facts"
 	"dossier/generator/render"
@@ -34,6 +35,11 @@ type Model struct {
 	Hardware []string
 	Tables   map[string]*render.Table
 	Prose    string // Markdown, fact references expanded
+
+	Charts       map[string]render.Chart
+	Reviews      []claims.Review
+	Measurements []MeasurementGroup
+	ProseTells   []claims.Finding
 }
 
 // Fact returns the display string of key, or an error naming it.
@@ -78,6 +84,8 @@ type Input struct {
 	Hardware   []string
 	Catalog    *catalog.Catalog
 	Provenance [][2]string // what, where it came from
+	Reviews    []claims.Review
+	ProseTells []claims.Finding
 }
 
 // Build assembles a model page.
@@ -93,6 +101,8 @@ func Build(in Input) (*Model, error) {
 		Released: p.Front.Date, Reviewed: p.Front.Review, Summary: p.Front.Summary,
 		Revision: revision, Fetched: fetched, Draft: p.Front.Draft,
 		Facts: set, Hardware: hardware, Prose: prose,
+		Reviews: in.Reviews, ProseTells: in.ProseTells,
+		Measurements: measurementGroups(p.Front.Measurements),
 	}
 	if f := set.Get("arch.family"); f.Known() {
 		m.Family = f.Display
@@ -110,7 +120,9 @@ func Build(in Input) (*Model, error) {
 		"reconcile":  m.reconcile(),
 		"sources":    m.sources(),
 		"provenance": {Header: []string{"input", "where it came from"}, Rows: rowsOf(in.Provenance)},
+		"claims":     m.claimsTable(in.Reviews),
 	}
+	m.Charts = m.buildCharts()
 	return m, nil
 }
 
@@ -254,14 +266,14 @@ func (m *Model) contexts() []string {
 
 func (m *Model) fit() *render.Table {
 	t := &render.Table{
-		Header: []string{"hardware", "memory", "weights at rest", "margin", "serving", "serving margin", "$/h"},
+		Header: []string{render.AnchorHeader, "memory", "weights at rest", "margin", "serving", "serving margin", "$/h"},
 		Align:  []render.Align{render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Right},
 	}
 	for _, hw := range m.Hardware {
 		if m.Facts.Get("fit."+hw+".memory_bytes") == nil {
 			continue
 		}
-		t.Rows = append(t.Rows, []string{hw,
+		t.Rows = append(t.Rows, []string{render.Code("fit-" + hw),
 			facts.GB(floatOf(m.Facts.Get("fit." + hw + ".memory_bytes"))),
 			m.d("fit." + hw + ".at_rest"), m.d("fit." + hw + ".margin_bytes"),
 			m.d("fit." + hw + ".serving"), m.d("fit." + hw + ".serving_margin_bytes"),

@@ -6,18 +6,64 @@ import (
 	"html/template"
 
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/util"
 )
 
 // NewMarkdown returns the goldmark converter every page uses: GFM tables,
-// footnotes, automatic heading IDs and heading attributes ({#id}), and the
-// safe default that drops raw HTML and dangerous link targets.
-func NewMarkdown() goldmark.Markdown {
+// footnotes, automatic heading IDs and heading attributes ({#id}), row
+// anchors, and the safe default that drops raw HTML and dangerous link
+// targets. charts maps an image destination to SVG this generator drew;
+// such images are inlined, every other image stays an <img>.
+func NewMarkdown(charts map[string]string) goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
-		goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithHeadingAttribute()),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithHeadingAttribute(),
+			parser.WithASTTransformers(util.Prioritized(rowAnchors{}, 100))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1))),
 	)
+}
+
+// chartImages renders images: a chart the generator drew is inlined as
+// SVG (trusted: built from numbers, every string escaped); any other image
+// is an <img> with goldmark's dangerous-URL check.
+type chartImages map[string]string
+
+func (c chartImages) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindImage, c.render)
+}
+
+func (c chartImages) render(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	img := n.(*ast.Image)
+	alt := altText(img, src)
+	if svg, ok := c[string(img.Destination)]; ok {
+		fmt.Fprintf(w, `<figure class="chart">%s<figcaption>%s</figcaption></figure>`, svg, util.EscapeHTML([]byte(alt)))
+		return ast.WalkSkipChildren, nil
+	}
+	dest := img.Destination
+	if html.IsDangerousURL(dest) {
+		dest = nil
+	}
+	fmt.Fprintf(w, `<img src="%s" alt="%s">`, util.EscapeHTML(util.URLEscape(dest, true)), util.EscapeHTML([]byte(alt)))
+	return ast.WalkSkipChildren, nil
+}
+
+func altText(n ast.Node, src []byte) string {
+	var b bytes.Buffer
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering {
+			b.Write(t.Segment.Value(src))
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
 }
 
 // ToHTML converts Markdown to an HTML fragment.

@@ -6,9 +6,8 @@ import (
 	htmltemplate "html/template"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/template"
-
-	"github.com/yuin/goldmark"
 )
 
 // Templates are the site's layouts: text/template for Markdown pages,
@@ -16,9 +15,10 @@ import (
 type Templates struct {
 	dir  string
 	md   map[string]*template.Template
-	html *htmltemplate.Template
-	gm   goldmark.Markdown
+	html *htmltemplate.Template // base layout around converted Markdown
+	list *htmltemplate.Template // base layout with the model-table main block
 	CSS  []byte
+	JS   []byte // sort.js
 }
 
 // MarkdownPages are the Markdown templates a site needs.
@@ -26,7 +26,7 @@ var MarkdownPages = []string{"dossier.md", "index.md"}
 
 // LoadTemplates parses the templates under dir.
 func LoadTemplates(dir string) (*Templates, error) {
-	t := &Templates{dir: dir, md: map[string]*template.Template{}, gm: NewMarkdown()}
+	t := &Templates{dir: dir, md: map[string]*template.Template{}}
 	for _, name := range MarkdownPages {
 		path := filepath.Join(dir, name)
 		b, err := os.ReadFile(path)
@@ -45,11 +45,20 @@ func LoadTemplates(dir string) (*Templates, error) {
 		return nil, fmt.Errorf("%s: %w", base, err)
 	}
 	t.html = h
-	css, err := os.ReadFile(filepath.Join(dir, "style.css"))
+	l, err := h.Clone()
+	if err == nil {
+		_, err = l.ParseFiles(filepath.Join(dir, "list.html"))
+	}
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "list.html"), err)
+	}
+	t.list = l
+	if t.CSS, err = os.ReadFile(filepath.Join(dir, "style.css")); err != nil {
 		return nil, fmt.Errorf("read stylesheet: %w", err)
 	}
-	t.CSS = css
+	if t.JS, err = os.ReadFile(filepath.Join(dir, "sort.js")); err != nil {
+		return nil, fmt.Errorf("read script: %w", err)
+	}
 	return t, nil
 }
 
@@ -57,6 +66,7 @@ func LoadTemplates(dir string) (*Templates, error) {
 var stubFuncs = template.FuncMap{
 	"table": func(string) (string, error) { return "", nil },
 	"fact":  func(string) (string, error) { return "", nil },
+	"chart": func(string) (string, error) { return "", nil },
 	"has":   func(string) bool { return false },
 }
 
@@ -64,6 +74,15 @@ var stubFuncs = template.FuncMap{
 type PageFuncs struct {
 	Tables map[string]*Table
 	Fact   func(key string) (string, error)
+	Charts map[string]Chart
+}
+
+// Chart is a drawn chart: the file it is published as, its alternative
+// text and its SVG.
+type Chart struct {
+	File string // relative to the page, e.g. charts/memory.svg
+	Alt  string
+	SVG  string
 }
 
 // Markdown executes the Markdown template name for data.
@@ -91,6 +110,13 @@ func (t *Templates) Markdown(name string, data any, pf PageFuncs) ([]byte, error
 			return pf.Fact(key)
 		},
 		"has": func(n string) bool { tb := pf.Tables[n]; return tb != nil && len(tb.Rows) > 0 },
+		"chart": func(n string) (string, error) {
+			c, ok := pf.Charts[n]
+			if !ok {
+				return "", nil // nothing to draw for this model
+			}
+			return "![" + strings.NewReplacer("[", "(", "]", ")").Replace(c.Alt) + "](" + c.File + ")\n", nil
+		},
 	})
 	var buf bytes.Buffer
 	if err := tm.Execute(&buf, data); err != nil {
@@ -127,14 +153,19 @@ type HTMLPage struct {
 	SiteTitle   string
 	Root        string // relative path to the site root, e.g. "../../"
 	Body        htmltemplate.HTML
-	Head        htmltemplate.HTML // extra head elements (JSON-LD), built by html/template
+	JSONLD      []any // structured data; html/template encodes each as JSON in its script element
 	MarkdownURL string
 	FactsURL    string
 }
 
-// HTML converts the Markdown page md and wraps it in the base layout.
-func (t *Templates) HTML(md []byte, p HTMLPage) ([]byte, error) {
-	body, err := ToHTML(t.gm, md)
+// HTML converts the Markdown page md, inlining its charts, and wraps it in
+// the base layout.
+func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte, error) {
+	svgs := map[string]string{}
+	for _, c := range charts {
+		svgs[c.File] = c.SVG
+	}
+	body, err := ToHTML(NewMarkdown(svgs), md)
 	if err != nil {
 		return nil, err
 	}
@@ -145,3 +176,43 @@ func (t *Templates) HTML(md []byte, p HTMLPage) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// ListPage is a page whose main content is the sortable model table.
+type ListPage struct {
+	HTMLPage
+	Title   string
+	Intro   htmltemplate.HTML // converted Markdown
+	Caption string
+	Lists   []Link
+	Columns []Column
+	Rows    []Row
+}
+
+// Link is a named URL.
+type Link struct{ Name, URL string }
+
+// Column is a header of the model table; Sort is "num", "text" or "".
+type Column struct{ Name, Sort string }
+
+// Row is one model in the table.
+type Row struct{ Cells []Cell }
+
+// Cell is one table cell: the text shown and the raw value sorting uses.
+type Cell struct {
+	Text string
+	Sort string
+	Num  bool
+	Link string // first cell only: the dossier, relative to the site root
+}
+
+// List renders a model-table page.
+func (t *Templates) List(p ListPage) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := t.list.ExecuteTemplate(&buf, "base", p); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, "list.html"), err)
+	}
+	return buf.Bytes(), nil
+}
+
+// IntroHTML converts a page's Markdown introduction.
+func IntroHTML(md []byte) (htmltemplate.HTML, error) { return ToHTML(NewMarkdown(nil), md) }

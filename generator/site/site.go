@@ -13,6 +13,7 @@ import (
 
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
+	"dossier/generator/claims"
 	"dossier/generator/config"
 	"dossier/generator/content"
 	"dossier/generator/facts"
@@ -26,6 +27,9 @@ import (
 type Options struct {
 	Destination string // publish directory; default the configured one
 	Drafts      bool   // publish draft pages too
+	// Collect gathers claim problems in Site.Problems instead of failing
+	// on the first page that has one (dossier check reports them all).
+	Collect bool
 }
 
 // Model is one computed dossier.
@@ -35,6 +39,16 @@ type Model struct {
 	Snapshot *snapshot.Snapshot
 	Arch     *arch.Architecture
 	Facts    *facts.Set
+	Reviews  []claims.Review
+}
+
+// problemsError reports the first claim problem and how many follow; the
+// whole list is what `dossier check` prints.
+func problemsError(ps []claims.Problem) error {
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	return fmt.Errorf("%w (and %d more claim problems; run dossier check)", ps[0], len(ps)-1)
 }
 
 // Site is everything loaded and computed, before rendering.
@@ -44,6 +58,7 @@ type Site struct {
 	Catalog   *catalog.Catalog
 	Templates *render.Templates
 	Models    []*Model
+	Problems  []claims.Problem // with Options.Collect
 }
 
 // Report says what a build did.
@@ -75,28 +90,32 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		if p.Front.Draft && !opts.Drafts {
 			continue
 		}
-		m, err := s.computeModel(p)
+		m, probs, err := s.computeModel(p)
 		if err != nil {
 			return nil, err
 		}
+		if len(probs) > 0 && !opts.Collect {
+			return nil, problemsError(probs)
+		}
+		s.Problems = append(s.Problems, probs...)
 		s.Models = append(s.Models, m)
 	}
 	return s, nil
 }
 
-func (s *Site) computeModel(p *content.Page) (*Model, error) {
+func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	cfg := s.Config
-	path := snapshot.Path(cfg.Dir(cfg.DataDir), p.Front.Model)
+	path := snapshotPath(cfg, p.Front.Model)
 	snap, err := snapshot.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: model %s: %w", p.Path, p.Front.Model, err)
+		return nil, nil, fmt.Errorf("%s: model %s: %w", p.Path, p.Front.Model, err)
 	}
 	if snap.Model != p.Front.Model {
-		return nil, fmt.Errorf("%s: field model: %q, but the snapshot is of %q", path, p.Front.Model, snap.Model)
+		return nil, nil, fmt.Errorf("%s: field model: %q, but the snapshot is of %q", path, p.Front.Model, snap.Model)
 	}
 	a, err := arch.Parse(snap.Config, snap.HFQuantConfig)
 	if err != nil {
-		return nil, fmt.Errorf("%s: field config: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: field config: %w", path, err)
 	}
 	an, anErr := Analytic(snap.Config, snap.HFQuantConfig)
 	set := sizing.Compute(sizing.Input{
@@ -104,14 +123,17 @@ func (s *Site) computeModel(p *content.Page) (*Model, error) {
 		Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog,
 	})
 	addPublished(set, p)
+	tctx := claims.NewContext(set, a, p.Front.Review)
+	reviews, probs := claims.ReviewPage(p, set, tctx)
 	pm, err := page.Build(page.Input{
 		Page: p, Facts: set, Revision: snap.Revision, Fetched: snap.Fetched,
 		Hardware: cfg.Hardware, Catalog: s.Catalog, Provenance: provenance(snap, s.Catalog, cfg),
+		Reviews: reviews, ProseTells: tctx.LintProse(p),
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set}, nil
+	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set, Reviews: reviews}, probs, nil
 }
 
 // addPublished records the authors' figures as facts of their own, so a
@@ -163,17 +185,83 @@ func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site)
 
 // factsDoc is the published facts.json shape.
 type factsDoc struct {
-	Model        string     `json:"model"`
-	Revision     string     `json:"revision"`
-	Generated    string     `json:"generated"`
-	Facts        *facts.Set `json:"facts"`
-	Claims       []any      `json:"claims"`
-	Measurements []any      `json:"measurements"`
+	Model        string            `json:"model"`
+	Revision     string            `json:"revision"`
+	Generated    string            `json:"generated"`
+	Facts        *facts.Set        `json:"facts"`
+	Claims       []claimJSON       `json:"claims"`
+	Measurements []measurementJSON `json:"measurements"`
+}
+
+type claimJSON struct {
+	ID       string            `json:"id"`
+	Text     string            `json:"text"`
+	By       string            `json:"by"`
+	Date     string            `json:"date"`
+	Where    string            `json:"where,omitempty"`
+	Kind     string            `json:"kind,omitempty"`
+	Verdict  string            `json:"verdict"`
+	Computed bool              `json:"computed"`
+	Reason   string            `json:"reason"`
+	Scope    string            `json:"scope,omitempty"`
+	Evidence []claims.Evidence `json:"evidence"`
+	Tells    []int             `json:"tells"`
+}
+
+type measurementJSON struct {
+	ID            string  `json:"id"`
+	Metric        string  `json:"metric"`
+	Value         float64 `json:"value"`
+	Unit          string  `json:"unit,omitempty"`
+	Display       string  `json:"display"`
+	By            string  `json:"by"`
+	Date          string  `json:"date,omitempty"`
+	Accessed      string  `json:"accessed,omitempty"`
+	Kind          string  `json:"kind"`
+	Configuration any     `json:"configuration"`
+	Interval      any     `json:"interval,omitempty"`
+	Rank          any     `json:"rank,omitempty"`
+	Source        string  `json:"source"`
+}
+
+func claimsJSON(rs []claims.Review) []claimJSON {
+	out := []claimJSON{}
+	for _, r := range rs {
+		c := claimJSON{ID: r.ID, Text: r.Text, By: r.By, Date: r.Date, Where: r.Where, Kind: r.Kind, Verdict: r.Verdict,
+			Computed: r.Computed, Reason: r.Reason, Scope: r.Scope, Evidence: r.Evidence, Tells: []int{}}
+		if c.Evidence == nil {
+			c.Evidence = []claims.Evidence{}
+		}
+		for _, f := range r.Tells {
+			c.Tells = append(c.Tells, f.Tell)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func measurementsJSON(p *content.Page) []measurementJSON {
+	out := []measurementJSON{}
+	for i := range p.Front.Measurements {
+		m := &p.Front.Measurements[i]
+		mj := measurementJSON{ID: m.ID, Metric: m.Metric, Value: m.Value, Unit: m.Unit, Display: claims.Value(m), By: m.By,
+			Date: m.Date, Accessed: m.Accessed, Kind: m.Kind, Source: m.Source,
+			Configuration: map[string]string{"model": m.Configuration.Model, "hardware": m.Configuration.Hardware, "batch": m.Configuration.Batch, "setting": m.Configuration.Setting}}
+		if m.Interval != nil {
+			mj.Interval = map[string]any{"low": m.Interval.Low, "high": m.Interval.High, "level": m.Interval.Level}
+		}
+		if m.Rank != nil {
+			mj.Rank = map[string]any{"position": m.Rank.Position, "of": m.Rank.Of, "spread": m.Rank.Spread}
+		}
+		out = append(out, mj)
+	}
+	return out
 }
 
 // FactsJSON encodes one model's facts document.
 func FactsJSON(m *Model) ([]byte, error) {
-	doc := factsDoc{Model: m.Snapshot.Model, Revision: m.Snapshot.Revision, Generated: m.Snapshot.Fetched, Facts: m.Facts, Claims: []any{}, Measurements: []any{}}
+	doc := factsDoc{Model: m.Snapshot.Model, Revision: m.Snapshot.Revision, Generated: m.Snapshot.Fetched, Facts: m.Facts,
+		Claims: claimsJSON(m.Reviews), Measurements: measurementsJSON(m.Content)}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("facts.json for %s: %w", m.Snapshot.Model, err)
@@ -187,14 +275,15 @@ func (s *Site) Render() (map[string][]byte, error) {
 	out := map[string][]byte{"style.css": s.Templates.CSS}
 	for _, m := range s.Models {
 		dir := "models/" + m.Page.Slug + "/"
-		md, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact})
+		md, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts})
 		if err != nil {
 			return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 		}
 		html, err := s.Templates.HTML(md, render.HTMLPage{
 			PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
 			MarkdownURL: "index.md", FactsURL: "facts.json",
-		})
+			JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
+		}, m.Page.Charts)
 		if err != nil {
 			return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 		}
@@ -203,16 +292,23 @@ func (s *Site) Render() (map[string][]byte, error) {
 			return nil, err
 		}
 		out[dir+"index.md"], out[dir+"index.html"], out[dir+"facts.json"] = md, html, fj
+		for _, c := range m.Page.Charts {
+			out[dir+c.File] = []byte(c.SVG + "\n")
+		}
 	}
-	md, err := s.renderIndex()
-	if err != nil {
+	if err := s.renderLists(out); err != nil {
 		return nil, err
 	}
-	html, err := s.Templates.HTML(md, render.HTMLPage{PageTitle: s.Config.Title, SiteTitle: s.Config.Title, Root: "", MarkdownURL: "index.md"})
-	if err != nil {
+	out["sort.js"] = s.Templates.JS
+	var pages []string
+	for name := range out {
+		if dir, ok := strings.CutSuffix(name, "index.html"); ok {
+			pages = append(pages, dir)
+		}
+	}
+	if err := s.feeds(out, pages); err != nil {
 		return nil, err
 	}
-	out["index.md"], out["index.html"] = md, html
 	return out, nil
 }
 
@@ -221,31 +317,6 @@ type indexData struct {
 	Intro string
 }
 
-func (s *Site) renderIndex() ([]byte, error) {
-	t := &render.Table{
-		Header: []string{"model", "parameters", "activated", "checkpoint", "bits/param", "KV per token", "hybrid", "cheapest serving", "$/h"},
-		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Right, render.Right, render.Left, render.Left, render.Right},
-	}
-	for _, m := range s.Models {
-		d := func(k string) string {
-			f := m.Facts.Get(k)
-			if !f.Known() {
-				return "unknown"
-			}
-			if v, _ := f.Float(); f.Unit == facts.UnitBytes && v >= 1e9 {
-				return facts.GB(v)
-			}
-			return f.Display
-		}
-		t.Rows = append(t.Rows, []string{m.Page.Title, d("params.total"), d("params.active_no_embedding"), d("bytes.checkpoint"),
-			d("bits_per_param"), d("kv.bytes_per_token"), d("arch.hybrid"), d("fit.cheapest_serving"), d("cost.cheapest_serving.usd_per_hour")})
-	}
-	data := indexData{Title: s.Config.Title}
-	if s.Content.Index != nil {
-		if s.Content.Index.Front.Title != "" {
-			data.Title = s.Content.Index.Front.Title
-		}
-		data.Intro = strings.TrimSpace(string(s.Content.Index.Body))
-	}
-	return s.Templates.Markdown("index.md", data, render.PageFuncs{Tables: map[string]*render.Table{"models": t}})
+func snapshotPath(cfg *config.Site, model string) string {
+	return snapshot.Path(cfg.Dir(cfg.DataDir), model)
 }

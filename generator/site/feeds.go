@@ -1,0 +1,122 @@
+package site
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// feeds writes sitemap.xml and index.xml (RSS 2.0). Both are built from
+// dates in the inputs, never the clock, so builds stay reproducible. Each
+// dossier revision is one feed item whose GUID names the model and the
+// commit it was computed from: a new revision is a new item.
+func (s *Site) feeds(out map[string][]byte, paths []string) error {
+	base := s.Config.BaseURL
+	type url struct {
+		Loc     string `xml:"loc"`
+		LastMod string `xml:"lastmod,omitempty"`
+	}
+	lastmod := map[string]string{}
+	for _, m := range s.Models {
+		lastmod["models/"+m.Page.Slug+"/"] = latest(m.Content.Front.Review, m.Snapshot.Fetched)
+	}
+	var urls []url
+	sort.Strings(paths)
+	for _, p := range paths {
+		urls = append(urls, url{Loc: base + p, LastMod: lastmod[p]})
+	}
+	sm := struct {
+		XMLName xml.Name `xml:"urlset"`
+		NS      string   `xml:"xmlns,attr"`
+		URLs    []url    `xml:"url"`
+	}{NS: "http://www.sitemaps.org/schemas/sitemap/0.9", URLs: urls}
+	b, err := marshalXML(sm)
+	if err != nil {
+		return fmt.Errorf("sitemap.xml: %w", err)
+	}
+	out["sitemap.xml"] = b
+
+	type guid struct {
+		Perma bool   `xml:"isPermaLink,attr"`
+		Value string `xml:",chardata"`
+	}
+	type item struct {
+		Title       string `xml:"title"`
+		Link        string `xml:"link"`
+		GUID        guid   `xml:"guid"`
+		PubDate     string `xml:"pubDate,omitempty"`
+		Description string `xml:"description"`
+		date        string
+	}
+	var items []item
+	for _, m := range s.Models {
+		d := latest(m.Content.Front.Review, m.Snapshot.Fetched)
+		title, rev := m.Page.Title+": dossier at revision "+short(m.Snapshot.Revision), m.Snapshot.Revision
+		if rev == "" {
+			// No commit recorded: the data's date identifies the version.
+			title, rev = m.Page.Title+": dossier (revision not recorded), data of "+m.Snapshot.Fetched, "unpinned-"+m.Snapshot.Fetched
+		}
+		items = append(items, item{
+			Title:       title,
+			Link:        base + "models/" + m.Page.Slug + "/",
+			GUID:        guid{Value: "dossier:" + m.Snapshot.Model + "@" + rev},
+			PubDate:     rfc822(d),
+			Description: fmt.Sprintf("%s %s; %s.", m.Page.Summary, "Claims: "+verdictCounts(m), "data as of "+m.Snapshot.Fetched),
+			date:        d,
+		})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].date > items[j].date })
+	rss := struct {
+		XMLName xml.Name `xml:"rss"`
+		Version string   `xml:"version,attr"`
+		Channel struct {
+			Title       string `xml:"title"`
+			Link        string `xml:"link"`
+			Description string `xml:"description"`
+			Items       []item `xml:"item"`
+		} `xml:"channel"`
+	}{Version: "2.0"}
+	rss.Channel.Title = s.Config.Title
+	rss.Channel.Link = base
+	rss.Channel.Description = "New dossiers and new revisions of tracked models"
+	rss.Channel.Items = items
+	if b, err = marshalXML(rss); err != nil {
+		return fmt.Errorf("index.xml: %w", err)
+	}
+	out["index.xml"] = b
+	return nil
+}
+
+func marshalXML(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	enc.Indent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+func latest(dates ...string) string {
+	l := ""
+	for _, d := range dates {
+		if d > l {
+			l = d
+		}
+	}
+	return l
+}
+
+func rfc822(date string) string {
+	t, err := time.Parse(time.DateOnly, date[:min(10, len(date))])
+	if err != nil {
+		return ""
+	}
+	return t.Format(time.RFC1123Z)
+}
+
+func short(sha string) string { return sha[:min(7, len(sha))] }
