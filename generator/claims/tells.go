@@ -106,7 +106,7 @@ var (
 	scopeRe     = regexp.MustCompile(`(?i)expert|except|ignor|unquantized|\bonly\b|\bstay|\bkept\b|\blayers?\b|shared|attention|embedding|head\b`)
 	noveltyRe   = regexp.MustCompile(`(?i)\b(new|novel|first|introduc\w*|invent\w*|breakthrough)\b`)
 	datedRe     = regexp.MustCompile(`(?i)\b\d{4}\.\d{4,5}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+(?:\d{1,2},\s*)?\d{4}\b|\bprior art\b`)
-	perfRe      = regexp.MustCompile(`(?i)\d[\d,.]*\s*(?:×|x\b)|\d[\d,.]*\s*(?:tok(?:en)?s?/s|tokens?\s+per\s+second|ms\b|s/token|tokens?/sec)|\d[\d,.]*\s*%\s*(?:faster|less|lower|reduction|fewer|smaller|speed)`)
+	perfRe      = regexp.MustCompile(`(?i)\d[\d,.]*\s*(?:×|x\b)\s*(?:faster|slower|speed|throughput|decod\w*|higher|more|less|lower|smaller|cheaper|improvement|$|[.,;:)])|\d[\d,.]*\s*(?:tok(?:en)?s?/s|tokens?\s+per\s+second|ms\b|s/token|tokens?/sec)|\d[\d,.]*\s*%\s*(?:faster|less|lower|reduction|fewer|smaller|speed)`)
 	hardwareRe  = regexp.MustCompile(`(?i)\b(?:[ABH]100|H200|B[23]00|GB[23]00|NVL\d+|RTX|MI3\d\dX|TPU|GPU|CPU|\d+\s*nm|MHz|simulation|single-user|single user)\b`)
 	batchRe     = regexp.MustCompile(`(?i)\bbatch\b|\bconcurren|\bcontext\b`)
 	modelRe     = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?[BT]\b|\bA\d+B\b|\bmodel\b|\bmeasured on\b|\b\d+ layers\b`)

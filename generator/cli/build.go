@@ -9,7 +9,7 @@ import (
 )
 
 func (a *app) buildCmd() *cobra.Command {
-	var drafts bool
+	var drafts, full bool
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Build the site into the publish directory",
@@ -22,19 +22,26 @@ the old one only when the whole build succeeded.`,
 			if err != nil {
 				return err
 			}
-			s, err := site.Load(cfg, site.Options{Drafts: drafts})
+			dest := cfg.Dir(cfg.PublishDir)
+			prev := dest
+			if full {
+				prev = ""
+			}
+			s, err := site.Load(cfg, site.Options{Drafts: drafts, Previous: prev})
 			if err != nil {
 				return err
 			}
-			r, err := site.Build(s, site.Options{Destination: cfg.Dir(cfg.PublishDir), Drafts: drafts})
+			r, err := site.Build(s, site.Options{Destination: dest, Drafts: drafts})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "built %d model(s), %d files in %s\n", len(r.Models), len(r.Files), r.Destination)
+			fmt.Fprintf(a.stdout, "built %d model(s), %d files in %s (computed %d, reused %d unchanged)\n",
+				len(r.Models), len(r.Files), r.Destination, len(r.Rebuilt), len(r.Reused))
 			return nil
 		},
 	}
 	cmd.Flags().StringP("destination", "d", "", "publish directory (default publishDir from "+"hugo-like.yaml, public/)")
 	cmd.Flags().BoolVar(&drafts, "drafts", false, "publish draft pages too")
+	cmd.Flags().BoolVar(&full, "full", false, "recompute every model instead of reusing pages whose inputs are unchanged")
 	return cmd
 }

@@ -35,6 +35,27 @@ type chartImages map[string]string
 
 func (c chartImages) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindImage, c.render)
+	reg.Register(ast.KindParagraph, c.paragraph)
+}
+
+// paragraph renders a paragraph as goldmark does, except one holding only
+// a chart: a <figure> may not sit inside a <p>.
+func (c chartImages) paragraph(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if img, ok := n.FirstChild().(*ast.Image); ok && n.ChildCount() == 1 {
+		if _, chart := c[string(img.Destination)]; chart {
+			return ast.WalkContinue, nil
+		}
+	}
+	if entering {
+		w.WriteString("<p")
+		if n.Attributes() != nil {
+			html.RenderAttributes(w, n, html.ParagraphAttributeFilter)
+		}
+		w.WriteString(">")
+	} else {
+		w.WriteString("</p>\n")
+	}
+	return ast.WalkContinue, nil
 }
 
 func (c chartImages) render(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -19,8 +19,8 @@ func (s *Site) feeds(out map[string][]byte, paths []string) error {
 		LastMod string `xml:"lastmod,omitempty"`
 	}
 	lastmod := map[string]string{}
-	for _, m := range s.Models {
-		lastmod["models/"+m.Page.Slug+"/"] = latest(m.Content.Front.Review, m.Snapshot.Fetched)
+	for _, m := range s.summaries() {
+		lastmod["models/"+m.Slug+"/"] = latest(m.Reviewed, m.Fetched)
 	}
 	var urls []url
 	sort.Strings(paths)
@@ -51,19 +51,19 @@ func (s *Site) feeds(out map[string][]byte, paths []string) error {
 		date        string
 	}
 	var items []item
-	for _, m := range s.Models {
-		d := latest(m.Content.Front.Review, m.Snapshot.Fetched)
-		title, rev := m.Page.Title+": dossier at revision "+short(m.Snapshot.Revision), m.Snapshot.Revision
+	for _, m := range s.summaries() {
+		d := latest(m.Reviewed, m.Fetched)
+		title, rev := m.Title+": dossier at revision "+short(m.Revision), m.Revision
 		if rev == "" {
 			// No commit recorded: the data's date identifies the version.
-			title, rev = m.Page.Title+": dossier (revision not recorded), data of "+m.Snapshot.Fetched, "unpinned-"+m.Snapshot.Fetched
+			title, rev = m.Title+": dossier (revision not recorded), data of "+m.Fetched, "unpinned-"+m.Fetched
 		}
 		items = append(items, item{
 			Title:       title,
-			Link:        base + "models/" + m.Page.Slug + "/",
-			GUID:        guid{Value: "dossier:" + m.Snapshot.Model + "@" + rev},
+			Link:        base + "models/" + m.Slug + "/",
+			GUID:        guid{Value: "dossier:" + m.Model + "@" + rev},
 			PubDate:     rfc822(d),
-			Description: fmt.Sprintf("%s %s; %s.", m.Page.Summary, "Claims: "+verdictCounts(m), "data as of "+m.Snapshot.Fetched),
+			Description: fmt.Sprintf("%s %s; %s.", m.Text, "Claims: "+m.Verdicts, "data as of "+m.Fetched),
 			date:        d,
 		})
 	}

@@ -1,13 +1,11 @@
 package site
 
 import (
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
-	"dossier/generator/content"
 	"dossier/generator/facts"
 	"dossier/generator/render"
 )
@@ -26,7 +24,7 @@ var columns = []render.Column{
 	{Name: "cheapest serving configuration", Sort: "text"}, {Name: "$/h", Sort: "num"}, {Name: "claims", Sort: "text"},
 }
 
-func (s *Site) row(m *Model) render.Row {
+func (s *Site) row(m *Model, sum *Summary) render.Row {
 	cell := func(key string) render.Cell {
 		f := m.Facts.Get(key)
 		if !f.Known() {
@@ -42,42 +40,23 @@ func (s *Site) row(m *Model) render.Row {
 		}
 		return c
 	}
-	title := render.Cell{Text: m.Page.Title, Sort: m.Page.Title, Link: "models/" + m.Page.Slug + "/index.html"}
-	org := m.Content.Front.Org
-	fam := m.Page.Family
-	return render.Row{Cells: []render.Cell{title, {Text: org, Sort: org}, {Text: fam, Sort: fam},
+	title := render.Cell{Text: sum.Title, Sort: sum.Title, Link: "models/" + sum.Slug + "/index.html"}
+	return render.Row{Cells: []render.Cell{title, {Text: sum.Org, Sort: sum.Org}, {Text: sum.Family, Sort: sum.Family},
 		cell("params.total"), cell("params.active_no_embedding"), cell("bytes.checkpoint"), cell("bits_per_param"),
 		cell("kv.bytes_per_token"), cell("fit.cheapest_serving"), cell("cost.cheapest_serving.usd_per_hour"),
-		{Text: verdictCounts(m), Sort: verdictCounts(m)}}}
-}
-
-func verdictCounts(m *Model) string {
-	n := map[string]int{}
-	for _, r := range m.Reviews {
-		n[r.Verdict]++
-	}
-	var parts []string
-	for _, v := range content.Verdicts {
-		if n[v] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
-		}
-	}
-	if len(parts) == 0 {
-		return "none reviewed"
-	}
-	return strings.Join(parts, ", ")
+		{Text: sum.Verdicts, Sort: sum.Verdicts}}}
 }
 
 // group is a list page: the models of one organisation or family.
 type group struct {
 	kind, name, path string
-	models           []*Model
+	models           []*Summary
 }
 
 func (s *Site) groups() []group {
 	by := map[string]*group{}
 	var keys []string
-	add := func(kind, name string, m *Model) {
+	add := func(kind, name string, m *Summary) {
 		if name == "" {
 			return
 		}
@@ -90,9 +69,9 @@ func (s *Site) groups() []group {
 		}
 		g.models = append(g.models, m)
 	}
-	for _, m := range s.Models {
-		add("orgs", m.Content.Front.Org, m)
-		add("families", m.Page.Family, m)
+	for _, m := range s.summaries() {
+		add("orgs", m.Org, m)
+		add("families", m.Family, m)
 	}
 	sort.Strings(keys)
 	out := make([]group, len(keys))
@@ -121,7 +100,7 @@ func (s *Site) renderLists(out map[string][]byte) error {
 		}
 		intro = strings.TrimSpace(string(s.Content.Index.Body))
 	}
-	if err := s.renderList(out, "", title, intro, "All dossiers", links, s.Models); err != nil {
+	if err := s.renderList(out, "", title, intro, "All dossiers", links, s.summaries()); err != nil {
 		return err
 	}
 	for _, g := range groups {
@@ -136,7 +115,7 @@ func (s *Site) renderLists(out map[string][]byte) error {
 	return nil
 }
 
-func (s *Site) renderList(out map[string][]byte, dir, title, intro, caption string, links []render.Link, models []*Model) error {
+func (s *Site) renderList(out map[string][]byte, dir, title, intro, caption string, links []render.Link, models []*Summary) error {
 	root := strings.Repeat("../", strings.Count(dir, "/"))
 	var rows []render.Row
 	md := &render.Table{Align: []render.Align{render.Left, render.Left, render.Left, render.Right, render.Right, render.Right, render.Right, render.Right, render.Left, render.Right, render.Left}}
@@ -144,7 +123,7 @@ func (s *Site) renderList(out map[string][]byte, dir, title, intro, caption stri
 		md.Header = append(md.Header, c.Name)
 	}
 	for _, m := range models {
-		r := s.row(m)
+		r := m.Row
 		rows = append(rows, r)
 		var cells []string
 		for _, c := range r.Cells {

@@ -30,6 +30,9 @@ type Options struct {
 	// Collect gathers claim problems in Site.Problems instead of failing
 	// on the first page that has one (dossier check reports them all).
 	Collect bool
+	// Previous is the publish directory of an earlier build: model pages
+	// whose inputs are unchanged are taken from it instead of recomputed.
+	Previous string
 }
 
 // Model is one computed dossier.
@@ -57,8 +60,10 @@ type Site struct {
 	Content   *content.Site
 	Catalog   *catalog.Catalog
 	Templates *render.Templates
-	Models    []*Model
+	Models    []*Model         // the models computed by this build
 	Problems  []claims.Problem // with Options.Collect
+
+	entries []*entry // every published model, computed or reused, in content order
 }
 
 // Report says what a build did.
@@ -66,6 +71,8 @@ type Report struct {
 	Destination string
 	Files       []string // relative paths written
 	Models      []string // model ids published
+	Rebuilt     []string // slugs computed by this build
+	Reused      []string // slugs taken unchanged from the previous output
 }
 
 // Load reads and computes the whole site without writing anything.
@@ -86,8 +93,21 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if s.Templates, err = render.LoadTemplates(cfg.Dir(cfg.TemplatesDir)); err != nil {
 		return nil, err
 	}
+	shared, err := sharedInputs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	prev := loadManifest(opts.Previous)
 	for _, p := range s.Content.Models {
 		if p.Front.Draft && !opts.Drafts {
+			continue
+		}
+		hash, err := modelHash(shared, p, snapshotPath(cfg, p.Front.Model))
+		if err != nil {
+			return nil, err
+		}
+		if me, files, ok := reuse(prev, opts.Previous, p.Slug, hash); ok && !opts.Collect {
+			s.entries = append(s.entries, &entry{slug: p.Slug, hash: hash, summary: me.Summary, reused: files})
 			continue
 		}
 		m, probs, err := s.computeModel(p)
@@ -98,6 +118,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 			return nil, problemsError(probs)
 		}
 		s.Problems = append(s.Problems, probs...)
+		s.entries = append(s.entries, &entry{slug: p.Slug, hash: hash, model: m, summary: s.summarize(m)})
 		s.Models = append(s.Models, m)
 	}
 	return s, nil
@@ -273,28 +294,26 @@ func FactsJSON(m *Model) ([]byte, error) {
 // publish directory.
 func (s *Site) Render() (map[string][]byte, error) {
 	out := map[string][]byte{"style.css": s.Templates.CSS}
-	for _, m := range s.Models {
-		dir := "models/" + m.Page.Slug + "/"
-		md, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts})
-		if err != nil {
-			return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
+	man := manifest{Models: map[string]manifestEntry{}}
+	for _, e := range s.entries {
+		me := manifestEntry{Hash: e.hash, Summary: e.summary}
+		if e.model == nil {
+			for name, b := range e.reused {
+				out[name] = b
+				me.Files = append(me.Files, name)
+			}
+		} else {
+			files, err := s.renderModel(e.model)
+			if err != nil {
+				return nil, err
+			}
+			for name, b := range files {
+				out[name] = b
+				me.Files = append(me.Files, name)
+			}
 		}
-		html, err := s.Templates.HTML(md, render.HTMLPage{
-			PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-			MarkdownURL: "index.md", FactsURL: "facts.json",
-			JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
-		}, m.Page.Charts)
-		if err != nil {
-			return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
-		}
-		fj, err := FactsJSON(m)
-		if err != nil {
-			return nil, err
-		}
-		out[dir+"index.md"], out[dir+"index.html"], out[dir+"facts.json"] = md, html, fj
-		for _, c := range m.Page.Charts {
-			out[dir+c.File] = []byte(c.SVG + "\n")
-		}
+		sort.Strings(me.Files)
+		man.Models[e.slug] = me
 	}
 	if err := s.renderLists(out); err != nil {
 		return nil, err
@@ -309,6 +328,11 @@ func (s *Site) Render() (map[string][]byte, error) {
 	if err := s.feeds(out, pages); err != nil {
 		return nil, err
 	}
+	mb, err := json.MarshalIndent(man, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("build manifest: %w", err)
+	}
+	out[ManifestPath] = mb
 	return out, nil
 }
 
@@ -319,4 +343,31 @@ type indexData struct {
 
 func snapshotPath(cfg *config.Site, model string) string {
 	return snapshot.Path(cfg.Dir(cfg.DataDir), model)
+}
+
+// renderModel renders one dossier's files, keyed by publish path.
+func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	dir := "models/" + m.Page.Slug + "/"
+	md, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts})
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
+	}
+	html, err := s.Templates.HTML(md, render.HTMLPage{
+		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
+		MarkdownURL: "index.md", FactsURL: "facts.json",
+		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
+	}, m.Page.Charts)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
+	}
+	fj, err := FactsJSON(m)
+	if err != nil {
+		return nil, err
+	}
+	out[dir+"index.md"], out[dir+"index.html"], out[dir+"facts.json"] = md, html, fj
+	for _, c := range m.Page.Charts {
+		out[dir+c.File] = []byte(c.SVG + "\n")
+	}
+	return out, nil
 }

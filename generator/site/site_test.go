@@ -339,3 +339,100 @@ func TestPublishRefusesInputDirectories(t *testing.T) {
 		t.Fatal("content was removed")
 	}
 }
+
+// TestCommittedOutputsAreCurrent keeps the review surface honest: the
+// Markdown, facts.json and charts committed under public/ must be what a
+// build of the committed inputs produces. Run `go run . build` and commit.
+func TestCommittedOutputsAreCurrent(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "public")
+	if _, err := build(t, repoRoot, dest); err != nil {
+		t.Fatal(err)
+	}
+	reviewed := func(name string) bool {
+		ext := filepath.Ext(name)
+		return !strings.HasPrefix(name, ".dossier") && (ext == ".md" || ext == ".json" || ext == ".svg")
+	}
+	built, committed := snapshotDir(t, dest), snapshotDir(t, filepath.Join(repoRoot, "public"))
+	for name, b := range built {
+		if !reviewed(name) {
+			continue
+		}
+		if c, ok := committed[name]; !ok {
+			t.Errorf("public/%s is built but not in the repository: run go run . build", name)
+		} else if c != b {
+			t.Errorf("public/%s is out of date: run go run . build", name)
+		}
+	}
+	for name := range committed {
+		if _, ok := built[name]; reviewed(name) && !ok {
+			t.Errorf("public/%s is no longer built: remove it", name)
+		}
+	}
+}
+
+// TestIncrementalBuild changes one model's snapshot: the next build must
+// recompute that model only (the build's own report says so) and publish
+// exactly what a full build of the same inputs publishes.
+func TestIncrementalBuild(t *testing.T) {
+	root := copySite(t)
+	dest := filepath.Join(root, "public")
+	load := func(prev string) *Site {
+		t.Helper()
+		cfg, err := config.Load(root, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(cfg, Options{Previous: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	first, err := Build(load(""), Options{Destination: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Reused) != 0 || len(first.Rebuilt) < 2 {
+		t.Fatalf("first build: rebuilt %v reused %v", first.Rebuilt, first.Reused)
+	}
+	again, err := Build(load(dest), Options{Destination: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Rebuilt) != 0 {
+		t.Errorf("unchanged inputs recomputed %v", again.Rebuilt)
+	}
+
+	snap := filepath.Join(root, "data/hub/moonshotai/Kimi-K3/snapshot.json")
+	b, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"fetched": "2026-08-06"`), []byte(`"fetched": "2026-08-07"`), 1)
+	if err := os.WriteFile(snap, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inc, err := Build(load(dest), Options{Destination: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inc.Rebuilt) != 1 || inc.Rebuilt[0] != "kimi-k3" || len(inc.Reused) != len(first.Rebuilt)-1 {
+		t.Fatalf("after changing K3's snapshot: rebuilt %v, reused %v", inc.Rebuilt, inc.Reused)
+	}
+	full := filepath.Join(t.TempDir(), "full")
+	if _, err := Build(load(""), Options{Destination: full}); err != nil {
+		t.Fatal(err)
+	}
+	a, f := snapshotDir(t, dest), snapshotDir(t, full)
+	if len(a) != len(f) {
+		t.Errorf("incremental output has %d files, full build %d", len(a), len(f))
+	}
+	for name, c := range f {
+		if a[name] != c {
+			t.Errorf("%s differs between the incremental and the full build", name)
+		}
+	}
+	if !strings.Contains(a["models/kimi-k3/facts.json"], `"generated": "2026-08-07"`) {
+		t.Error("K3's facts were not recomputed from the new snapshot")
+	}
+}

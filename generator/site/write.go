@@ -82,8 +82,13 @@ func Build(s *Site, opts Options) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Destination: dest, Files: names}
-	for _, m := range s.Models {
-		r.Models = append(r.Models, m.Snapshot.Model)
+	for _, e := range s.entries {
+		r.Models = append(r.Models, e.summary.Model)
+		if e.model != nil {
+			r.Rebuilt = append(r.Rebuilt, e.slug)
+		} else {
+			r.Reused = append(r.Reused, e.slug)
+		}
 	}
 	return r, nil
 }

@@ -1,0 +1,53 @@
+package site
+
+import (
+	"fmt"
+	"strings"
+
+	"dossier/generator/content"
+	"dossier/generator/render"
+)
+
+// Summary is what the index, the list pages and the feeds need of one
+// model. It is small and serializable, so an incremental build can keep it
+// for a model it does not recompute.
+type Summary struct {
+	Slug     string     `json:"slug"`
+	Title    string     `json:"title"`
+	Model    string     `json:"model"`
+	Org      string     `json:"org"`
+	Family   string     `json:"family"`
+	Revision string     `json:"revision"`
+	Fetched  string     `json:"fetched"`
+	Reviewed string     `json:"reviewed"`
+	Text     string     `json:"summary"`
+	Verdicts string     `json:"verdicts"`
+	Row      render.Row `json:"row"`
+}
+
+func (s *Site) summarize(m *Model) *Summary {
+	sum := &Summary{
+		Slug: m.Page.Slug, Title: m.Page.Title, Model: m.Snapshot.Model, Org: m.Content.Front.Org, Family: m.Page.Family,
+		Revision: m.Snapshot.Revision, Fetched: m.Snapshot.Fetched, Reviewed: m.Content.Front.Review, Text: m.Page.Summary,
+		Verdicts: verdictCounts(m),
+	}
+	sum.Row = s.row(m, sum)
+	return sum
+}
+
+func verdictCounts(m *Model) string {
+	n := map[string]int{}
+	for _, r := range m.Reviews {
+		n[r.Verdict]++
+	}
+	var parts []string
+	for _, v := range content.Verdicts {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	if len(parts) == 0 {
+		return "none reviewed"
+	}
+	return strings.Join(parts, ", ")
+}
