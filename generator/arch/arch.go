@@ -37,14 +37,22 @@ type Architecture struct {
 	HasVision  bool
 	TorchDType string
 
+	// FamilyKnown is set when this package knows how the family lays out
+	// its layers when config.json does not list them. For any other family
+	// the layout is read only from explicit per-layer fields; without them
+	// LayerKinds stays nil and Missing["layer_kinds"] says why.
+	FamilyKnown bool
+
 	Hidden       int64
 	Vocab        int64
-	Context      int64 // max_position_embeddings
+	Context      int64  // max_position_embeddings
+	ContextSrc   string // the config field Context came from
 	Layers       int64
 	TiedEmbed    bool
 	Intermediate int64
 
-	// LayerKinds has one entry per decoder layer, 0-based.
+	// LayerKinds has one entry per decoder layer, 0-based; nil when the
+	// layout is unknown (see FamilyKnown).
 	LayerKinds    []LayerKind
 	LayoutSource  string // the config field the layout came from
 	SlidingWindow int64
@@ -313,6 +321,7 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 	if a.Family == "" {
 		a.Missing["family"] = "config lacks model_type"
 	}
+	a.FamilyKnown = knownFamilies[a.Family]
 	for _, src := range []obj{text, top} {
 		for _, k := range []string{"torch_dtype", "dtype"} {
 			if a.TorchDType == "" {
@@ -325,7 +334,12 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 
 	a.Hidden = p.need(text, prefix, "hidden_size", "hidden_size", "d_model", "n_embd")
 	a.Vocab = p.need(text, prefix, "vocab_size", "vocab_size")
-	a.Context = p.need(text, prefix, "max_position_embeddings", "max_position_embeddings", "max_seq_len", "n_positions")
+	ctx, ctxKey, err := text.int(prefix, "max_position_embeddings", "max_seq_len", "n_positions", "model_max_length")
+	p.keep(err)
+	a.Context, a.ContextSrc = ctx, ctxKey
+	if ctx == 0 && p.err == nil {
+		a.Missing["max_position_embeddings"] = "config lacks max_position_embeddings / max_seq_len / n_positions / model_max_length"
+	}
 	a.Layers = p.need(text, prefix, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
 	a.Intermediate = p.int(text, prefix, "intermediate_size")
 	tied, err := text.bool(prefix, "tie_word_embeddings")
@@ -401,11 +415,15 @@ func (p *parser) layout(text obj, prefix string) {
 	a.LayoutSource = "every layer is full attention (no layer-kind field in config)"
 	window, err := optInt(text, prefix, "sliding_window")
 	p.keep(err)
-	useSliding := true
+	// Qwen configs apply sliding_window only with use_sliding_window
+	// (default false in transformers); Mistral applies it when set.
+	useSliding := !strings.HasPrefix(a.Family, "qwen")
 	if text.has("use_sliding_window") {
 		useSliding, err = text.bool(prefix, "use_sliding_window")
 		p.keep(err)
 	}
+	maxWindow, mwKey, err := text.int(prefix, "max_window_layers")
+	p.keep(err)
 
 	lac, err := text.sub(prefix, "linear_attn_config")
 	p.keep(err)
@@ -461,12 +479,35 @@ func (p *parser) layout(text obj, prefix string) {
 			}
 		}
 		a.LayoutSource = fmt.Sprintf("full_attention_interval = %d", interval)
-	case window > 0 && useSliding && a.Family != "mixtral":
-		// A window with no per-layer list applies to every layer.
+	case a.Family == "qwen3_next":
+		// transformers' Qwen3NextConfig defaults full_attention_interval to 4.
 		for i := range kinds {
+			if (i+1)%4 != 0 {
+				kinds[i] = Linear
+			}
+		}
+		a.LayoutSource = "full_attention_interval absent: qwen3_next default 4"
+	case !a.FamilyKnown:
+		// An unknown family may mix attention, sliding windows and state-space
+		// layers by its own convention: do not guess "all full attention".
+		a.SlidingWindow = window
+		a.LayoutSource = ""
+		a.Missing["layer_kinds"] = fmt.Sprintf("unsupported family %s: config.json lists no layer kinds (layer_types, linear_attn_config, full_attention_interval) and the family's default layout is not known", familyName(a.Family))
+		return
+	case window > 0 && useSliding && a.Family != "mixtral":
+		// A window with no per-layer list applies to every layer, or with
+		// Qwen's max_window_layers to the layers from that index on.
+		from := 0
+		if mwKey != "" && maxWindow > 0 {
+			from = int(min(maxWindow, int64(n)))
+		}
+		for i := from; i < n; i++ {
 			kinds[i] = Sliding
 		}
 		a.LayoutSource = "sliding_window on every layer"
+		if from > 0 {
+			a.LayoutSource = fmt.Sprintf("sliding_window on layers from max_window_layers = %d", maxWindow)
+		}
 	}
 	if window > 0 {
 		a.SlidingWindow = window
@@ -480,6 +521,24 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LinearConvKernel = p.int(text, prefix, "linear_conv_kernel_dim")
 	}
 	a.LayerKinds = kinds
+}
+
+// knownFamilies are the text-backbone model_types whose layer layout this
+// package knows when config.json does not list it per layer: attention on
+// every layer unless a layer-kind field or the family's sliding-window rule
+// says otherwise.
+var knownFamilies = map[string]bool{
+	"llama": true, "mistral": true, "mixtral": true,
+	"qwen2": true, "qwen2_moe": true, "qwen3": true, "qwen3_moe": true, "qwen3_next": true,
+	"deepseek_v2": true, "deepseek_v3": true, "kimi_k2": true, "kimi_linear": true,
+	"gpt_oss": true,
+}
+
+func familyName(f string) string {
+	if f == "" {
+		return "(no model_type)"
+	}
+	return f
 }
 
 func containsKind(ks []LayerKind, k LayerKind) bool {
@@ -521,7 +580,8 @@ func (p *parser) moe(text obj, prefix string) {
 	}
 	a.MTPLayers = p.int(text, prefix, "num_nextn_predict_layers")
 	firstDense := p.int(text, prefix, "first_k_dense_replace")
-	freq := p.int(text, prefix, "moe_layer_freq", "decoder_sparse_step")
+	freq, freqKey, err := text.int(prefix, "moe_layer_freq", "decoder_sparse_step")
+	p.keep(err)
 	if freq <= 0 {
 		freq = 1
 	}
@@ -535,9 +595,13 @@ func (p *parser) moe(text obj, prefix string) {
 		if i < firstDense || dense[i] {
 			continue
 		}
-		// DeepSeek: layers past first_k_dense_replace with i % freq == 0;
-		// Qwen: (i+1) % decoder_sparse_step == 0. Both are every layer at 1.
-		if freq > 1 && (i+1)%freq != 0 {
+		// DeepSeek (moe_layer_freq): layers past first_k_dense_replace with
+		// i % freq == 0; Qwen (decoder_sparse_step): (i+1) % step == 0.
+		// Both are every layer at 1.
+		if freq > 1 && freqKey == "moe_layer_freq" && i%freq != 0 {
+			continue
+		}
+		if freq > 1 && freqKey != "moe_layer_freq" && (i+1)%freq != 0 {
 			continue
 		}
 		a.MoELayers = append(a.MoELayers, int(i))

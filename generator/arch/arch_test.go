@@ -163,3 +163,78 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// An unknown family without a per-layer list gets no layout: an SSM or a
+// sliding-window pattern may hide behind it. A listed layout is read.
+func TestUnknownFamilyLayoutIsNotGuessed(t *testing.T) {
+	a, err := Parse([]byte(`{"model_type":"mamba2","hidden_size":2560,"num_hidden_layers":64,"vocab_size":50288}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.FamilyKnown || a.LayerKinds != nil || a.Layers != 64 {
+		t.Errorf("known %v kinds %v layers %d", a.FamilyKnown, a.LayerKinds, a.Layers)
+	}
+	if r := a.Missing["layer_kinds"]; !contains(r, "unsupported family mamba2") {
+		t.Errorf("reason %q", r)
+	}
+	if a.Hybrid() {
+		t.Error("an unknown layout is not hybrid either")
+	}
+	a, err = Parse([]byte(`{"model_type":"hybrid_x","num_hidden_layers":3,"layer_types":["mamba","mamba","attention"]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Count(Linear) != 2 || a.Count(Full) != 1 || !a.Hybrid() {
+		t.Errorf("listed layout: %v", a.LayerKinds)
+	}
+}
+
+func TestSlidingRules(t *testing.T) {
+	// Qwen: sliding only with use_sliding_window, and only from max_window_layers on.
+	a, err := Parse([]byte(`{"model_type":"qwen2","num_hidden_layers":6,"sliding_window":4096,"use_sliding_window":true,"max_window_layers":4}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Count(Sliding) != 2 || a.LayerKinds[3] != Full || a.LayerKinds[4] != Sliding {
+		t.Errorf("qwen2 layers %v", a.LayerKinds)
+	}
+	a, _ = Parse([]byte(`{"model_type":"qwen3","num_hidden_layers":4,"sliding_window":4096}`), nil)
+	if a.Count(Sliding) != 0 {
+		t.Errorf("qwen3 without use_sliding_window: %v", a.LayerKinds)
+	}
+	// Mistral applies a stated window to every layer.
+	a, _ = Parse([]byte(`{"model_type":"mistral","num_hidden_layers":4,"sliding_window":4096}`), nil)
+	if a.Count(Sliding) != 4 || a.SlidingWindow != 4096 {
+		t.Errorf("mistral %v window %d", a.LayerKinds, a.SlidingWindow)
+	}
+	// Qwen3-Next without full_attention_interval: transformers' default 4.
+	a, _ = Parse([]byte(`{"model_type":"qwen3_next","num_hidden_layers":8}`), nil)
+	if a.Count(Full) != 2 || a.LayerKinds[3] != Full || a.LayerKinds[7] != Full {
+		t.Errorf("qwen3_next default %v", a.LayerKinds)
+	}
+}
+
+// moe_layer_freq (DeepSeek) counts from layer 0; decoder_sparse_step
+// (Qwen) from layer 1.
+func TestMoELayerFrequency(t *testing.T) {
+	a, _ := Parse([]byte(`{"model_type":"deepseek_v3","num_hidden_layers":6,"n_routed_experts":8,"num_experts_per_tok":2,"first_k_dense_replace":1,"moe_layer_freq":2}`), nil)
+	if got := a.MoELayers; len(got) != 2 || got[0] != 2 || got[1] != 4 {
+		t.Errorf("deepseek moe layers %v, want [2 4]", got)
+	}
+	a, _ = Parse([]byte(`{"model_type":"qwen2_moe","num_hidden_layers":6,"num_experts":8,"num_experts_per_tok":2,"decoder_sparse_step":2}`), nil)
+	if got := a.MoELayers; len(got) != 3 || got[0] != 1 || got[2] != 5 {
+		t.Errorf("qwen moe layers %v, want [1 3 5]", got)
+	}
+}
+
+// Kimi-Linear states model_max_length, not max_position_embeddings.
+func TestContextAlias(t *testing.T) {
+	a := load(t, "moonshotai__Kimi-Linear-48B-A3B-Instruct.json")
+	if a.Context != 1048576 || a.ContextSrc != "model_max_length" {
+		t.Errorf("context %d from %q", a.Context, a.ContextSrc)
+	}
+	a = load(t, "moonshotai__Kimi-K3.json")
+	if a.ContextSrc != "max_position_embeddings" {
+		t.Errorf("K3 context from %q", a.ContextSrc)
+	}
+}

@@ -27,13 +27,18 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 func (c *calc) fit() {
 	tb, tsrc, ok := c.tensorBytes()
 	if !ok {
-		c.s.Unknown("fit.min_gpus", facts.UnitCount, "tensor bytes unknown")
+		why := "tensor bytes unknown"
+		if f := c.s.Get("bytes.tensors"); f != nil && f.Reason != "" {
+			why += ": " + f.Reason
+		}
+		c.s.Unknown("fit.min_gpus", facts.UnitCount, why)
 		return
 	}
 	sz := c.in.Sizing
+	ctx, capped := c.servingContext()
 	cacheBytes, cacheOK := int64(0), false
 	if c.cache != nil {
-		if per, ok := c.cache(sz.ServingContext); ok {
+		if per, ok := c.cache(ctx); ok {
 			cacheBytes, cacheOK = per*sz.Concurrency, true
 		}
 	}
@@ -41,8 +46,12 @@ func (c *calc) fit() {
 	if sz.ReservePerGPUBytes > 0 {
 		reserve = facts.GB(float64(sz.ReservePerGPUBytes)) + " reserved per GPU"
 	}
-	assume := fmt.Sprintf("%s-token context × %d concurrent sequence(s), %d%% of memory usable (gpu_memory_utilization), %s",
-		facts.Int(sz.ServingContext), sz.Concurrency, int(math.Round(sz.GPUMemoryUtilization*100)), reserve)
+	ctxText := facts.Int(ctx) + "-token context"
+	if capped {
+		ctxText = fmt.Sprintf("%s-token context (the model's maximum; the site's serving context is %s)", facts.Int(ctx), facts.Int(sz.ServingContext))
+	}
+	assume := fmt.Sprintf("%s × %d concurrent sequence(s), %d%% of memory usable (gpu_memory_utilization), %s",
+		ctxText, sz.Concurrency, int(math.Round(sz.GPUMemoryUtilization*100)), reserve)
 	c.add("fit.assumptions", assume, facts.UnitText, "site sizing settings", "site:hugo-like.yaml")
 	if cacheOK {
 		c.add("fit.cache_bytes", cacheBytes, facts.UnitBytes, "KV + state at the serving context × concurrency", srcConfig)

@@ -10,14 +10,25 @@ import (
 
 func (c *calc) layout() {
 	a := c.in.Arch
-	if len(a.LayerKinds) == 0 {
+	c.archBasics()
+	if a.Layers <= 0 {
 		c.s.Unknown("arch.layers", facts.UnitCount, reasonOr(a.Missing["num_hidden_layers"], "config lacks num_hidden_layers"))
+		return
+	}
+	c.add("arch.layers", a.Layers, facts.UnitCount, "num_hidden_layers", srcConfig)
+	if len(a.LayerKinds) == 0 {
+		// The layer count is known, what each layer does is not.
+		why := reasonOr(a.Missing["layer_kinds"], "config.json does not say which layers attend")
+		for _, k := range []string{"arch.layers_full_attention", "arch.layers_linear_attention", "arch.layers_sliding_attention", "arch.full_attention_cadence"} {
+			c.s.Unknown(k, facts.UnitCount, why)
+		}
+		c.s.Unknown("arch.hybrid", facts.UnitBool, why)
+		c.s.Unknown("arch.layer_kinds", facts.UnitText, why)
+		c.s.Unknown("arch.linear_to_full_ratio", facts.UnitRatio, why)
 		return
 	}
 	n := int64(len(a.LayerKinds))
 	full, lin, sl := int64(a.Count(arch.Full)), int64(a.Count(arch.Linear)), int64(a.Count(arch.Sliding))
-	c.add("arch.family", a.Family, facts.UnitText, "model_type of the text backbone", srcConfig)
-	c.add("arch.layers", n, facts.UnitCount, "num_hidden_layers", srcConfig)
 	c.add("arch.layers_full_attention", full, facts.UnitCount, a.LayoutSource, srcConfig).Display =
 		fmt.Sprintf("%d (%s)", full, facts.Percent(float64(full)/float64(n)))
 	c.add("arch.layers_linear_attention", lin, facts.UnitCount, a.LayoutSource, srcConfig).Display =
@@ -37,7 +48,22 @@ func (c *calc) layout() {
 	} else {
 		c.s.Unknown("arch.linear_to_full_ratio", facts.UnitRatio, "no linear-attention layers")
 	}
-	c.add("arch.attention", string(a.Attention), facts.UnitText, "kv_lora_rank present → MLA, else grouped-query attention", srcConfig)
+}
+
+// archBasics records what config.json states whatever the layout: family,
+// attention kind, widths and context.
+func (c *calc) archBasics() {
+	a := c.in.Arch
+	if a.Family != "" {
+		c.add("arch.family", a.Family, facts.UnitText, "model_type of the text backbone", srcConfig)
+	} else {
+		c.s.Unknown("arch.family", facts.UnitText, "config lacks model_type")
+	}
+	if a.Attention == arch.MLA || a.Heads > 0 {
+		c.add("arch.attention", string(a.Attention), facts.UnitText, "kv_lora_rank present → MLA, else grouped-query attention", srcConfig)
+	} else {
+		c.s.Unknown("arch.attention", facts.UnitText, reasonOr(a.Missing["num_attention_heads"], "config lacks num_attention_heads"))
+	}
 	if a.Hidden > 0 {
 		c.add("arch.hidden_size", a.Hidden, facts.UnitCount, "hidden_size", srcConfig)
 	}
@@ -45,7 +71,7 @@ func (c *calc) layout() {
 		c.add("arch.vocab_size", a.Vocab, facts.UnitCount, "vocab_size", srcConfig)
 	}
 	if a.Context > 0 {
-		c.add("arch.context", a.Context, facts.UnitTokens, "max_position_embeddings", srcConfig)
+		c.add("arch.context", a.Context, facts.UnitTokens, reasonOr(a.ContextSrc, "max_position_embeddings"), srcConfig)
 	}
 }
 
@@ -87,8 +113,18 @@ func ordinal(n int) string {
 
 func (c *calc) moe() {
 	a := c.in.Arch
+	defer c.mtp()
 	if !a.IsMoE() {
+		if !a.FamilyKnown && c.in.Analytic == nil {
+			c.s.Unknown("moe.experts_routed", facts.UnitCount, fmt.Sprintf("unsupported family %s: config.json has none of n_routed_experts / num_experts / num_local_experts, which does not prove the model dense", a.Family))
+			return
+		}
 		c.add("moe.experts_routed", int64(0), facts.UnitCount, "no routed experts in config (dense)", srcConfig)
+		if an := c.in.Analytic; an != nil {
+			const conv = "dense: a token passes through every text-model tensor, output head included; vision tower, projector and multi-token-prediction modules excluded"
+			c.add("params.active", an.Active, facts.UnitParams, conv+"; input embedding included", srcAnalytic)
+			c.add("params.active_no_embedding", an.ActiveNoEmbed, facts.UnitParams, conv+"; input embedding excluded", srcAnalytic)
+		}
 		return
 	}
 	c.add("moe.experts_routed", a.RoutedExperts, facts.UnitCount, "n_routed_experts / num_experts / num_local_experts", srcConfig)

@@ -57,20 +57,52 @@ func (c *calc) statePerLayer() (int64, string, string) {
 		a.LinearKind, vHeads, a.LinearKHeadDim, a.LinearVHeadDim, sb, convDesc), ""
 }
 
+// servingContext is the context the serving verdict assumes: the site's,
+// capped at the model's own context when config.json states a shorter one.
+func (c *calc) servingContext() (n int64, capped bool) {
+	n = c.in.Sizing.ServingContext
+	if ctx := c.in.Arch.Context; ctx > 0 && ctx < n {
+		return ctx, true
+	}
+	return n, false
+}
+
 // cacheAt is KV plus linear state for one sequence of n tokens.
 type cacheAt func(n int64) (int64, bool)
 
 func (c *calc) memory() cacheAt {
 	a := c.in.Arch
+	if len(a.LayerKinds) == 0 {
+		// Without layer kinds neither the per-token cache nor the
+		// per-sequence state can be sized: an SSM layer holds a state, an
+		// attention layer a cache, and the config does not say which is which.
+		why := reasonOr(a.Missing["layer_kinds"], reasonOr(a.Missing["num_hidden_layers"], "layer kinds unknown"))
+		c.s.Unknown("kv.bytes_per_token", facts.UnitBytes, why)
+		c.s.Unknown("state.bytes_per_sequence", facts.UnitBytes, why)
+		for _, n := range c.in.Sizing.Contexts {
+			c.s.Unknown("kv.bytes_at_context."+strconv.FormatInt(n, 10), facts.UnitBytes, why)
+		}
+		c.cache = func(int64) (int64, bool) { return 0, false }
+		return c.cache
+	}
 	full, sl, lin := int64(a.Count(arch.Full)), int64(a.Count(arch.Sliding)), int64(a.Count(arch.Linear))
 	per, deriv, why := c.kvPerLayer()
 	kvOK := why == "" || full+sl == 0
-	if full+sl > 0 && why != "" {
+	if sl > 0 && a.SlidingWindow <= 0 {
+		why, kvOK = "sliding-window layers without a sliding_window size in config", false
+	}
+	if full+sl > 0 && !kvOK {
 		c.s.Unknown("kv.bytes_per_token", facts.UnitBytes, why)
 	} else {
 		c.add("kv.bytes_per_token_per_layer", per, facts.UnitBytes, deriv, srcConfig)
-		c.add("kv.bytes_per_token", full*per, facts.UnitBytes,
-			fmt.Sprintf("%d full-attention layers × %s; linear layers hold no per-token cache", full, facts.Int(per)), srcConfig)
+		how := fmt.Sprintf("%d full-attention layers × %s; linear layers hold no per-token cache", full, facts.Int(per))
+		switch {
+		case sl > 0:
+			how = fmt.Sprintf("%d full-attention layers × %s; the %d sliding-window layers stop growing at %s tokens (kv.sliding_bytes_per_token)", full, facts.Int(per), sl, facts.Int(a.SlidingWindow))
+		case lin == 0:
+			how = fmt.Sprintf("%d full-attention layers × %s (every layer attends to the whole context)", full, facts.Int(per))
+		}
+		c.add("kv.bytes_per_token", full*per, facts.UnitBytes, how, srcConfig)
 		if sl > 0 {
 			c.add("kv.sliding_bytes_per_token", sl*per, facts.UnitBytes,
 				fmt.Sprintf("%d sliding layers × %s, only up to the %s-token window", sl, facts.Int(per), facts.Int(a.SlidingWindow)), srcConfig)
@@ -108,13 +140,21 @@ func (c *calc) memory() cacheAt {
 			c.s.Unknown("kv.bytes_at_context."+ns, facts.UnitBytes, why)
 			continue
 		}
+		if a.Context > 0 && n > a.Context {
+			c.s.Unknown("kv.bytes_at_context."+ns, facts.UnitBytes,
+				fmt.Sprintf("%s tokens exceed the model's context of %s tokens (%s)", facts.Int(n), facts.Int(a.Context), reasonOr(a.ContextSrc, "max_position_embeddings")))
+			continue
+		}
 		window := n
 		if a.SlidingWindow > 0 && a.SlidingWindow < n {
 			window = a.SlidingWindow
 		}
 		kv := full*per*n + sl*per*window
-		c.add("kv.bytes_at_context."+ns, kv, facts.UnitBytes,
-			fmt.Sprintf("one sequence of %s tokens at %d-byte cache entries", facts.Int(n), c.in.Sizing.KVDTypeBytes), srcConfig)
+		how := fmt.Sprintf("one sequence of %s tokens at %d-byte cache entries", facts.Int(n), c.in.Sizing.KVDTypeBytes)
+		if sl > 0 {
+			how += fmt.Sprintf("; sliding layers hold %s tokens", facts.Int(window))
+		}
+		c.add("kv.bytes_at_context."+ns, kv, facts.UnitBytes, how, srcConfig)
 		if tot, ok := at(n); ok {
 			c.add("memory.per_sequence_at."+ns, tot, facts.UnitBytes, "KV cache + linear state for one sequence", srcConfig)
 		}

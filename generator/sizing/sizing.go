@@ -7,6 +7,7 @@ package sizing
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,6 +35,11 @@ type Analytic struct {
 	UnquantParams int64 // parameters kept in higher precision
 	UnquantBytes  int64
 	Convention    string // what the active count includes
+	// ByComponent is logical parameters per module-tree component ("text",
+	// "vision", "projector", "mtp"); nil when the caller did not fill it,
+	// in which case the main/MTP split is recovered from Total, Active and
+	// Experts (see mtp.go).
+	ByComponent map[string]int64
 }
 
 // Input is everything one model's sizing reads.
@@ -44,9 +50,9 @@ type Input struct {
 	Analytic *Analytic // nil when the family has no module tree
 	// AnalyticErr says why Analytic is nil, e.g. "unsupported family X".
 	AnalyticErr error
-	Sizing   config.Sizing
-	Hardware []string // configurations such as "8xB200"
-	Catalog  *catalog.Catalog
+	Sizing      config.Sizing
+	Hardware    []string // configurations such as "8xB200"
+	Catalog     *catalog.Catalog
 }
 
 // Compute derives every sizing fact for one model.
@@ -70,7 +76,19 @@ type calc struct {
 }
 
 func (c *calc) add(key string, value any, unit, derivation string, sources ...string) *facts.Fact {
-	return c.s.Add(facts.Fact{Key: key, Value: value, Unit: unit, Derivation: derivation, Sources: sources})
+	return c.s.Add(facts.Fact{Key: key, Value: value, Unit: unit, Derivation: derivation, Sources: dedupe(sources)})
+}
+
+// dedupe drops repeated sources (tensor bytes and census can both come
+// from the module tree), keeping the order.
+func dedupe(src []string) []string {
+	out := src[:0:0]
+	for _, s := range src {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (c *calc) rev() string {
@@ -78,6 +96,9 @@ func (c *calc) rev() string {
 		return ""
 	}
 	r := c.in.Snapshot.Revision
+	if r == "" {
+		return "" // a hand-assembled snapshot whose commit was not recorded
+	}
 	if len(r) > 7 {
 		r = r[:7]
 	}
@@ -133,7 +154,16 @@ func sortedKeys(m map[string]int64) []string {
 func (c *calc) params() {
 	census, src := c.census()
 	if census == nil {
-		c.s.Unknown("params.total", facts.UnitParams, "no dtype census in the snapshot and no module tree for family "+c.in.Arch.Family)
+		why := "no dtype census in the snapshot and no module tree"
+		if c.in.Snapshot == nil {
+			why = "sized from config.json alone and no module tree"
+		}
+		if c.in.AnalyticErr != nil {
+			why += " (" + c.in.AnalyticErr.Error() + ")"
+		} else {
+			why += " for family " + c.in.Arch.Family
+		}
+		c.s.Unknown("params.total", facts.UnitParams, why)
 		return
 	}
 	total := sum(census)
@@ -253,21 +283,39 @@ func (c *calc) tensorBytes() (int64, string, bool) {
 func (c *calc) bytesAccounting() {
 	sn := c.in.Snapshot
 	q := c.in.Arch.Quant
-	if sn != nil && sn.Shards.Count > 0 {
-		f := c.add("bytes.checkpoint", sn.Shards.Bytes, facts.UnitBytes,
+	switch {
+	case sn != nil && sn.Shards.Count > 0:
+		c.add("bytes.checkpoint", sn.Shards.Bytes, facts.UnitBytes,
 			fmt.Sprintf("sum of the %d *.safetensors shard sizes in the file listing", sn.Shards.Count), c.src("tree"))
-		_ = f
 		c.add("shards.count", int64(sn.Shards.Count), facts.UnitCount, "weight shards in the file listing", c.src("tree"))
-	} else {
+	case sn != nil && sn.Shards.Bytes > 0:
+		// A captured byte sum without the shard names: the sum is known,
+		// the count is not.
+		c.add("bytes.checkpoint", sn.Shards.Bytes, facts.UnitBytes,
+			"sum of the *.safetensors shard sizes of a file listing whose shard names were not captured", c.src("tree"))
+		c.s.Unknown("shards.count", facts.UnitCount, "the snapshot records the shard byte sum but not the shard names")
+	case sn != nil:
+		why := "no shard sizes in the snapshot"
+		if src := strings.TrimSpace(sn.Shards.Source); src != "" {
+			why += ": " + src
+		}
+		c.s.Unknown("bytes.checkpoint", facts.UnitBytes, why)
+		c.s.Unknown("shards.count", facts.UnitCount, why)
+	default:
 		c.s.Unknown("bytes.checkpoint", facts.UnitBytes, "no file listing: sized from config.json alone")
 	}
 	tb, tsrc, ok := c.tensorBytes()
 	if !ok {
-		c.s.Unknown("bytes.tensors", facts.UnitBytes, "no index, headers or module tree")
+		c.s.Unknown("bytes.tensors", facts.UnitBytes, c.noTensorBytes())
 	} else {
-		c.add("bytes.tensors", tb, facts.UnitBytes, "tensor bytes (metadata.total_size of model.safetensors.index.json)", tsrc)
+		c.add("bytes.tensors", tb, facts.UnitBytes, c.tensorBytesHow(tsrc), tsrc)
 		if ck, ok := c.s.Get("bytes.checkpoint").Int(); ok {
-			c.add("bytes.headers", ck-tb, facts.UnitBytes, "file bytes − tensor bytes: the safetensors JSON headers", c.src("tree"), tsrc)
+			if tsrc == srcAnalytic {
+				c.add("bytes.headers", ck-tb, facts.UnitBytes, "file bytes − module-tree tensor bytes: the safetensors JSON headers, if the module tree is exact", c.src("tree"), tsrc)
+				c.headerPlausibility(ck - tb)
+			} else {
+				c.add("bytes.headers", ck-tb, facts.UnitBytes, "file bytes − tensor bytes: the safetensors JSON headers", c.src("tree"), tsrc)
+			}
 		}
 		if a := c.in.Analytic; a != nil && tsrc != srcAnalytic {
 			f := c.add("reconcile.tensor_bytes_delta", a.TensorBytes-tb, facts.UnitBytes,
@@ -366,6 +414,47 @@ func (c *calc) quantParts(census map[string]int64, csrc string, total, nominal, 
 			f.Display = signedInt(d)
 		}
 	}
+}
+
+// noTensorBytes says why tensor bytes are unknown.
+func (c *calc) noTensorBytes() string {
+	why := "no index or headers in the snapshot and no module tree"
+	if c.in.Snapshot == nil {
+		why = "sized from config.json alone and no module tree"
+	}
+	if c.in.AnalyticErr != nil {
+		why += " (" + c.in.AnalyticErr.Error() + ")"
+	}
+	return why
+}
+
+// tensorBytesHow is the derivation of bytes.tensors for its source.
+func (c *calc) tensorBytesHow(src string) string {
+	switch {
+	case src == srcAnalytic && c.in.Snapshot == nil:
+		return "tensor bytes of the module tree built from config.json (sized from config.json alone)"
+	case src == srcAnalytic:
+		return "tensor bytes of the module tree built from config.json (the snapshot has no index or headers)"
+	case c.in.Snapshot != nil && c.in.Snapshot.Index == nil:
+		return "sum of the tensor sizes in the safetensors headers"
+	}
+	return "tensor bytes (metadata.total_size of model.safetensors.index.json)"
+}
+
+// headerPlausibility checks file bytes − module-tree tensor bytes against
+// the tensor count: safetensors headers take on the order of a hundred
+// bytes of JSON per tensor, so a residual far from that (or negative)
+// means the module tree does not describe the files.
+func (c *calc) headerPlausibility(headers int64) {
+	a := c.in.Analytic
+	if a == nil || a.Tensors == 0 {
+		return
+	}
+	per := float64(headers) / float64(a.Tensors)
+	f := c.add("reconcile.header_bytes_per_tensor", per, facts.UnitCount,
+		fmt.Sprintf("(file bytes − module-tree tensor bytes) ÷ %s module-tree tensors: JSON header per tensor, typically ~100–200 B when the tree is exact", facts.Int(int64(a.Tensors))),
+		c.src("tree"), srcAnalytic)
+	f.Display = facts.Fixed(per, 1) + " B per tensor"
 }
 
 func (c *calc) extraPrecision(up, ub, total, nominal int64, src string) {

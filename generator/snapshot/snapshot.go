@@ -28,9 +28,13 @@ const Schema = 1
 type Snapshot struct {
 	Schema   int    `json:"schema"`
 	Model    string `json:"model"`    // "org/name"
-	Revision string `json:"revision"` // full commit sha the Hub answered
-	Fetched  string `json:"fetched"`  // when the metadata was read (RFC 3339 or a date)
-	Endpoint string `json:"endpoint,omitempty"`
+	Revision string `json:"revision"` // full commit sha the Hub answered; "" only with RevisionNote
+	// RevisionNote says why Revision is empty: a hand-assembled snapshot
+	// whose sources did not record the full commit sha. A sync always
+	// records the sha; an unknown revision is never filled in by guess.
+	RevisionNote string `json:"revision_note,omitempty"`
+	Fetched      string `json:"fetched"` // when the metadata was read (RFC 3339 or a date)
+	Endpoint     string `json:"endpoint,omitempty"`
 	// Source says how the snapshot was made: "dossier sync" or the documents
 	// a hand-assembled snapshot was taken from.
 	Source string `json:"source"`
@@ -39,7 +43,7 @@ type Snapshot struct {
 	// (model_info safetensors.parameters): quantization-aware, so packed
 	// 4-bit payloads count two parameters per byte.
 	Census       Counts `json:"census,omitempty"`
-	CensusSource string           `json:"census_source,omitempty"`
+	CensusSource string `json:"census_source,omitempty"`
 
 	// Files is the repository listing. Size is nil when the listing that
 	// the snapshot came from did not give it.
@@ -80,11 +84,11 @@ type Index struct {
 
 // Header is what reading every shard's safetensors header gave.
 type Header struct {
-	Bytes   int64            `json:"bytes"` // sum over shards of 8 + header length
-	Tensors int              `json:"tensors"`
+	Bytes   int64  `json:"bytes"` // sum over shards of 8 + header length
+	Tensors int    `json:"tensors"`
 	Elems   Counts `json:"elements"` // stored elements per dtype
 	TBytes  Counts `json:"tensor_bytes"`
-	Source  string           `json:"source"`
+	Source  string `json:"source"`
 }
 
 // Path is where the snapshot of model lives under dataDir.
@@ -210,7 +214,10 @@ func (s *Snapshot) Validate() error {
 	if !ValidModel(s.Model) {
 		return bad("model", "expected an org/name Hub id, found %q", s.Model)
 	}
-	if !shaRe.MatchString(s.Revision) {
+	switch {
+	case s.Revision == "" && strings.TrimSpace(s.RevisionNote) == "":
+		return bad("revision", "expected a 40-hex-digit commit sha, or an empty revision with revision_note saying why the commit is unknown")
+	case s.Revision != "" && !shaRe.MatchString(s.Revision):
 		return bad("revision", "expected a 40-hex-digit commit sha, found %q", s.Revision)
 	}
 	if s.Fetched == "" {
