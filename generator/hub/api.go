@@ -107,32 +107,48 @@ func (c *Client) listTree(ctx context.Context, model, revision string, onBytes f
 	if err := checkModel(model); err != nil {
 		return nil, err
 	}
-	next := c.base + "/api/models/" + model + "/tree/" + url.PathEscape(revision) + "?recursive=true"
-	var all []TreeEntry
+	first := c.base + "/api/models/" + model + "/tree/" + url.PathEscape(revision) + "?recursive=true"
+	rq := request{method: "GET", url: first, model: model, revision: revision, onBytes: onBytes}
+	return getPages[TreeEntry](ctx, c, "tree listing of "+model, rq, nil)
+}
+
+// getPages GETs rq and every page its Link rel="next" headers lead to,
+// each link rewritten to the endpoint (see rewriteNext), and returns the
+// JSON arrays of all pages joined. enough, when set, is asked after each
+// page with the count so far and stops the paging when it says so. what
+// names the listing in errors.
+func getPages[T any](ctx context.Context, c *Client, what string, rq request, enough func(n int) bool) ([]T, error) {
+	next := rq.url
+	var all []T
 	seen := map[string]bool{}
 	for page := 1; next != ""; page++ {
 		if page > maxPages || seen[next] {
-			return nil, fmt.Errorf("tree listing of %s: pagination does not end (page %d)", model, page)
+			return nil, fmt.Errorf("%s: pagination does not end (page %d)", what, page)
 		}
 		seen[next] = true
-		rq := &request{method: "GET", url: next, model: model, revision: revision, onBytes: onBytes}
-		var entries []TreeEntry
+		r := rq
+		r.url = next
+		var items []T
 		var link string
 		var base *url.URL
-		err := c.do(ctx, rq, func(r *response) error {
-			entries = entries[:0]
-			link, base = r.Header.Get("Link"), r.final
-			return decodeJSON(r.Body, maxPageBytes, &entries)
+		err := c.do(ctx, &r, func(resp *response) error {
+			// A retried page starts again from nothing.
+			items = nil
+			link, base = resp.Header.Get("Link"), resp.final
+			return decodeJSON(resp.Body, maxPageBytes, &items)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("tree listing, page %d: %w", page, err)
+			return nil, fmt.Errorf("%s, page %d: %w", what, page, err)
 		}
-		all = append(all, entries...)
+		all = append(all, items...)
+		if enough != nil && enough(len(all)) {
+			break
+		}
 		next = ""
 		if n := nextLink(link); n != "" {
 			u, err := c.rewriteNext(base, n)
 			if err != nil {
-				return nil, fmt.Errorf("tree listing, page %d: %w", page, err)
+				return nil, fmt.Errorf("%s, page %d: %w", what, page, err)
 			}
 			next = u
 		}

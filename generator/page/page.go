@@ -222,6 +222,8 @@ func (m *Model) arch() *render.Table {
 		[2]string{"active experts per token", "moe.experts_active"},
 		[2]string{"shared experts", "moe.experts_shared"},
 		[2]string{"MoE layers", "moe.layers"},
+		[2]string{"main-model parameters", "params.main"},
+		[2]string{"multi-token-prediction parameters", "params.mtp"},
 		[2]string{"routed-expert parameters", "params.experts"},
 		[2]string{"share of parameters in experts", "share.experts"},
 		[2]string{"expert-count sparsity", "sparsity.expert_count"},

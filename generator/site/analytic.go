@@ -23,6 +23,7 @@ func Analytic(config, hfQuant []byte) (*sizing.Analytic, error) {
 		Active:        inv.ActiveParams(true),
 		ActiveNoEmbed: inv.ActiveParams(false),
 		Convention:    inv.Convention,
+		ByComponent:   inv.ParamsByComponent(),
 	}
 	byRole := inv.BytesByRole()
 	paramsByRole := inv.ParamsByRole()

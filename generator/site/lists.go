@@ -19,7 +19,7 @@ func slugify(s string) string {
 // columns of the model table, shared by the index and the list pages.
 var columns = []render.Column{
 	{Name: "model", Sort: "text"}, {Name: "organisation", Sort: "text"}, {Name: "family", Sort: "text"},
-	{Name: "parameters", Sort: "num"}, {Name: "activated", Sort: "num"}, {Name: "checkpoint", Sort: "num"},
+	{Name: "parameters", Sort: "num"}, {Name: "activated (without embedding)", Sort: "num"}, {Name: "checkpoint", Sort: "num"},
 	{Name: "bits/param", Sort: "num"}, {Name: "KV per token", Sort: "num"},
 	{Name: "cheapest serving configuration", Sort: "text"}, {Name: "$/h", Sort: "num"}, {Name: "claims", Sort: "text"},
 }

@@ -173,9 +173,12 @@ func addPublished(set *facts.Set, p *content.Page) {
 }
 
 func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site) [][2]string {
-	rev := snap.Revision
+	at := "@" + snap.Revision
+	if snap.Revision == "" {
+		at = " (revision not recorded: " + snap.RevisionNote + ")"
+	}
 	out := [][2]string{
-		{"snapshot", fmt.Sprintf("%s@%s, read %s: %s", snap.Model, rev, snap.Fetched, snap.Source)},
+		{"snapshot", fmt.Sprintf("%s%s, read %s: %s", snap.Model, at, snap.Fetched, snap.Source)},
 	}
 	if snap.CensusSource != "" {
 		out = append(out, [2]string{"hub:census", snap.CensusSource})

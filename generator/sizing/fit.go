@@ -65,8 +65,8 @@ func (c *calc) fit() {
 	}
 	sort.Strings(ids)
 	type option struct {
-		label string
-		usd   float64
+		label, src string
+		usd        float64
 	}
 	var cheapest *option
 	for _, id := range ids {
@@ -91,15 +91,15 @@ func (c *calc) fit() {
 				c.add("fit.deployable_gpus_serving."+id, ds, facts.UnitCount, "serving minimum rounded to a deployable layout", tsrc, hsrc)
 				if q, ok := c.in.Catalog.Cheapest(id, int(ds)); ok {
 					if cheapest == nil || q.USDPerHour < cheapest.usd {
-						cheapest = &option{label: fmt.Sprintf("%dx%s", ds, id), usd: q.USDPerHour}
+						cheapest = &option{label: fmt.Sprintf("%dx%s", ds, id), usd: q.USDPerHour, src: "pricing:" + q.Provider + " " + q.AsOf}
 					}
 				}
 			}
 		}
 	}
 	if cheapest != nil {
-		c.add("fit.cheapest_serving", cheapest.label, facts.UnitText, "the priced deployable configuration that serves at the stated context for the least $/h", "site:hugo-like.yaml")
-		c.add("cost.cheapest_serving.usd_per_hour", cheapest.usd, facts.UnitUSDHour, "$/h of fit.cheapest_serving", "data/pricing")
+		c.add("fit.cheapest_serving", cheapest.label, facts.UnitText, "the priced deployable configuration that serves at the stated context for the least $/h", "site:hugo-like.yaml", cheapest.src)
+		c.add("cost.cheapest_serving.usd_per_hour", cheapest.usd, facts.UnitUSDHour, "$/h of fit.cheapest_serving", cheapest.src)
 	}
 	for _, hw := range c.in.Hardware {
 		c.fitOne(hw, tb, tsrc, cacheBytes, cacheOK)

@@ -366,6 +366,10 @@ func (c *calc) quantParts(census map[string]int64, csrc string, total, nominal, 
 		c.add("bytes.quant_scales", a.ScaleBytes, facts.UnitBytes, "scale tensors in the module tree", srcAnalytic)
 		c.add("bytes.unquantized", a.UnquantBytes, facts.UnitBytes, "tensors left in higher precision by the quantization's ignore rules", srcAnalytic)
 		c.add("params.unquantized", a.UnquantParams, facts.UnitParams, "parameters left in higher precision", srcAnalytic)
+		c.add("params.quantized", a.Total-a.UnquantParams, facts.UnitParams, "parameters in quantized payloads: total − unquantized (scales hold none)", srcAnalytic)
+		if a.Total > 0 {
+			c.add("share.unquantized", float64(a.UnquantParams)/float64(a.Total), facts.UnitShare, "unquantized ÷ total parameters", srcAnalytic)
+		}
 		c.extraPrecision(a.UnquantParams, a.UnquantBytes, total, nominal, srcAnalytic)
 		return
 	}

@@ -14,6 +14,8 @@ import (
 func (s *Server) hub(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.EscapedPath()
 	switch {
+	case p == "/api/models" || p == "/api/models/":
+		s.listModels(w, r)
 	case strings.HasPrefix(p, "/api/models/"):
 		s.api(w, r, strings.Split(strings.TrimPrefix(p, "/api/models/"), "/"))
 	case strings.HasPrefix(p, "/_cdn/"):
@@ -119,7 +121,7 @@ func (s *Server) modelInfo(w http.ResponseWriter, repo *builtRepo) {
 	}
 	info := map[string]any{
 		"_id": repo.SHA[:24], "id": repo.ID, "modelId": repo.ID, "author": org,
-		"sha": repo.SHA, "lastModified": "2026-07-27T00:00:00.000Z", "createdAt": "2026-07-27T00:00:00.000Z",
+		"sha": repo.SHA, "lastModified": repo.LastModified, "createdAt": repo.CreatedAt,
 		"private": repo.Private, "disabled": false, "gated": false, "tags": []string{"safetensors"},
 		"downloads": 0, "likes": 0,
 	}

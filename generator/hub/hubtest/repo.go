@@ -63,6 +63,11 @@ type Repo struct {
 	// HideSiblings leaves siblings out of model info, as an answer
 	// limited by expand= would.
 	HideSiblings bool
+	// CreatedAt and LastModified are the Hub's ISO-8601 dates
+	// ("2026-07-27T00:00:00.000Z"), in model info and the model listing;
+	// both default to DefaultDate. The listing sorts by them.
+	CreatedAt    string
+	LastModified string
 	// HeaderBytes, when set, pads the generated safetensors headers with
 	// spaces after their JSON (the format allows it, and writers pad to a
 	// multiple of 8 the same way) so that 8 + N summed over the files
@@ -101,9 +106,18 @@ type builtRepo struct {
 
 const lfsThreshold = 10 << 20
 
+// DefaultDate is a Repo's CreatedAt and LastModified when not set.
+const DefaultDate = "2026-07-27T00:00:00.000Z"
+
 func build(r *Repo) (*builtRepo, error) {
 	if r.SHA == "" {
 		r.SHA = SHAFor(r.ID)
+	}
+	if r.CreatedAt == "" {
+		r.CreatedAt = DefaultDate
+	}
+	if r.LastModified == "" {
+		r.LastModified = DefaultDate
 	}
 	br := &builtRepo{Repo: *r, files: map[string]*built{}}
 	br.Files = nil

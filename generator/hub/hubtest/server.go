@@ -30,6 +30,7 @@ type Server struct {
 	served      int64          // file body bytes written
 	faults      []*Fault
 	pageSize    int
+	listSize    int
 	latency     time.Duration
 	ignoreRange bool
 	relative    bool
@@ -42,7 +43,7 @@ type Server struct {
 // New starts the fake with repos and closes it when the test ends.
 func New(tb testing.TB, repos ...*Repo) *Server {
 	tb.Helper()
-	s := &Server{repos: map[string]*builtRepo{}, counts: map[string]int{}, ranges: map[string]int{}, pageSize: 1000,
+	s := &Server{repos: map[string]*builtRepo{}, counts: map[string]int{}, ranges: map[string]int{}, pageSize: 1000, listSize: 1000,
 		inFlight: map[string]int{}, maxInFlight: map[string]int{}}
 	for _, r := range repos {
 		if err := s.SetRepo(r); err != nil {
@@ -86,6 +87,10 @@ func (s *Server) SetRepo(r *Repo) error {
 
 // SetPageSize sets the tree listing's entries per page (default 1000).
 func (s *Server) SetPageSize(n int) { s.mu.Lock(); s.pageSize = max(n, 1); s.mu.Unlock() }
+
+// SetListPageSize sets the most models a page of GET /api/models holds
+// (default 1000); the client's limit= lowers it further.
+func (s *Server) SetListPageSize(n int) { s.mu.Lock(); s.listSize = max(n, 1); s.mu.Unlock() }
 
 // SetLatency delays every request on every host by d.
 func (s *Server) SetLatency(d time.Duration) { s.mu.Lock(); s.latency = d; s.mu.Unlock() }
