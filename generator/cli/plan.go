@@ -13,26 +13,30 @@ import (
 
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
+	"dossier/generator/config"
 	"dossier/generator/facts"
 	"dossier/generator/site"
 	"dossier/generator/sizing"
+	"dossier/generator/snapshot"
 )
 
 func (a *app) planCmd() *cobra.Command {
 	var cfgPath string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "plan --config FILE|DIR [--json]",
+		Use:   "plan (--config FILE|DIR | ORG/NAME) [--json]",
 		Short: "Size a config.json: parameters, bytes, cache, fit and cost",
 		Long: `plan sizes a model from its config.json alone, without a Hub snapshot: layout,
 experts, KV cache and state, and the fit per configured hardware entry.
 With a directory, it reads config.json and a sibling hf_quant_config.json.
 Figures that need the file listing (checkpoint bytes, download time) are
-reported as unknown. --json prints the facts document on stdout.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cfgPath == "" {
-				return codeError{2, errors.New("plan needs --config FILE (a config.json or a directory holding one)")}
+reported as unknown. With ORG/NAME instead, it sizes the synced snapshot
+data/hub/ORG/NAME/snapshot.json, no content page needed. --json prints the
+facts document on stdout.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (cfgPath == "") == (len(args) == 0) {
+				return codeError{2, errors.New("plan needs either --config FILE (a config.json or a directory holding one) or ORG/NAME of a synced snapshot")}
 			}
 			cfg, err := a.loadConfig(cmd, nil)
 			if err != nil {
@@ -41,6 +45,9 @@ reported as unknown. --json prints the facts document on stdout.`,
 			cat, err := catalog.Load(cfg.Dir(cfg.DataDir))
 			if err != nil {
 				return err
+			}
+			if len(args) == 1 {
+				return a.planSnapshot(cfg, cat, args[0], asJSON)
 			}
 			conf, quant, name, err := readConfig(cfgPath)
 			if err != nil {
@@ -111,4 +118,27 @@ func writePlanTable(w io.Writer, name string, set *facts.Set) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", k, f.Display, how)
 	}
 	return tw.Flush()
+}
+
+// planSnapshot sizes a synced snapshot without a content page.
+func (a *app) planSnapshot(cfg *config.Site, cat *catalog.Catalog, model string, asJSON bool) error {
+	if !snapshot.ValidModel(model) {
+		return codeError{2, fmt.Errorf("%q is not an org/name Hub id", model)}
+	}
+	path := snapshot.Path(cfg.Dir(cfg.DataDir), model)
+	snap, err := snapshot.Load(path)
+	if err != nil {
+		return fmt.Errorf("%w (run dossier sync %s first)", err, model)
+	}
+	ar, err := arch.Parse(snap.Config, snap.HFQuantConfig)
+	if err != nil {
+		return fmt.Errorf("%s: field config: %w", path, err)
+	}
+	an, anErr := site.Analytic(snap.Config, snap.HFQuantConfig)
+	set := sizing.Compute(sizing.Input{Model: model, Snapshot: snap, Arch: ar, Analytic: an, AnalyticErr: anErr, Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: cat})
+	name := model + "@" + snap.Revision
+	if asJSON {
+		return writePlanJSON(a.stdout, name, set)
+	}
+	return writePlanTable(a.stdout, name, set)
 }

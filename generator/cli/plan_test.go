@@ -428,3 +428,30 @@ func TestPlanDirectoryReadsHFQuantConfig(t *testing.T) {
 	wantInt(t, &doc.Facts, "bytes.quant_scales", 0)
 	wantInt(t, &doc.Facts, "params.census.BF16", 8030261248)
 }
+
+func TestPlanSyncedSnapshotWithoutPage(t *testing.T) {
+	code, out, errs := run("--source", "../..", "plan", "moonshotai/Kimi-K3", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Facts map[string]struct {
+			Value any `json:"value"`
+		} `json:"facts"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := doc.Facts["bytes.checkpoint"].Value.(float64); v != 1560936091448 {
+		t.Errorf("bytes.checkpoint = %v", doc.Facts["bytes.checkpoint"].Value)
+	}
+	if v, ok := doc.Facts["fit.8xB200.at_rest"].Value.(bool); !ok || v {
+		t.Errorf("fit.8xB200.at_rest = %v", doc.Facts["fit.8xB200.at_rest"].Value)
+	}
+	if code, _, errs := run("--source", "../..", "plan", "acme/missing"); code == 0 || !strings.Contains(errs, "dossier sync acme/missing") {
+		t.Errorf("missing snapshot: exit %d, %s", code, errs)
+	}
+	if code, _, _ := run("--source", "../..", "plan"); code != 2 {
+		t.Errorf("plan without arguments: exit %d, want 2", code)
+	}
+}

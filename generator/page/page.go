@@ -83,7 +83,7 @@ type Input struct {
 	Fetched    string
 	Hardware   []string
 	Catalog    *catalog.Catalog
-	Provenance [][2]string // what, where it came from
+	Provenance [][3]string // what, where it came from, as of
 	Reviews    []claims.Review
 	ProseTells []claims.Finding
 }
@@ -119,7 +119,7 @@ func Build(in Input) (*Model, error) {
 		"published":  m.published(p.Front.Published),
 		"reconcile":  m.reconcile(),
 		"sources":    m.sources(),
-		"provenance": {Header: []string{"input", "where it came from"}, Rows: rowsOf(in.Provenance)},
+		"provenance": {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},
 		"claims":     m.claimsTable(in.Reviews),
 	}
 	m.Charts = m.buildCharts()
@@ -369,10 +369,10 @@ func (m *Model) sources() *render.Table {
 	return t
 }
 
-func rowsOf(pairs [][2]string) [][]string {
-	out := make([][]string, len(pairs))
-	for i, p := range pairs {
-		out[i] = []string{p[0], p[1]}
+func rowsOf(rows [][3]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = []string{r[0], r[1], r[2]}
 	}
 	return out
 }

@@ -16,8 +16,9 @@ const AnchorHeader = "#"
 
 var anchorRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// rowAnchors gives table rows the id their first cell names, in tables
-// whose first header cell is AnchorHeader.
+// rowAnchors marks header cells as column headers and gives table rows
+// the id their first cell names, in tables whose first header cell is
+// AnchorHeader.
 type rowAnchors struct{}
 
 func (rowAnchors) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
@@ -28,7 +29,14 @@ func (rowAnchors) Transform(doc *ast.Document, reader text.Reader, _ parser.Cont
 			return ast.WalkContinue, nil
 		}
 		head, ok := tbl.FirstChild().(*east.TableHeader)
-		if !ok || head.FirstChild() == nil || strings.TrimPrefix(string(cellText(head.FirstChild(), src)), `\`) != AnchorHeader {
+		if !ok || head.FirstChild() == nil {
+			return ast.WalkSkipChildren, nil
+		}
+		// Header cells head their columns, for screen readers.
+		for c := head.FirstChild(); c != nil; c = c.NextSibling() {
+			c.SetAttributeString("scope", "col")
+		}
+		if strings.TrimPrefix(string(cellText(head.FirstChild(), src)), `\`) != AnchorHeader {
 			return ast.WalkSkipChildren, nil
 		}
 		for row := head.NextSibling(); row != nil; row = row.NextSibling() {

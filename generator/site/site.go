@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
@@ -172,25 +173,35 @@ func addPublished(set *facts.Set, p *content.Page) {
 	}
 }
 
-func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site) [][2]string {
+// provenance lists every input of a page with its source and the date it
+// describes. With freshness.maxAgeDays and freshness.today set, a date older
+// than the limit is flagged stale (the build never reads the clock).
+func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site) [][3]string {
+	asOf := func(date string) string {
+		if s := staleness(cfg, date); s != "" {
+			return date + " — " + s
+		}
+		return date
+	}
 	at := "@" + snap.Revision
 	if snap.Revision == "" {
 		at = " (revision not recorded: " + snap.RevisionNote + ")"
 	}
-	out := [][2]string{
-		{"snapshot", fmt.Sprintf("%s%s, read %s: %s", snap.Model, at, snap.Fetched, snap.Source)},
+	fetched := asOf(snap.Fetched)
+	out := [][3]string{
+		{"snapshot", fmt.Sprintf("%s%s: %s", snap.Model, at, snap.Source), fetched},
 	}
 	if snap.CensusSource != "" {
-		out = append(out, [2]string{"hub:census", snap.CensusSource})
+		out = append(out, [3]string{"hub:census", snap.CensusSource, fetched})
 	}
-	out = append(out, [2]string{"hub:tree", snap.Shards.Source})
+	out = append(out, [3]string{"hub:tree", snap.Shards.Source, fetched})
 	if snap.Index != nil {
-		out = append(out, [2]string{"hub:index", snap.Index.Source})
+		out = append(out, [3]string{"hub:index", snap.Index.Source, fetched})
 	}
 	if snap.Header != nil {
-		out = append(out, [2]string{"hub:headers", snap.Header.Source})
+		out = append(out, [3]string{"hub:headers", snap.Header.Source, fetched})
 	}
-	out = append(out, [2]string{"config.json", snap.ConfigSource})
+	out = append(out, [3]string{"config.json", snap.ConfigSource, fetched})
 	ids := make([]string, 0, len(cat.Accelerators))
 	for id := range cat.Accelerators {
 		ids = append(ids, id)
@@ -198,13 +209,30 @@ func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site)
 	sort.Strings(ids)
 	for _, id := range ids {
 		a := cat.Accelerators[id]
-		out = append(out, [2]string{"catalog:hardware.yaml#" + id, fmt.Sprintf("%s, %s: %s (as of %s)", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source, a.AsOf)})
+		out = append(out, [3]string{"catalog:hardware.yaml#" + id, fmt.Sprintf("%s, %s: %s", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source), asOf(a.AsOf)})
 	}
 	for _, pl := range cat.PriceLists {
-		out = append(out, [2]string{"pricing:" + pl.Provider + " " + pl.AsOf, pl.Source})
+		out = append(out, [3]string{"pricing:" + pl.Provider + " " + pl.AsOf, pl.Source, asOf(pl.AsOf)})
 	}
-	out = append(out, [2]string{"site:hugo-like.yaml", "sizing assumptions: " + cfg.Sizing.DownloadSource})
+	out = append(out, [3]string{"site:hugo-like.yaml", "sizing assumptions: " + cfg.Sizing.DownloadSource, ""})
 	return out
+}
+
+// staleness says how far past the freshness limit date is, or "".
+func staleness(cfg *config.Site, date string) string {
+	limit, today := cfg.Freshness.MaxAgeDays, cfg.Freshness.Today
+	if limit <= 0 || today == "" || len(date) < 10 {
+		return ""
+	}
+	t, err1 := time.Parse(time.DateOnly, date[:10])
+	now, err2 := time.Parse(time.DateOnly, today)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	if age := int(now.Sub(t).Hours() / 24); age > limit {
+		return fmt.Sprintf("stale: %d days old, limit %d", age, limit)
+	}
+	return ""
 }
 
 // factsDoc is the published facts.json shape.

@@ -436,3 +436,33 @@ func TestIncrementalBuild(t *testing.T) {
 		t.Error("K3's facts were not recomputed from the new snapshot")
 	}
 }
+
+func TestPagesFlagStaleData(t *testing.T) {
+	root := copySite(t)
+	cfgPath := filepath.Join(root, "hugo-like.yaml")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte("maxAgeDays: 0 "), []byte("maxAgeDays: 30\n  today: \"2026-12-02\" "), 1)
+	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(root, "public")
+	if _, err := build(t, root, dest); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.md"))
+	if !strings.Contains(string(md), "2026-08-06 — stale: 118 days old, limit 30") {
+		t.Error("the K3 page does not flag its 2026-08-06 data as stale on 2026-12-02")
+	}
+	// The shipped configuration sets no limit: nothing is flagged.
+	shipped := filepath.Join(t.TempDir(), "public")
+	if _, err := build(t, repoRoot, shipped); err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(shipped, "models/kimi-k3/index.md"))
+	if strings.Contains(string(md), "stale") {
+		t.Error("stale flag without a freshness limit")
+	}
+}

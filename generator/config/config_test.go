@@ -1,0 +1,101 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func site(t *testing.T, yaml string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestPrecedenceFlagOverEnvOverFile(t *testing.T) {
+	dir := site(t, "publishDir: from-file\nsizing:\n  concurrency: 2\n  gpuMemoryUtilization: 0.8\n")
+	s, err := Load(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PublishDir != "from-file" || s.Sizing.Concurrency != 2 || s.Sizing.GPUMemoryUtilization != 0.8 {
+		t.Fatalf("file values not read: %+v", s)
+	}
+	if s.Sizing.KVDTypeBytes != 2 || s.ContentDir != "content" {
+		t.Errorf("defaults lost: %+v", s)
+	}
+	t.Setenv("DOSSIER_PUBLISHDIR", "from-env")
+	t.Setenv("DOSSIER_SIZING_CONCURRENCY", "8")
+	s, err = Load(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PublishDir != "from-env" || s.Sizing.Concurrency != 8 {
+		t.Errorf("environment did not override the file: %q %d", s.PublishDir, s.Sizing.Concurrency)
+	}
+	flags := pflag.NewFlagSet("build", pflag.ContinueOnError)
+	flags.String("destination", "", "")
+	if err := flags.Parse([]string{"--destination", "from-flag"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Load(dir, flags, map[string]string{"destination": "publishdir"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PublishDir != "from-flag" {
+		t.Errorf("flag did not override the environment: %q", s.PublishDir)
+	}
+	if got := s.Dir(s.PublishDir); got != filepath.Join(dir, "from-flag") {
+		t.Errorf("Dir = %s", got)
+	}
+}
+
+func TestUnsetFlagDoesNotOverride(t *testing.T) {
+	dir := site(t, "publishDir: from-file\n")
+	flags := pflag.NewFlagSet("build", pflag.ContinueOnError)
+	flags.String("destination", "", "")
+	s, err := Load(dir, flags, map[string]string{"destination": "publishdir"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PublishDir != "from-file" {
+		t.Errorf("an unset flag overrode the file: %q", s.PublishDir)
+	}
+}
+
+func TestBadConfigNamesFileAndKey(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"titel: typo\n", `unknown key "titel"`},
+		{"sizing:\n  concurency: 2\n", `unknown key "sizing.concurency"`},
+		{"sizing:\n  gpuMemoryUtilization: 1.5\n", "sizing.gpuMemoryUtilization"},
+		{"hardware: [eightB200]\n", "hardware[0]"},
+		{"sizing:\n  concurrency: many\n", "concurrency"},
+		{"title: [unclosed\n", FileName},
+	} {
+		dir := site(t, tc.yaml)
+		_, err := Load(dir, nil, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), FileName) {
+			t.Errorf("%q: error %v, want one naming %s and %q", tc.yaml, err, FileName, tc.want)
+		}
+	}
+	if _, err := Load(t.TempDir(), nil, nil); err == nil || !strings.Contains(err.Error(), "--source") {
+		t.Errorf("missing config: %v", err)
+	}
+}
+
+func TestParseHardware(t *testing.T) {
+	if n, id, ok := ParseHardware("8xB200"); !ok || n != 8 || id != "B200" {
+		t.Errorf("8xB200 = %d %q %v", n, id, ok)
+	}
+	for _, bad := range []string{"B200", "0xB200", "8x", "x8"} {
+		if _, _, ok := ParseHardware(bad); ok {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
