@@ -18,7 +18,7 @@ model's facts and writes public/ (or --destination). The new output replaces
 the old one only when the whole build succeeded.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadConfig(cmd, map[string]string{"destination": "publishdir"})
+			cfg, err := a.loadConfig(cmd, map[string]string{"destination": "publishdir", "search": "search"})
 			if err != nil {
 				return err
 			}
@@ -42,6 +42,7 @@ the old one only when the whole build succeeded.`,
 	}
 	cmd.Flags().StringP("destination", "d", "", "publish directory (default publishDir from "+"hugo-like.yaml, public/)")
 	cmd.Flags().BoolVar(&drafts, "drafts", false, "publish draft pages too")
+	cmd.Flags().Bool("search", false, "index the built site with Pagefind (searchCommand in hugo-like.yaml)")
 	cmd.Flags().BoolVar(&full, "full", false, "recompute every model instead of reusing pages whose inputs are unchanged")
 	return cmd
 }

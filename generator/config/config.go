@@ -34,6 +34,9 @@ type Site struct {
 	Hardware  []string  `mapstructure:"hardware"` // configurations such as "8xB200"
 	Freshness Freshness `mapstructure:"freshness"`
 	WatchOrgs []string  `mapstructure:"watchorgs"`
+	// Search runs Pagefind over the built site; SearchCommand is how.
+	Search        bool   `mapstructure:"search"`
+	SearchCommand string `mapstructure:"searchcommand"`
 
 	// Root is the absolute site root (the directory holding hugo-like.yaml);
 	// the *Dir fields are resolved against it.
@@ -87,6 +90,8 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("freshness.maxagedays", 0)
 	v.SetDefault("freshness.today", "")
 	v.SetDefault("watchorgs", []string{})
+	v.SetDefault("search", false)
+	v.SetDefault("searchcommand", "npx --yes pagefind@1.6.0")
 }
 
 // Load reads the site at root. Flags that are set override the

@@ -17,6 +17,7 @@ type Templates struct {
 	md   map[string]*template.Template
 	html *htmltemplate.Template // base layout around converted Markdown
 	list *htmltemplate.Template // base layout with the model-table main block
+	find *htmltemplate.Template // base layout with the search page
 	CSS  []byte
 	JS   []byte // sort.js
 }
@@ -53,6 +54,14 @@ func LoadTemplates(dir string) (*Templates, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "list.html"), err)
 	}
 	t.list = l
+	f, err := h.Clone()
+	if err == nil {
+		_, err = f.ParseFiles(filepath.Join(dir, "search.html"))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "search.html"), err)
+	}
+	t.find = f
 	if t.CSS, err = os.ReadFile(filepath.Join(dir, "style.css")); err != nil {
 		return nil, fmt.Errorf("read stylesheet: %w", err)
 	}
@@ -156,6 +165,7 @@ type HTMLPage struct {
 	JSONLD      []any // structured data; html/template encodes each as JSON in its script element
 	MarkdownURL string
 	FactsURL    string
+	Search      bool // link the search page (Pagefind runs after the build)
 }
 
 // HTML converts the Markdown page md, inlining its charts, and wraps it in
@@ -216,3 +226,12 @@ func (t *Templates) List(p ListPage) ([]byte, error) {
 
 // IntroHTML converts a page's Markdown introduction.
 func IntroHTML(md []byte) (htmltemplate.HTML, error) { return ToHTML(NewMarkdown(nil), md) }
+
+// SearchPage renders the search page (Pagefind's UI).
+func (t *Templates) SearchPage(p HTMLPage) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := t.find.ExecuteTemplate(&buf, "base", p); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, "search.html"), err)
+	}
+	return buf.Bytes(), nil
+}

@@ -143,7 +143,7 @@ func (s *Site) renderList(out map[string][]byte, dir, title, intro, caption stri
 		links[i].URL = root + links[i].URL
 	}
 	html, err := s.Templates.List(render.ListPage{
-		HTMLPage: render.HTMLPage{PageTitle: title, SiteTitle: s.Config.Title, Root: root, MarkdownURL: "index.md"},
+		HTMLPage: render.HTMLPage{PageTitle: title, SiteTitle: s.Config.Title, Root: root, MarkdownURL: "index.md", Search: s.Config.Search},
 		Title:    title, Intro: introHTML, Caption: caption, Lists: links, Columns: columns, Rows: rows,
 	})
 	if err != nil {

@@ -350,6 +350,13 @@ func (s *Site) Render() (map[string][]byte, error) {
 		return nil, err
 	}
 	out["sort.js"] = s.Templates.JS
+	if s.Config.Search {
+		b, err := s.Templates.SearchPage(render.HTMLPage{PageTitle: "Search · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: true})
+		if err != nil {
+			return nil, err
+		}
+		out["search/index.html"] = b
+	}
 	var pages []string
 	for name := range out {
 		if dir, ok := strings.CutSuffix(name, "index.html"); ok {
@@ -386,7 +393,7 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	}
 	html, err := s.Templates.HTML(md, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		MarkdownURL: "index.md", FactsURL: "facts.json",
+		MarkdownURL: "index.md", FactsURL: "facts.json", Search: s.Config.Search,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
 	}, m.Page.Charts)
 	if err != nil {

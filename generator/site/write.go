@@ -13,6 +13,12 @@ import (
 // sibling directory first, which then replaces dest with two renames. An
 // error before the swap leaves dest as it was.
 func Publish(dest string, files map[string][]byte) ([]string, error) {
+	return PublishWith(dest, files, nil)
+}
+
+// PublishWith is Publish with a step that runs on the staged output before
+// it replaces dest (the search index); its failure keeps dest as it was.
+func PublishWith(dest string, files map[string][]byte, finish func(staged string) error) ([]string, error) {
 	dest = filepath.Clean(dest)
 	parent := filepath.Dir(dest)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -38,6 +44,11 @@ func Publish(dest string, files map[string][]byte) ([]string, error) {
 		}
 		if err := os.WriteFile(p, files[name], 0o644); err != nil {
 			return nil, fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	if finish != nil {
+		if err := finish(tmp); err != nil {
+			return nil, err
 		}
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
@@ -77,7 +88,11 @@ func Build(s *Site, opts Options) (*Report, error) {
 	if err := guardDestination(s.Config, dest); err != nil {
 		return nil, err
 	}
-	names, err := Publish(dest, files)
+	var finish func(string) error
+	if s.Config.Search {
+		finish = func(dir string) error { return indexSearch(s.Config.SearchCommand, dir) }
+	}
+	names, err := PublishWith(dest, files, finish)
 	if err != nil {
 		return nil, err
 	}
