@@ -6,24 +6,33 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"dossier/generator/config"
 	"dossier/generator/content"
 	"dossier/generator/hub"
+	"dossier/generator/scaffold"
 )
 
 func (a *app) syncCmd() *cobra.Command {
-	var all, dryRun bool
-	var concurrency int
+	var all, dryRun, watch bool
+	var concurrency, limit int
 	cmd := &cobra.Command{
-		Use:   "sync [org/name[@revision]]... [--all] [--dry-run]",
+		Use:   "sync [org/name[@revision]]... [--all] [--new [--limit N]] [--dry-run]",
 		Short: "Read Hub metadata and safetensors headers into data/hub snapshots",
 		Long: `sync reads a model's metadata from the Hub — model info, the file listing,
 config.json, the safetensors index and every shard's header by HTTP Range —
 without downloading weights, and writes data/hub/<org>/<name>/snapshot.json
 pinned to the commit the Hub answered. A snapshot already at that commit is
 left unchanged. --all syncs every model that has a page in content/.
+
+--new lists the newest models (--limit per organisation, newest first) of
+every organisation in watchOrgs in hugo-like.yaml, and for each one that no
+page in content/ names in its model field, syncs it and writes a draft page
+content/models/<slug>.md (as dossier new does). Drafts are published only by
+build --drafts. With --dry-run, --new lists the drafts it would write.
 
 Environment: HF_ENDPOINT (a mirror), HF_TOKEN or HUGGING_FACE_HUB_TOKEN or
 $HF_HOME/token for private and gated repositories. The token is never written
@@ -34,63 +43,175 @@ to disk or printed.`,
 				return err
 			}
 			refs := args
-			if all {
-				site, err := content.Load(cfg.Dir(cfg.ContentDir))
-				if err != nil {
+			var pages *content.Site
+			if all || watch {
+				if pages, err = content.Load(cfg.Dir(cfg.ContentDir)); err != nil {
 					return err
 				}
-				for _, p := range site.Models {
+			}
+			if all {
+				for _, p := range pages.Models {
 					refs = append(refs, p.Front.Model)
 				}
 			}
-			if len(refs) == 0 {
-				return codeError{2, errors.New("sync needs org/name arguments or --all")}
+			if cmd.Flags().Changed("limit") && !watch {
+				return codeError{2, errors.New("sync: --limit applies to --new only")}
 			}
-			hc, err := hub.ConfigFromEnv(os.Getenv, Version)
+			if watch && len(cfg.WatchOrgs) == 0 {
+				return codeError{2, fmt.Errorf("sync --new: %s has no watchOrgs: list the organisations whose models to add", cfg.File)}
+			}
+			if len(refs) == 0 && !watch {
+				return codeError{2, errors.New("sync needs org/name arguments, --all or --new")}
+			}
+			client, err := a.hubClient()
 			if err != nil {
 				return err
-			}
-			client, err := hub.New(hc)
-			if err != nil {
-				return err
-			}
-			var progress hub.Progress = hub.NopProgress{}
-			if hub.IsTerminal(a.stderr) {
-				progress = hub.NewTerminalProgress(a.stderr)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			failed := 0
+			opts := hub.Options{DryRun: dryRun, Concurrency: concurrency, Progress: a.progress()}
+			failed, tried := 0, len(refs)
 			for _, ref := range refs {
 				model, rev, err := hub.ParseRef(ref)
 				if err != nil {
 					return codeError{2, err}
 				}
-				r, err := hub.Sync(ctx, client, cfg.Dir(cfg.DataDir), model, rev, hub.Options{DryRun: dryRun, Concurrency: concurrency, Progress: progress})
-				if err != nil {
+				if _, err := a.syncModel(ctx, client, cfg, model, rev, opts); err != nil {
 					fmt.Fprintf(a.stderr, "dossier: sync %s: %v\n", ref, err)
 					failed++
 					if errors.Is(err, context.Canceled) {
 						break
 					}
-					continue
-				}
-				fmt.Fprintln(a.stdout, r.Summary())
-				for _, c := range r.Changes {
-					fmt.Fprintln(a.stdout, "  "+c)
-				}
-				for _, w := range r.Warnings {
-					fmt.Fprintln(a.stdout, "  warning: "+w)
 				}
 			}
+			if watch && ctx.Err() == nil {
+				n, f := a.syncNew(ctx, client, cfg, pages, limit, opts)
+				tried, failed = tried+n, failed+f
+			}
 			if failed > 0 {
-				return fmt.Errorf("%d of %d model(s) failed to sync", failed, len(refs))
+				return fmt.Errorf("%d of %d model(s) failed to sync", failed, tried)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "sync every model that has a page in content/")
+	cmd.Flags().BoolVar(&watch, "new", false, "add the models of watchOrgs that have no page: sync each and write a draft page")
+	cmd.Flags().IntVar(&limit, "limit", 10, "with --new: how many of each organisation's newest models to consider (0: all)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would change and write nothing")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 16, "header reads in flight at once")
 	return cmd
+}
+
+// hubClient is a Hub client configured from the environment.
+func (a *app) hubClient() (*hub.Client, error) {
+	hc, err := hub.ConfigFromEnv(os.Getenv, Version)
+	if err != nil {
+		return nil, err
+	}
+	return hub.New(hc)
+}
+
+// progress draws on a terminal and stays silent elsewhere.
+func (a *app) progress() hub.Progress {
+	if hub.IsTerminal(a.stderr) {
+		return hub.NewTerminalProgress(a.stderr)
+	}
+	return hub.NopProgress{}
+}
+
+// syncModel syncs one model and prints what it did.
+func (a *app) syncModel(ctx context.Context, client *hub.Client, cfg *config.Site, model, rev string, opts hub.Options) (*hub.Result, error) {
+	r, err := hub.Sync(ctx, client, cfg.Dir(cfg.DataDir), model, rev, opts)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(a.stdout, r.Summary())
+	for _, c := range r.Changes {
+		fmt.Fprintln(a.stdout, "  "+c)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintln(a.stdout, "  warning: "+w)
+	}
+	return r, nil
+}
+
+// syncNew lists the newest models of every watched organisation and, for
+// each that no page names, syncs it and writes its draft; in a dry run it
+// only says which drafts it would write. It returns how many models (and
+// listings that failed) it tried and how many of them failed.
+func (a *app) syncNew(ctx context.Context, client *hub.Client, cfg *config.Site, pages *content.Site, limit int, opts hub.Options) (tried, failed int) {
+	// The Hub matches ids without regard to case, so a page naming
+	// qwen/qwen3-x already tracks Qwen/Qwen3-X.
+	tracked := map[string]bool{}
+	for _, p := range pages.Models {
+		tracked[strings.ToLower(p.Front.Model)] = true
+	}
+	var todo []hub.ListedModel
+	seen := map[string]bool{}
+	for _, org := range cfg.WatchOrgs {
+		ms, err := client.ListModels(ctx, org, limit)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "dossier: sync --new: %v\n", err)
+			tried++
+			failed++
+			if ctx.Err() != nil {
+				return tried, failed
+			}
+			continue
+		}
+		fresh := 0
+		for _, m := range ms {
+			k := strings.ToLower(m.ID)
+			if tracked[k] || seen[k] {
+				continue
+			}
+			seen[k] = true
+			todo = append(todo, m)
+			fresh++
+		}
+		fmt.Fprintf(a.stdout, "%s: %d newest model(s) listed, %d without a page\n", org, len(ms), fresh)
+	}
+	contentDir := cfg.Dir(cfg.ContentDir)
+	wrote := 0
+	for _, m := range todo {
+		tried++
+		if opts.DryRun {
+			if err := scaffold.Taken(contentDir, m.ID); err != nil {
+				fmt.Fprintf(a.stderr, "dossier: sync --new %s: %v\n", m.ID, err)
+				failed++
+				continue
+			}
+			fmt.Fprintf(a.stdout, "%s: would sync it and write the draft %s%s (dry run, nothing written)\n",
+				m.ID, a.rel(cfg, scaffold.Path(contentDir, m.ID)), createdNote(m))
+			wrote++
+			continue
+		}
+		if _, err := a.newPage(ctx, client, cfg, m.ID, "", true, scaffold.Options{Created: m.CreatedAt}, opts); err != nil {
+			fmt.Fprintf(a.stderr, "dossier: sync --new %s: %v\n", m.ID, err)
+			failed++
+			if errors.Is(err, context.Canceled) {
+				break
+			}
+			continue
+		}
+		wrote++
+	}
+	switch {
+	case len(todo) == 0:
+		fmt.Fprintln(a.stdout, "--new: every listed model has a page")
+	case opts.DryRun:
+		fmt.Fprintf(a.stdout, "--new: %d draft(s) would be written\n", wrote)
+	case wrote == len(todo):
+		fmt.Fprintf(a.stdout, "--new: wrote %d draft(s); dossier build --drafts publishes them\n", wrote)
+	default:
+		fmt.Fprintf(a.stdout, "--new: wrote %d of %d draft(s)\n", wrote, len(todo))
+	}
+	return tried, failed
+}
+
+func createdNote(m hub.ListedModel) string {
+	if t, ok := m.Created(); ok {
+		return ", created " + t.UTC().Format("2006-01-02")
+	}
+	return ""
 }

@@ -17,6 +17,7 @@ type ModelInfo struct {
 	Private      bool             `json:"private"`
 	Gated        Gated            `json:"gated"`
 	LastModified string           `json:"lastModified"`
+	CreatedAt    string           `json:"createdAt"` // see CreatedUnknown
 	Safetensors  *SafetensorsInfo `json:"safetensors"`
 	Siblings     []Sibling        `json:"siblings"`
 }

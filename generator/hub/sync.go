@@ -29,6 +29,7 @@ type Result struct {
 	Revision  string // the commit sha the Hub resolved it to
 	Previous  string // revision of the snapshot on disk, "" if none
 	Path      string // where the snapshot lives
+	Created   string // the Hub's createdAt for the repository, "" if not sent
 	DryRun    bool
 	Unchanged bool // the snapshot on disk is already at Revision: nothing fetched, nothing written
 	Written   bool
@@ -130,7 +131,7 @@ func Sync(ctx context.Context, c *Client, dataDir, model, revision string, opts 
 	if !shaRe.MatchString(info.SHA) {
 		return nil, fmt.Errorf("sync %s@%s: model info gives sha %q; expected a 40-hex-digit commit", model, revision, info.SHA)
 	}
-	res.Revision = info.SHA
+	res.Revision, res.Created = info.SHA, info.CreatedAt
 	if info.ID != "" && info.ID != model {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the Hub calls this repository %s", info.ID))
 	}

@@ -102,3 +102,37 @@ func TestFaultsAndAccess(t *testing.T) {
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestListModels(t *testing.T) {
+	s := New(t,
+		&Repo{ID: "o/old", CreatedAt: "2025-01-01T00:00:00.000Z", LastModified: "2026-09-01T00:00:00.000Z"},
+		&Repo{ID: "o/new", CreatedAt: "2026-01-01T00:00:00.000Z"},
+		&Repo{ID: "p/other"})
+	list := func(query string) ([]map[string]any, *http.Response) {
+		resp := get(t, s.URL()+"/api/models?"+query, "")
+		var page []map[string]any
+		json.NewDecoder(resp.Body).Decode(&page)
+		return page, resp
+	}
+	page, resp := list("author=O&sort=createdAt&limit=1")
+	link := resp.Header.Get("Link")
+	if len(page) != 1 || page[0]["id"] != "o/new" || page[0]["createdAt"] != "2026-01-01T00:00:00.000Z" || page[0]["sha"] != nil ||
+		!strings.HasPrefix(link, "<"+s.Upstream.URL+"/api/models?") {
+		t.Fatalf("page %v, Link %q", page, link)
+	}
+	next := strings.TrimPrefix(strings.Split(link, ">")[0], "<"+s.Upstream.URL)
+	page, resp = list(strings.TrimPrefix(next, "/api/models?"))
+	if len(page) != 1 || page[0]["id"] != "o/old" || resp.Header.Get("Link") != "" {
+		t.Fatalf("second page %v, Link %q", page, resp.Header.Get("Link"))
+	}
+	if page, _ := list("author=o&sort=lastModified&expand=sha&expand[]=lastModified"); len(page) != 2 || page[0]["id"] != "o/old" ||
+		page[0]["sha"] != SHAFor("o/old") || page[0]["lastModified"] != "2026-09-01T00:00:00.000Z" || page[0]["createdAt"] != nil {
+		t.Fatalf("expanded %v", page)
+	}
+	if _, resp := list("author=o&sort=stars"); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("unknown sort: %d", resp.StatusCode)
+	}
+	if page, _ := list(""); len(page) != 3 {
+		t.Fatalf("everyone's: %v", page)
+	}
+}

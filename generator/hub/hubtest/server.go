@@ -1,8 +1,8 @@
 // Package hubtest is a fake Hugging Face Hub for tests: model info, the
-// paginated tree listing, resolve with redirects to a separate CDN host
-// that honours Range, safetensors files generated on the fly, and
-// injectable faults. It never touches the network: all three hosts are
-// httptest servers on 127.0.0.1.
+// paginated tree listing, the paginated listing of models by author,
+// resolve with redirects to a separate CDN host that honours Range,
+// safetensors files generated on the fly, and injectable faults. It never
+// touches the network: all three hosts are httptest servers on 127.0.0.1.
 package hubtest
 
 import (
