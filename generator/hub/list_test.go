@@ -145,8 +145,7 @@ func TestListModelsRefusesOtherAuthors(t *testing.T) {
 // endpoint sends them, drops a repeat across pages, and stops a Link that
 // leads back to a page already read.
 func TestListModelsOptionalFields(t *testing.T) {
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Query().Get("cursor") {
 		case "":
