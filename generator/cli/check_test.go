@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"dossier/generator/internal/sitetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,37 +10,9 @@ import (
 )
 
 // newSite copies the shipped site's inputs into a temporary root.
-func newSite(t *testing.T) string {
-	t.Helper()
-	root := t.TempDir()
-	for _, d := range []string{"content", "data", "templates"} {
-		if err := os.CopyFS(filepath.Join(root, d), os.DirFS(filepath.Join("..", "..", d))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile("../../hugo-like.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "hugo-like.yaml"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
+func newSite(t *testing.T) string { return sitetest.Copy(t, "../..", nil) }
 
-func edit(t *testing.T, path, old, new string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(b, []byte(old)) {
-		t.Fatalf("%s does not contain %q", path, old)
-	}
-	if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func edit(t *testing.T, path, old, new string) { sitetest.Edit(t, path, old, new) }
 
 func run(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer

@@ -125,14 +125,7 @@ func TestSyncAllNew(t *testing.T) {
 			t.Fatalf("exit %d\n%s%s", code, out, errs)
 		}
 	})
-	cfgPath := filepath.Join(root, "hugo-like.yaml")
-	b, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfgPath, append(b, "\nwatchOrgs: ["+newOrg+"]\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	edit(t, filepath.Join(root, "hugo-like.yaml"), "watchOrgs: []", "watchOrgs: ["+newOrg+"]")
 
 	// The tracked model gets its page from `new`, published, at v1.
 	code, out, errs := do("new", newTracked)

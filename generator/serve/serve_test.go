@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"dossier/generator/internal/sitetest"
 	"io"
 	"io/fs"
 	"net"
@@ -23,69 +24,15 @@ const (
 	eventLimit = 15 * time.Second
 )
 
-// copySite copies the shipped site's inputs (../..) into a temporary root.
-// Only the K3 dossier is kept, so each build is quick.
+// copySite copies the shipped site's inputs into a temporary root, with
+// only the K3 dossier, so each build is quick.
 func copySite(t *testing.T) string {
-	t.Helper()
-	src, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := t.TempDir()
-	copyFile(t, filepath.Join(src, "hugo-like.yaml"), filepath.Join(dst, "hugo-like.yaml"))
-	for _, d := range []string{"content", "data", "templates"} {
-		err := filepath.WalkDir(filepath.Join(src, d), func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			if e.IsDir() {
-				return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-			}
-			if filepath.Dir(rel) == filepath.Join("content", "models") && rel != filepath.FromSlash(k3Source) {
-				return nil
-			}
-			copyFile(t, p, filepath.Join(dst, rel))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
+	return sitetest.Copy(t, filepath.Join("..", ".."), func(rel string) bool { return rel == k3Source })
 }
 
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// editFile replaces old with new in root/rel, atomically; old must occur.
+// editFile replaces old with new in root/rel as an editor saves.
 func editFile(t *testing.T, root, rel, old, new string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(b, []byte(old)) {
-		t.Fatalf("%s: no %q to replace", rel, old)
-	}
-	// Write a sibling and rename it over the file, as many editors save:
-	// the watcher never sees a half-written file.
-	tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp")
-	if err := os.WriteFile(tmp, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		t.Fatal(err)
-	}
+	sitetest.Edit(t, filepath.Join(root, filepath.FromSlash(rel)), old, new)
 }
 
 // start builds root and serves it with httptest.

@@ -12,6 +12,7 @@ import (
 
 	"dossier/generator/config"
 	"dossier/generator/facts"
+	"dossier/generator/internal/sitetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -21,23 +22,7 @@ const repoRoot = "../.."
 
 // copySite copies the inputs of the shipped site into a temporary root so a
 // test can break them or publish without touching the repository.
-func copySite(t *testing.T) string {
-	t.Helper()
-	dst := t.TempDir()
-	for _, name := range []string{"hugo-like.yaml", "content", "data", "templates"} {
-		if err := os.CopyFS(filepath.Join(dst, name), os.DirFS(filepath.Join(repoRoot, name))); err != nil {
-			// CopyFS copies directories; a single file is copied by hand.
-			b, rerr := os.ReadFile(filepath.Join(repoRoot, name))
-			if rerr != nil {
-				t.Fatal(err)
-			}
-			if werr := os.WriteFile(filepath.Join(dst, name), b, 0o644); werr != nil {
-				t.Fatal(werr)
-			}
-		}
-	}
-	return dst
-}
+func copySite(t *testing.T) string { return sitetest.Copy(t, repoRoot, nil) }
 
 func build(t *testing.T, root, dest string) (*Report, error) {
 	t.Helper()
