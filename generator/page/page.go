@@ -116,6 +116,7 @@ func Build(in Input) (*Model, error) {
 		"fit":        m.fit(),
 		"gpus":       m.gpus(cat),
 		"cost":       m.cost(),
+		"stream":     m.streamTable(),
 		"published":  m.published(p.Front.Published),
 		"reconcile":  m.reconcile(),
 		"sources":    m.sources(),
@@ -375,4 +376,16 @@ func rowsOf(rows [][3]string) [][]string {
 		out[i] = []string{r[0], r[1], r[2]}
 	}
 	return out
+}
+
+func (m *Model) streamTable() *render.Table {
+	return factTable(m.rows(
+		[2]string{"one layer's routed experts, expanded to BF16", "stream.experts_bf16_bytes_per_layer"},
+		[2]string{"the experts one token needs in a layer, BF16", "stream.active_experts_bf16_bytes_per_layer"},
+		[2]string{"stored bytes read per generated token when streaming", "stream.bytes_read_per_token"},
+		[2]string{"quantized parameters per stored byte", "quant.params_per_byte"},
+		[2]string{"full fine-tune (weights, gradients, Adam states)", "train.full_bytes"},
+		[2]string{"LoRA base weights, frozen as stored", "train.lora_frozen_bytes"},
+		[2]string{"QLoRA base weights at 4 bits", "train.qlora_frozen_bytes"},
+	))
 }

@@ -34,6 +34,7 @@ func Analytic(config, hfQuant []byte) (*sizing.Analytic, error) {
 	for i := range inv.Tensors {
 		if t := &inv.Tensors[i]; t.Expert && t.Component == modeltree.CompText {
 			a.Experts += t.Params
+			a.ExpertBytes += t.Bytes()
 		}
 	}
 	return a, nil

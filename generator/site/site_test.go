@@ -122,6 +122,10 @@ func TestKimiK3Facts(t *testing.T) {
 		{"cost.8xB200.usd_per_hour", 47.84, 1e-9},
 		{"download.idle_usd.8xB200", 164, 0.5},
 		{"download.window_bytes", 227e9, 0.5e9},
+		{"quant.params_per_byte", 1.88, 0.005},
+		{"memory.per_sequence_at.8192", 0.63 * (1 << 30), 0.005 * (1 << 30)},
+		{"memory.per_sequence_at.131072", 3.79 * (1 << 30), 0.005 * (1 << 30)},
+		{"memory.per_sequence_at.1048576", 27.42 * (1 << 30), 0.005 * (1 << 30)},
 	}
 	for _, n := range near {
 		got, ok := ff.Facts.Get(n.key).Float()

@@ -40,6 +40,9 @@ type Analytic struct {
 	// in which case the main/MTP split is recovered from Total, Active and
 	// Experts (see mtp.go).
 	ByComponent map[string]int64
+	// ExpertBytes is the stored bytes of routed-expert tensors (payload and
+	// scales), what a streaming runtime reads per expert.
+	ExpertBytes int64
 }
 
 // Input is everything one model's sizing reads.
@@ -66,6 +69,8 @@ func Compute(in Input) *facts.Set {
 	c.memory()
 	c.fit()
 	c.download()
+	c.streaming()
+	c.training()
 	return c.s
 }
 
