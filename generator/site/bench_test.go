@@ -1,0 +1,56 @@
+package site
+
+import (
+	"testing"
+
+	"dossier/generator/config"
+)
+
+// BenchmarkBuild is a full build of the shipped site: load, compute every
+// model (K3's module tree is ~500k tensors), render and publish.
+func BenchmarkBuild(b *testing.B) {
+	cfg, err := config.Load(repoRoot, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dest := b.TempDir() + "/public"
+	for b.Loop() {
+		s, err := Load(cfg, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Build(s, Options{Destination: dest}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIncrementalBuild rebuilds with every input unchanged: pages are
+// reused from the previous output and only the lists are rendered again.
+func BenchmarkIncrementalBuild(b *testing.B) {
+	cfg, err := config.Load(repoRoot, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dest := b.TempDir() + "/public"
+	s, err := Load(cfg, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := Build(s, Options{Destination: dest}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s, err := Load(cfg, Options{Previous: dest})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Build(s, Options{Destination: dest})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Rebuilt) != 0 {
+			b.Fatalf("recomputed %v", r.Rebuilt)
+		}
+	}
+}
