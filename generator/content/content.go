@@ -36,7 +36,18 @@ type Front struct {
 	Tags         []string      `yaml:"tags"`
 	Published    []Published   `yaml:"published"`
 	Claims       []Claim       `yaml:"claims"`
+	Variants     []Variant     `yaml:"variants"`
 	Measurements []Measurement `yaml:"measurements"`
+}
+
+// Variant is another published form of the model (a GGUF quant, an NVFP4
+// conversion) with its size from that repository's file listing.
+type Variant struct {
+	Name   string  `yaml:"name"`
+	Repo   string  `yaml:"repo"`
+	Format string  `yaml:"format"`
+	Bytes  float64 `yaml:"bytes"`
+	Source string  `yaml:"source"`
 }
 
 // Published is a figure the model's authors published, kept beside the
@@ -50,8 +61,9 @@ type Published struct {
 }
 
 var (
-	dateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	slugRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	dateRe    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	slugRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	variantRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
 // Split separates YAML front matter delimited by "---" lines from the body.
@@ -138,6 +150,16 @@ func (p *Page) validate() error {
 	for i, pub := range f.Published {
 		if pub.Key == "" || pub.Source == "" {
 			return fmt.Errorf("field published[%d]: needs key and source", i)
+		}
+	}
+	for i, v := range f.Variants {
+		switch {
+		case !variantRe.MatchString(v.Name):
+			return fmt.Errorf("field variants[%d].name: expected letters, digits, '.', '_' or '-', found %q", i, v.Name)
+		case v.Repo == "" || v.Source == "":
+			return fmt.Errorf("field variants[%d]: needs repo and source", i)
+		case v.Bytes <= 0 || v.Bytes != float64(int64(v.Bytes)):
+			return fmt.Errorf("field variants[%d].bytes: expected a positive whole number of bytes, found %v", i, v.Bytes)
 		}
 	}
 	return validateClaims(f)

@@ -117,6 +117,7 @@ func Build(in Input) (*Model, error) {
 		"gpus":       m.gpus(cat),
 		"cost":       m.cost(),
 		"stream":     m.streamTable(),
+		"variants":   m.variantsTable(p.Front.Variants),
 		"published":  m.published(p.Front.Published),
 		"reconcile":  m.reconcile(),
 		"sources":    m.sources(),
@@ -388,4 +389,31 @@ func (m *Model) streamTable() *render.Table {
 		[2]string{"LoRA base weights, frozen as stored", "train.lora_frozen_bytes"},
 		[2]string{"QLoRA base weights at 4 bits", "train.qlora_frozen_bytes"},
 	))
+}
+
+// variantsTable sets the released checkpoint beside its other published
+// forms: size, download time and the margin on each hardware entry.
+func (m *Model) variantsTable(vs []content.Variant) *render.Table {
+	t := &render.Table{Header: []string{"form", "repository", "size", "download"}, Align: []render.Align{render.Left, render.Left, render.Right, render.Right}}
+	for _, hw := range m.Hardware {
+		t.Header = append(t.Header, hw)
+		t.Align = append(t.Align, render.Right)
+	}
+	if len(vs) == 0 {
+		return t
+	}
+	row := []string{"as released", m.ModelID, m.d("bytes.checkpoint"), m.d("download.seconds")}
+	for _, hw := range m.Hardware {
+		row = append(row, m.d("fit."+hw+".margin_bytes"))
+	}
+	t.Rows = append(t.Rows, row)
+	for _, v := range vs {
+		k := "variant." + v.Name
+		row := []string{v.Name + " (" + v.Format + ")", v.Repo, m.d(k + ".bytes"), m.d(k + ".download_seconds")}
+		for _, hw := range m.Hardware {
+			row = append(row, m.d(k+".fit."+hw+".margin_bytes"))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }

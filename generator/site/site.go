@@ -142,7 +142,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	an, anErr := Analytic(snap.Config, snap.HFQuantConfig)
 	set := sizing.Compute(sizing.Input{
 		Model: snap.Model, Snapshot: snap, Arch: a, Analytic: an, AnalyticErr: anErr,
-		Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog,
+		Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog, Variants: variantsOf(p),
 	})
 	addPublished(set, p)
 	tctx := claims.NewContext(set, a, p.Front.Review)
@@ -408,4 +408,12 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 		out[dir+c.File] = []byte(c.SVG + "\n")
 	}
 	return out, nil
+}
+
+func variantsOf(p *content.Page) []sizing.Variant {
+	out := make([]sizing.Variant, len(p.Front.Variants))
+	for i, v := range p.Front.Variants {
+		out[i] = sizing.Variant{Name: v.Name, Bytes: int64(v.Bytes), Source: v.Source}
+	}
+	return out
 }

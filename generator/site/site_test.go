@@ -123,6 +123,13 @@ func TestKimiK3Facts(t *testing.T) {
 		{"download.idle_usd.8xB200", 164, 0.5},
 		{"download.window_bytes", 227e9, 0.5e9},
 		{"quant.params_per_byte", 1.88, 0.005},
+		// Seed 000 §7-8: UD-Q2_K_XL fits 8 × B200 with 579 GB to spare and
+		// downloads in 1.9 h; UD-IQ2_XXS fits 8 × RTX PRO 6000; the NVFP4
+		// conversion, larger than the release, does not fit 8 × B200.
+		{"variant.UD-Q2_K_XL.fit.8xB200.margin_bytes", 579e9, 0.5e9},
+		{"variant.UD-Q2_K_XL.download_seconds", 1.9 * 3600, 0.05 * 3600},
+		{"variant.UD-IQ2_XXS.fit.8xRTXPRO6000.margin_bytes", 57e9, 0.5e9},
+		{"variant.Kimi-K3-NVFP4.fit.8xB200.margin_bytes", -170e9, 0.5e9},
 		{"memory.per_sequence_at.8192", 0.63 * (1 << 30), 0.005 * (1 << 30)},
 		{"memory.per_sequence_at.131072", 3.79 * (1 << 30), 0.005 * (1 << 30)},
 		{"memory.per_sequence_at.1048576", 27.42 * (1 << 30), 0.005 * (1 << 30)},

@@ -56,6 +56,14 @@ type Input struct {
 	Sizing      config.Sizing
 	Hardware    []string // configurations such as "8xB200"
 	Catalog     *catalog.Catalog
+	Variants    []Variant // other published forms of the model
+}
+
+// Variant is another published form of a model with its size on disk.
+type Variant struct {
+	Name   string
+	Bytes  int64
+	Source string
 }
 
 // Compute derives every sizing fact for one model.
@@ -71,6 +79,7 @@ func Compute(in Input) *facts.Set {
 	c.download()
 	c.streaming()
 	c.training()
+	c.variants()
 	return c.s
 }
 
