@@ -84,7 +84,7 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 				break
 			}
 			r.Checks = append(r.Checks, res)
-			r.Evidence = append(r.Evidence, Evidence{Ref: "fact:" + ch.Fact, Kind: "fact", Gives: res.Actual})
+			r.Evidence = append(r.Evidence, Evidence{Ref: "fact:" + ch.Fact, Kind: "fact", Gives: ch.Fact + " = " + res.Actual + ", the claim implies " + implied(ch, set.Get(ch.Fact))})
 			if !res.Holds {
 				computed = "refuted"
 			}
@@ -205,7 +205,10 @@ func Describe(m *content.Measurement) string {
 		fmt.Fprintf(&b, " (%s %s–%s)", m.Interval.Level, trim(m.Interval.Low), trim(m.Interval.High))
 	}
 	if m.Rank != nil {
-		fmt.Fprintf(&b, ", #%d of %d", m.Rank.Position, m.Rank.Of)
+		fmt.Fprintf(&b, ", #%d", m.Rank.Position)
+		if m.Rank.Of > 0 {
+			fmt.Fprintf(&b, " of %d", m.Rank.Of)
+		}
 		if m.Rank.Spread != "" {
 			b.WriteString(", rank spread " + m.Rank.Spread)
 		}
@@ -247,4 +250,17 @@ func trim(f float64) string {
 		return facts.Int(int64(f))
 	}
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", f), "0"), ".")
+}
+
+// implied prints what a check expects, in the fact's own units.
+func implied(ch content.Check, f *facts.Fact) string {
+	if b, ok := ch.Expect.(bool); ok {
+		return facts.Display(facts.UnitBool, b)
+	}
+	v, _ := toFloat(ch.Expect)
+	out := facts.Display(f.Unit, v)
+	if ch.Tolerance > 0 {
+		out += fmt.Sprintf(" (± %s)", facts.Percent(ch.Tolerance))
+	}
+	return out
 }
