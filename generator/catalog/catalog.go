@@ -50,6 +50,30 @@ type PriceList struct {
 type Catalog struct {
 	Accelerators map[string]*Accelerator
 	PriceLists   []*PriceList
+	Software     []*Window
+}
+
+// Window is the range of a library's versions a model's code was found to
+// run on, by trying them.
+type Window struct {
+	Model   string   `yaml:"model"`
+	Package string   `yaml:"package"`
+	What    string   `yaml:"what"`
+	Works   []string `yaml:"works"`
+	Fails   []string `yaml:"fails"`
+	Source  string   `yaml:"source"`
+	AsOf    string   `yaml:"as_of"`
+}
+
+// WindowsFor returns the software windows recorded for model.
+func (c *Catalog) WindowsFor(model string) []*Window {
+	var out []*Window
+	for _, w := range c.Software {
+		if w.Model == model {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 type hardwareFile struct {
@@ -87,6 +111,9 @@ func Load(dataDir string) (*Catalog, error) {
 			return nil, fmt.Errorf("%s: field %s: expected YYYY-MM-DD, found %q", hwPath, field("as_of"), a.AsOf)
 		}
 		c.Accelerators[a.ID] = a
+	}
+	if err := loadSoftware(filepath.Join(dataDir, "software.yaml"), c); err != nil {
+		return nil, err
 	}
 	files, err := filepath.Glob(filepath.Join(dataDir, "pricing", "*.yaml"))
 	if err != nil {
@@ -176,4 +203,36 @@ func (c *Catalog) Cheapest(id string, n int) (Quote, bool) {
 		}
 	}
 	return best, found
+}
+
+// loadSoftware reads data/software.yaml if the site has one.
+func loadSoftware(path string, c *Catalog) error {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read software windows: %w", err)
+	}
+	var f struct {
+		Windows []*Window `yaml:"windows"`
+	}
+	if err := yamlx.Decode(path, b, &f); err != nil {
+		return err
+	}
+	for i, w := range f.Windows {
+		field := func(n string) string { return fmt.Sprintf("windows[%d].%s", i, n) }
+		switch {
+		case w.Model == "" || w.Package == "":
+			return fmt.Errorf("%s: field %s: needs model and package", path, field("model"))
+		case len(w.Works)+len(w.Fails) == 0:
+			return fmt.Errorf("%s: field %s: list the versions tried (works and/or fails)", path, field("works"))
+		case w.Source == "":
+			return fmt.Errorf("%s: field %s: missing", path, field("source"))
+		case !dateRe.MatchString(w.AsOf):
+			return fmt.Errorf("%s: field %s: expected YYYY-MM-DD, found %q", path, field("as_of"), w.AsOf)
+		}
+	}
+	c.Software = f.Windows
+	return nil
 }

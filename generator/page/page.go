@@ -117,6 +117,7 @@ func Build(in Input) (*Model, error) {
 		"gpus":       m.gpus(cat),
 		"cost":       m.cost(),
 		"stream":     m.streamTable(),
+		"software":   m.softwareTable(),
 		"variants":   m.variantsTable(p.Front.Variants),
 		"published":  m.published(p.Front.Published),
 		"reconcile":  m.reconcile(),
@@ -416,4 +417,16 @@ func (m *Model) variantsTable(vs []content.Variant) *render.Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+func (m *Model) softwareTable() *render.Table {
+	var keys [][2]string
+	for _, k := range m.Facts.Keys() {
+		if rest, ok := strings.CutPrefix(k, "software."); ok {
+			pkg, kind, _ := strings.Cut(rest, ".")
+			label := map[string]string{"works": "works with", "fails": "fails with", "first_failing": "first version that fails"}[kind]
+			keys = append(keys, [2]string{pkg + ": " + label, k})
+		}
+	}
+	return factTable(m.rows(keys...))
 }

@@ -86,6 +86,11 @@ func sharedInputs(cfg *config.Site) (string, error) {
 	if err := hashFile(h, filepath.Join(cfg.Dir(cfg.DataDir), "hardware.yaml")); err != nil {
 		return "", err
 	}
+	if sw := filepath.Join(cfg.Dir(cfg.DataDir), "software.yaml"); fileExists(sw) {
+		if err := hashFile(h, sw); err != nil {
+			return "", err
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
@@ -167,4 +172,9 @@ func reuse(prev *manifest, dir, slug, hash string) (manifestEntry, map[string][]
 		files[f] = b
 	}
 	return e, files, true
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -145,6 +145,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 		Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog, Variants: variantsOf(p),
 	})
 	addPublished(set, p)
+	addSoftware(set, s.Catalog, snap.Model)
 	tctx := claims.NewContext(set, a, p.Front.Review)
 	reviews, probs := claims.ReviewPage(p, set, tctx)
 	pm, err := page.Build(page.Input{
@@ -416,4 +417,20 @@ func variantsOf(p *content.Page) []sizing.Variant {
 		out[i] = sizing.Variant{Name: v.Name, Bytes: int64(v.Bytes), Source: v.Source}
 	}
 	return out
+}
+
+// addSoftware records the library versions the model's code was found to
+// run on: the last that worked and the first that failed.
+func addSoftware(set *facts.Set, cat *catalog.Catalog, model string) {
+	for _, w := range cat.WindowsFor(model) {
+		src := "catalog:software.yaml " + w.AsOf + ": " + w.Source
+		k := "software." + w.Package
+		if len(w.Works) > 0 {
+			set.Add(facts.Fact{Key: k + ".works", Value: strings.Join(w.Works, ", "), Unit: facts.UnitText, Sources: []string{src}, Derivation: w.What})
+		}
+		if len(w.Fails) > 0 {
+			set.Add(facts.Fact{Key: k + ".fails", Value: strings.Join(w.Fails, ", "), Unit: facts.UnitText, Sources: []string{src}, Derivation: w.What})
+			set.Add(facts.Fact{Key: k + ".first_failing", Value: w.Fails[0], Unit: facts.UnitText, Sources: []string{src}, Derivation: "the first version tried that fails: " + w.What})
+		}
+	}
 }

@@ -140,6 +140,9 @@ func TestKimiK3Facts(t *testing.T) {
 			t.Errorf("%s = %v (%v), want %v ± %v", n.key, got, ok, n.want, n.tol)
 		}
 	}
+	if got := ff.Facts.Get("software.transformers.first_failing"); got == nil || got.Value != "5.2.0" {
+		t.Errorf("software.transformers.first_failing = %+v, want 5.2.0 (seed 000 §6c)", got)
+	}
 	bools := map[string]bool{"arch.hybrid": true, "fit.8xB200.at_rest": false, "download.exceeds_window": true, "fit.8xB300.at_rest": true}
 	for key, want := range bools {
 		if got, ok := ff.Facts.Get(key).Bool(); !ok || got != want {
