@@ -465,3 +465,31 @@ func TestPagesFlagStaleData(t *testing.T) {
 		t.Error("stale flag without a freshness limit")
 	}
 }
+
+// A destination that exists, is not empty and was not written by a build
+// must never be replaced: a mistyped --destination would delete it.
+func TestPublishRefusesForeignDirectory(t *testing.T) {
+	dest := t.TempDir()
+	notes := filepath.Join(dest, "important", "notes.txt")
+	if err := os.MkdirAll(filepath.Dir(notes), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := build(t, repoRoot, dest)
+	if err == nil || !strings.Contains(err.Error(), "not written by dossier") {
+		t.Fatalf("build into a foreign directory: %v", err)
+	}
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "keep me" {
+		t.Fatal("the foreign directory's file was touched")
+	}
+	// An empty directory, or one a build wrote, is fine.
+	empty := t.TempDir()
+	if _, err := build(t, repoRoot, empty); err != nil {
+		t.Fatalf("empty destination: %v", err)
+	}
+	if _, err := build(t, repoRoot, empty); err != nil {
+		t.Fatalf("rebuilding over a build's own output: %v", err)
+	}
+}

@@ -1,13 +1,49 @@
 package site
 
 import (
-	"dossier/generator/config"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"dossier/generator/config"
 )
+
+// OutputMarker is written into every build's output. A directory that
+// exists, is not empty and lacks it was not written by dossier, and is
+// never replaced: a mistyped --destination must not delete someone's files.
+const OutputMarker = ".dossier/OUTPUT"
+
+const markerText = "Written by dossier. This directory is replaced as a whole on every build.\n"
+
+// checkReplaceable refuses to replace an existing directory that a build
+// did not write.
+func checkReplaceable(dest string) error {
+	st, err := os.Stat(dest)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("destination %s: %w", dest, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("destination %s exists and is not a directory", dest)
+	}
+	for _, mark := range []string{OutputMarker, ManifestPath} {
+		if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(mark))); err == nil {
+			return nil
+		}
+	}
+	entries, err := os.ReadDir(dest)
+	if err != nil {
+		return fmt.Errorf("destination %s: %w", dest, err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("destination %s is not empty and was not written by dossier (no %s): refusing to replace it; remove it or choose another directory", dest, OutputMarker)
+	}
+	return nil
+}
 
 // Publish writes files into dest atomically: everything goes into a fresh
 // sibling directory first, which then replaces dest with two renames. An
@@ -20,6 +56,10 @@ func Publish(dest string, files map[string][]byte) ([]string, error) {
 // it replaces dest (the search index); its failure keeps dest as it was.
 func PublishWith(dest string, files map[string][]byte, finish func(staged string) error) ([]string, error) {
 	dest = filepath.Clean(dest)
+	if err := checkReplaceable(dest); err != nil {
+		return nil, err
+	}
+	files[OutputMarker] = []byte(markerText)
 	parent := filepath.Dir(dest)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", parent, err)
