@@ -25,9 +25,14 @@ type manifest struct {
 }
 
 type manifestEntry struct {
-	Hash    string   `json:"hash"`
-	Files   []string `json:"files"` // relative to the publish directory
-	Summary *Summary `json:"summary"`
+	Hash    string            `json:"hash"`
+	Files   map[string]string `json:"files"` // path relative to the publish directory → sha256 of its bytes
+	Summary *Summary          `json:"summary"`
+}
+
+func sum256(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }
 
 // entry is one model of a build: computed now, or reused whole from the
@@ -161,12 +166,13 @@ func reuse(prev *manifest, dir, slug, hash string) (manifestEntry, map[string][]
 		return manifestEntry{}, nil, false
 	}
 	files := map[string][]byte{}
-	for _, f := range e.Files {
+	for f, want := range e.Files {
 		if !filepath.IsLocal(f) {
 			return manifestEntry{}, nil, false
 		}
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
-		if err != nil {
+		// A file edited by hand since the build is not reused.
+		if err != nil || sum256(b) != want {
 			return manifestEntry{}, nil, false
 		}
 		files[f] = b

@@ -328,23 +328,18 @@ func (s *Site) Render() (map[string][]byte, error) {
 	out := map[string][]byte{"style.css": s.Templates.CSS}
 	man := manifest{Models: map[string]manifestEntry{}}
 	for _, e := range s.entries {
-		me := manifestEntry{Hash: e.hash, Summary: e.summary}
-		if e.model == nil {
-			for name, b := range e.reused {
-				out[name] = b
-				me.Files = append(me.Files, name)
-			}
-		} else {
-			files, err := s.renderModel(e.model)
-			if err != nil {
+		me := manifestEntry{Hash: e.hash, Summary: e.summary, Files: map[string]string{}}
+		files := e.reused
+		if e.model != nil {
+			var err error
+			if files, err = s.renderModel(e.model); err != nil {
 				return nil, err
 			}
-			for name, b := range files {
-				out[name] = b
-				me.Files = append(me.Files, name)
-			}
 		}
-		sort.Strings(me.Files)
+		for name, b := range files {
+			out[name] = b
+			me.Files[name] = sum256(b)
+		}
 		man.Models[e.slug] = me
 	}
 	if err := s.renderLists(out); err != nil {

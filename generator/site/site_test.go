@@ -402,6 +402,26 @@ func TestIncrementalBuild(t *testing.T) {
 		t.Errorf("unchanged inputs recomputed %v", again.Rebuilt)
 	}
 
+	// A page edited by hand in the output is not reused: it is rebuilt.
+	md := filepath.Join(dest, "models/llama-3-1-8b/index.md")
+	orig, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(md, append(orig, "hand edit\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	healed, err := Build(load(dest), Options{Destination: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(healed.Rebuilt) != 1 || healed.Rebuilt[0] != "llama-3-1-8b" {
+		t.Errorf("after a hand edit of llama's page: rebuilt %v", healed.Rebuilt)
+	}
+	if b, _ := os.ReadFile(md); !bytes.Equal(b, orig) {
+		t.Error("the hand-edited page was kept")
+	}
+
 	snap := filepath.Join(root, "data/hub/moonshotai/Kimi-K3/snapshot.json")
 	b, err := os.ReadFile(snap)
 	if err != nil {
