@@ -77,17 +77,21 @@ func NewContext(set *facts.Set, a *arch.Architecture, reviewed string) *Context 
 	} else if v, ok := set.Get("bytes.tensors").Float(); ok {
 		c.RealBytes = v
 	}
-	n := 0
+	// A census is mixed when no dtype holds 99.9% of the parameters: a
+	// few F32 gates beside BF16 weights do not make "BF16" wrong.
+	var total, largest float64
 	for _, k := range set.Keys() {
 		if strings.HasPrefix(k, "params.census.") {
-			n++
+			v, _ := set.Get(k).Float()
+			total += v
+			largest = math.Max(largest, v)
 		}
 	}
 	switch {
 	case a != nil && a.Quant.Ignores():
 		c.Mixed, c.MixedBecause = true, "its quantization ignores "+fmt.Sprint(len(a.Quant.Ignore))+" module patterns"
-	case n > 1:
-		c.Mixed, c.MixedBecause = true, fmt.Sprintf("its census has %d dtypes", n)
+	case total > 0 && largest/total < 0.999:
+		c.Mixed, c.MixedBecause = true, fmt.Sprintf("its largest dtype holds only %s of the parameters", facts.Percent(largest/total))
 	}
 	return c
 }
@@ -149,7 +153,11 @@ func (c *Context) LintProse(p *content.Page) []Finding {
 	}
 	var out []Finding
 	for _, para := range paragraphs(string(p.Body), p.BodyLine) {
-		text := factRefRe.ReplaceAllString(para.text, "(fact)")
+		// A fact reference becomes a placeholder of the same length, so
+		// offsets in text still point at the same bytes of raw.
+		text := factRefRe.ReplaceAllStringFunc(para.text, func(m string) string {
+			return "(fact)" + strings.Repeat(" ", len(m)-len("(fact)"))
+		})
 		for _, s := range sentences(text) {
 			line := para.line + strings.Count(para.raw[:min(s.start, len(para.raw))], "\n")
 			for _, f := range c.lintSentence(s.text, withInterval) {

@@ -100,4 +100,19 @@ func TestProseLinesPointAtTheSentence(t *testing.T) {
 	if len(got) != 1 || got[0].Tell != TellShelfLife || got[0].Line != 12 {
 		t.Fatalf("findings = %+v, want one tell 6 at line 12", got)
 	}
+	// A long fact reference before the sentence must not shift its line.
+	p.Body = []byte("The checkpoint is {{< fact bytes.checkpoint >}} on\ndisk. The weights are\ncoming soon.\n")
+	got = k3Context().LintProse(p)
+	if len(got) != 1 || got[0].Line != 11 {
+		t.Fatalf("findings = %+v, want one tell 6 at line 11", got)
+	}
+}
+
+func TestAFewF32GatesDoNotMakeAModelMixed(t *testing.T) {
+	set := facts.NewSet()
+	set.Add(facts.Fact{Key: "params.census.BF16", Value: int64(49122599168), Unit: facts.UnitParams})
+	set.Add(facts.Fact{Key: "params.census.F32", Value: int64(82560), Unit: facts.UnitParams})
+	if got := NewContext(set, nil, "").Lint("Kimi Linear ships as a BF16 checkpoint.", nil, nil); has(got, TellPrecision) {
+		t.Errorf("82,560 F32 parameters made a BF16 model mixed: %v", got)
+	}
 }

@@ -71,11 +71,19 @@ to disk or printed.`,
 			defer stop()
 			opts := hub.Options{DryRun: dryRun, Concurrency: concurrency, Progress: a.progress()}
 			failed, tried := 0, len(refs)
+			// Every reference is checked before any is synced, so a typo in
+			// the last one does not leave the first ones half done.
+			type target struct{ ref, model, rev string }
+			targets := make([]target, 0, len(refs))
 			for _, ref := range refs {
 				model, rev, err := hub.ParseRef(ref)
 				if err != nil {
 					return codeError{2, err}
 				}
+				targets = append(targets, target{ref, model, rev})
+			}
+			for _, tg := range targets {
+				ref, model, rev := tg.ref, tg.model, tg.rev
 				if _, err := a.syncModel(ctx, client, cfg, model, rev, opts); err != nil {
 					fmt.Fprintf(a.stderr, "dossier: sync %s: %v\n", ref, err)
 					failed++

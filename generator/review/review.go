@@ -192,9 +192,17 @@ func diffModel(b, h *Doc) ModelDiff {
 		c := Change{Key: k, Old: show(of), New: show(nf), Moved: moved(b, h, of, nf), Flip: isVerdict(k, of, nf)}
 		d.Facts = append(d.Facts, c)
 	}
-	old := map[string]Claim{}
+	old, kept := map[string]Claim{}, map[string]bool{}
 	for _, c := range b.Claims {
 		old[c.ID] = c
+	}
+	for _, c := range h.Claims {
+		kept[c.ID] = true
+	}
+	for _, c := range b.Claims {
+		if !kept[c.ID] {
+			d.Claims = append(d.Claims, ClaimChange{ID: c.ID, Text: c.Text, Old: c.Verdict, New: "removed"})
+		}
 	}
 	for _, c := range h.Claims {
 		o, ok := old[c.ID]
