@@ -69,6 +69,10 @@ func ExpandProse(p *content.Page, set *facts.Set) (string, error) {
 				}
 				return m
 			}
+			if !f.Known() {
+				// Absent means unknown, and the reader is told why.
+				return "unknown (" + f.Reason + ")"
+			}
 			return f.Display
 		})
 	}
