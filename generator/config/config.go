@@ -6,11 +6,13 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
@@ -190,8 +192,12 @@ func (s *Site) validate() error {
 	if s.Sizing.StateDTypeBytes <= 0 {
 		return bad("sizing.stateDtypeBytes", "expected a positive byte count, found %d", s.Sizing.StateDTypeBytes)
 	}
-	if u := s.Sizing.GPUMemoryUtilization; u <= 0 || u > 1 {
+	// Written as !(in range) so that NaN is rejected too.
+	if u := s.Sizing.GPUMemoryUtilization; !(u > 0 && u <= 1) {
 		return bad("sizing.gpuMemoryUtilization", "expected a fraction in (0, 1], found %v", u)
+	}
+	if s.Sizing.ReservePerGPUBytes < 0 {
+		return bad("sizing.reservePerGpuBytes", "expected a non-negative byte count, found %d", s.Sizing.ReservePerGPUBytes)
 	}
 	if s.Sizing.Concurrency <= 0 {
 		return bad("sizing.concurrency", "expected at least 1, found %d", s.Sizing.Concurrency)
@@ -199,16 +205,32 @@ func (s *Site) validate() error {
 	if s.Sizing.ServingContext <= 0 {
 		return bad("sizing.servingContext", "expected a positive token count")
 	}
-	for _, c := range s.Sizing.Contexts {
+	for i, c := range s.Sizing.Contexts {
 		if c <= 0 {
-			return bad("sizing.contexts", "expected positive token counts, found %d", c)
+			return bad(fmt.Sprintf("sizing.contexts[%d]", i), "expected a positive token count, found %d", c)
 		}
 	}
 	if len(s.Sizing.TensorParallelSizes) == 0 {
 		return bad("sizing.tensorParallelSizes", "expected at least one size")
 	}
-	if s.Sizing.DownloadBytesPerSec <= 0 {
-		return bad("sizing.downloadBytesPerSecond", "expected a positive throughput")
+	for i, n := range s.Sizing.TensorParallelSizes {
+		if n <= 0 {
+			return bad(fmt.Sprintf("sizing.tensorParallelSizes[%d]", i), "expected a positive GPU count, found %d", n)
+		}
+	}
+	if r := s.Sizing.DownloadBytesPerSec; !(r > 0) || math.IsInf(r, 1) {
+		return bad("sizing.downloadBytesPerSecond", "expected a positive finite throughput in bytes per second, found %v", r)
+	}
+	if w := s.Sizing.WaitWindowSeconds; !(w >= 0) || math.IsInf(w, 1) {
+		return bad("sizing.waitWindowSeconds", "expected a non-negative finite number of seconds, found %v", w)
+	}
+	if s.Freshness.MaxAgeDays < 0 {
+		return bad("freshness.maxAgeDays", "expected a non-negative number of days (0: no limit), found %d", s.Freshness.MaxAgeDays)
+	}
+	if d := s.Freshness.Today; d != "" {
+		if _, err := time.Parse(time.DateOnly, d); err != nil {
+			return bad("freshness.today", "expected a date YYYY-MM-DD (or empty for the clock), found %q", d)
+		}
 	}
 	for i, h := range s.Hardware {
 		if _, _, ok := ParseHardware(h); !ok {

@@ -89,6 +89,44 @@ func TestBadConfigNamesFileAndKey(t *testing.T) {
 	}
 }
 
+func TestBadValuesNameKeyAndExpectation(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"freshness:\n  today: 2026/01/02\n", `field freshness.today: expected a date YYYY-MM-DD (or empty for the clock), found "2026/01/02"`},
+		{"freshness:\n  today: \"2026-13-40\"\n", `field freshness.today: expected a date YYYY-MM-DD (or empty for the clock), found "2026-13-40"`},
+		{"freshness:\n  maxAgeDays: -1\n", "field freshness.maxAgeDays: expected a non-negative number of days (0: no limit), found -1"},
+		{"sizing:\n  reservePerGpuBytes: -1\n", "field sizing.reservePerGpuBytes: expected a non-negative byte count, found -1"},
+		{"sizing:\n  tensorParallelSizes: [1, 2, 0, 8]\n", "field sizing.tensorParallelSizes[2]: expected a positive GPU count, found 0"},
+		{"sizing:\n  tensorParallelSizes: [-4]\n", "field sizing.tensorParallelSizes[0]: expected a positive GPU count, found -4"},
+		{"sizing:\n  downloadBytesPerSecond: -1\n", "field sizing.downloadBytesPerSecond: expected a positive finite throughput in bytes per second, found -1"},
+		{"sizing:\n  downloadBytesPerSecond: .nan\n", "field sizing.downloadBytesPerSecond: expected a positive finite throughput in bytes per second, found NaN"},
+		{"sizing:\n  waitWindowSeconds: -60\n", "field sizing.waitWindowSeconds: expected a non-negative finite number of seconds, found -60"},
+		{"sizing:\n  gpuMemoryUtilization: .nan\n", "field sizing.gpuMemoryUtilization: expected a fraction in (0, 1], found NaN"},
+		{"sizing:\n  contexts: [8192, 0]\n", "field sizing.contexts[1]: expected a positive token count, found 0"},
+	} {
+		dir := site(t, tc.yaml)
+		_, err := Load(dir, nil, nil)
+		want := filepath.Join(dir, FileName) + ": " + tc.want
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: error %v\nwant %s", tc.yaml, err, want)
+		}
+	}
+}
+
+func TestGoodFreshnessAndSizingValues(t *testing.T) {
+	dir := site(t, "freshness:\n  today: \"2026-02-28\"\n  maxAgeDays: 0\nsizing:\n  reservePerGpuBytes: 0\n  waitWindowSeconds: 0\n")
+	s, err := Load(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Freshness.Today != "2026-02-28" {
+		t.Errorf("today = %q", s.Freshness.Today)
+	}
+	t.Setenv("DOSSIER_FRESHNESS_TODAY", "yesterday")
+	if _, err := Load(dir, nil, nil); err == nil || !strings.Contains(err.Error(), "field freshness.today") {
+		t.Errorf("a bad date from the environment: %v", err)
+	}
+}
+
 func TestParseHardware(t *testing.T) {
 	if n, id, ok := ParseHardware("8xB200"); !ok || n != 8 || id != "B200" {
 		t.Errorf("8xB200 = %d %q %v", n, id, ok)

@@ -106,70 +106,93 @@ var idRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 var EvidenceRe = regexp.MustCompile(`^(fact|measurement|arxiv|licence|pricing|config|url|repo|doc):\S.*$`)
 
 // validateClaims checks the claims and measurements of a page by
-// themselves; checks against facts happen when the facts exist.
+// themselves; checks against facts happen when the facts exist. An error
+// starts with the file line of the item (Parse fills Line first).
 func validateClaims(f *Front) error {
 	seen := map[string]bool{}
 	for i, m := range f.Measurements {
-		field := func(n string) string { return fmt.Sprintf("measurements[%d].%s", i, n) }
-		switch {
-		case !idRe.MatchString(m.ID):
-			return fmt.Errorf("field %s: expected a lower-case id, found %q", field("id"), m.ID)
-		case seen["m:"+m.ID]:
-			return fmt.Errorf("field %s: duplicate id %q", field("id"), m.ID)
-		case m.Metric == "":
-			return fmt.Errorf("field %s: missing", field("metric"))
-		case m.By == "":
-			return fmt.Errorf("field %s: missing", field("by"))
-		case m.Source == "":
-			return fmt.Errorf("field %s: missing", field("source"))
-		case m.Date != "" && !dateRe.MatchString(m.Date):
-			return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("date"), m.Date)
-		case m.Accessed != "" && !dateRe.MatchString(m.Accessed):
-			return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("accessed"), m.Accessed)
-		case !oneOf(m.Kind, MeasurementKinds):
-			return fmt.Errorf("field %s: expected one of %s, found %q", field("kind"), strings.Join(MeasurementKinds, ", "), m.Kind)
-		case m.Interval != nil && m.Interval.Low > m.Interval.High:
-			return fmt.Errorf("field %s: low %v above high %v", field("interval"), m.Interval.Low, m.Interval.High)
+		if err := checkMeasurement(i, m, seen); err != nil {
+			return atLine(m.Line, err)
 		}
 		seen["m:"+m.ID] = true
 	}
 	for i, c := range f.Claims {
-		field := func(n string) string { return fmt.Sprintf("claims[%d].%s", i, n) }
-		switch {
-		case !idRe.MatchString(c.ID):
-			return fmt.Errorf("field %s: expected a lower-case id, found %q", field("id"), c.ID)
-		case seen["c:"+c.ID]:
-			return fmt.Errorf("field %s: duplicate id %q", field("id"), c.ID)
-		case strings.TrimSpace(c.Text) == "":
-			return fmt.Errorf("field %s: missing", field("text"))
-		case c.By == "":
-			return fmt.Errorf("field %s: missing (who made the claim)", field("by"))
-		case !dateRe.MatchString(c.Date):
-			return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("date"), c.Date)
-		case c.ShelfLife != "" && !dateRe.MatchString(c.ShelfLife):
-			return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("shelf_life"), c.ShelfLife)
-		case c.Verdict != "" && !oneOf(c.Verdict, Verdicts):
-			return fmt.Errorf("field %s: expected one of %s, found %q", field("verdict"), strings.Join(Verdicts, ", "), c.Verdict)
-		}
-		for j, e := range c.Evidence {
-			if !EvidenceRe.MatchString(e) {
-				return fmt.Errorf("field %s[%d]: expected kind:reference (fact:, measurement:, arxiv:, licence:, pricing:, config:, url:, repo:, doc:), found %q", field("evidence"), j, e)
-			}
-		}
-		for j, ch := range c.Checks {
-			if ch.Fact == "" {
-				return fmt.Errorf("field %s[%d].fact: missing", field("checks"), j)
-			}
-			switch ch.Expect.(type) {
-			case int, int64, float64, bool:
-			default:
-				return fmt.Errorf("field %s[%d].expect: expected a number or true/false, found %v", field("checks"), j, ch.Expect)
-			}
-			if ch.Tolerance < 0 || ch.Tolerance >= 1 {
-				return fmt.Errorf("field %s[%d].tolerance: expected a fraction in [0, 1), found %v", field("checks"), j, ch.Tolerance)
-			}
+		if err := checkClaim(i, c, seen); err != nil {
+			return atLine(c.Line, err)
 		}
 		seen["c:"+c.ID] = true
+	}
+	return nil
+}
+
+// atLine prefixes err with "line N: " when the line is known.
+func atLine(line int, err error) error {
+	if line <= 0 {
+		return err
+	}
+	return fmt.Errorf("line %d: %w", line, err)
+}
+
+func checkMeasurement(i int, m Measurement, seen map[string]bool) error {
+	field := func(n string) string { return fmt.Sprintf("measurements[%d].%s", i, n) }
+	switch {
+	case !idRe.MatchString(m.ID):
+		return fmt.Errorf("field %s: expected a lower-case id, found %q", field("id"), m.ID)
+	case seen["m:"+m.ID]:
+		return fmt.Errorf("field %s: duplicate id %q", field("id"), m.ID)
+	case m.Metric == "":
+		return fmt.Errorf("field %s: missing", field("metric"))
+	case m.By == "":
+		return fmt.Errorf("field %s: missing", field("by"))
+	case m.Source == "":
+		return fmt.Errorf("field %s: missing", field("source"))
+	case m.Date != "" && !dateRe.MatchString(m.Date):
+		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("date"), m.Date)
+	case m.Accessed != "" && !dateRe.MatchString(m.Accessed):
+		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("accessed"), m.Accessed)
+	case !oneOf(m.Kind, MeasurementKinds):
+		return fmt.Errorf("field %s: expected one of %s, found %q", field("kind"), strings.Join(MeasurementKinds, ", "), m.Kind)
+	case m.Interval != nil && m.Interval.Low > m.Interval.High:
+		return fmt.Errorf("field %s: low %v above high %v", field("interval"), m.Interval.Low, m.Interval.High)
+	}
+	return nil
+}
+
+func checkClaim(i int, c Claim, seen map[string]bool) error {
+	field := func(n string) string { return fmt.Sprintf("claims[%d].%s", i, n) }
+	switch {
+	case !idRe.MatchString(c.ID):
+		return fmt.Errorf("field %s: expected a lower-case id, found %q", field("id"), c.ID)
+	case seen["c:"+c.ID]:
+		return fmt.Errorf("field %s: duplicate id %q", field("id"), c.ID)
+	case strings.TrimSpace(c.Text) == "":
+		return fmt.Errorf("field %s: missing", field("text"))
+	case c.By == "":
+		return fmt.Errorf("field %s: missing (who made the claim)", field("by"))
+	case !dateRe.MatchString(c.Date):
+		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("date"), c.Date)
+	case c.ShelfLife != "" && !dateRe.MatchString(c.ShelfLife):
+		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("shelf_life"), c.ShelfLife)
+	case c.Verdict != "" && !oneOf(c.Verdict, Verdicts):
+		return fmt.Errorf("field %s: expected one of %s, found %q", field("verdict"), strings.Join(Verdicts, ", "), c.Verdict)
+	}
+	for j, e := range c.Evidence {
+		if !EvidenceRe.MatchString(e) {
+			return fmt.Errorf("field %s[%d]: expected kind:reference (fact:, measurement:, arxiv:, licence:, pricing:, config:, url:, repo:, doc:), found %q", field("evidence"), j, e)
+		}
+	}
+	for j, ch := range c.Checks {
+		if ch.Fact == "" {
+			return fmt.Errorf("field %s[%d].fact: missing", field("checks"), j)
+		}
+		switch ch.Expect.(type) {
+		case int, int64, float64, bool:
+		default:
+			return fmt.Errorf("field %s[%d].expect: expected a number or true/false, found %v", field("checks"), j, ch.Expect)
+		}
+		if !(ch.Tolerance >= 0 && ch.Tolerance < 1) { // NaN too
+			return fmt.Errorf("field %s[%d].tolerance: expected a fraction in [0, 1), found %v", field("checks"), j, ch.Tolerance)
+		}
 	}
 	return nil
 }

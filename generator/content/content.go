@@ -12,6 +12,9 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
+	"dossier/generator/snapshot"
 	"dossier/generator/yamlx"
 )
 
@@ -74,6 +77,10 @@ func Split(b []byte) (front, body []byte, bodyLine int, err error) {
 		return nil, b, 1, nil
 	}
 	rest := b[4:]
+	// "---" right after the opening line closes an empty front matter.
+	if bytes.HasPrefix(rest, []byte("---\n")) || bytes.Equal(rest, []byte("---")) {
+		return []byte{}, bytes.TrimPrefix(rest[3:], []byte("\n")), 3, nil
+	}
 	end := bytes.Index(rest, []byte("\n---\n"))
 	var after []byte
 	switch {
@@ -97,23 +104,36 @@ func Parse(path string, b []byte) (*Page, error) {
 	}
 	p := &Page{Path: path, Body: body, BodyLine: line}
 	p.Slug = strings.TrimSuffix(filepath.Base(path), ".md")
-	if front != nil {
+	if front != nil && !emptyYAML(front) {
 		// Line numbers from yaml.v3 count from the first front matter line,
 		// which is line 2 of the file.
 		if err := yamlx.Decode(path, front, &p.Front); err != nil {
 			return nil, shiftLines(err, 1)
 		}
+		// The lines are filled before validate, whose errors cite them.
 		for i, l := range itemLines(front, "claims", 2) {
-			p.Front.Claims[i].Line = l
+			if i < len(p.Front.Claims) {
+				p.Front.Claims[i].Line = l
+			}
 		}
 		for i, l := range itemLines(front, "measurements", 2) {
-			p.Front.Measurements[i].Line = l
+			if i < len(p.Front.Measurements) {
+				p.Front.Measurements[i].Line = l
+			}
 		}
 	}
+	// Empty front matter decodes to nothing: validate names what is missing.
 	if err := p.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
+}
+
+// emptyYAML reports whether front holds no YAML document: nothing but
+// blank lines and comments.
+func emptyYAML(front []byte) bool {
+	var doc yaml.Node
+	return yaml.Unmarshal(front, &doc) == nil && len(doc.Content) == 0
 }
 
 var yamlLineRe = regexp.MustCompile(`line (\d+):`)
@@ -141,6 +161,11 @@ func (p *Page) validate() error {
 	if f.Model == "" {
 		return fmt.Errorf("field model: missing (the Hub id, org/name)")
 	}
+	// The id becomes a path below data/hub: the snapshot's own rule keeps
+	// it there.
+	if !snapshot.ValidModel(f.Model) {
+		return fmt.Errorf("field model: expected an org/name Hub id, found %q", f.Model)
+	}
 	if f.Date != "" && !dateRe.MatchString(f.Date) {
 		return fmt.Errorf("field date: expected YYYY-MM-DD, found %q", f.Date)
 	}
@@ -152,15 +177,20 @@ func (p *Page) validate() error {
 			return fmt.Errorf("field published[%d]: needs key and source", i)
 		}
 	}
+	variants := map[string]int{}
 	for i, v := range f.Variants {
+		first, dup := variants[v.Name]
 		switch {
 		case !variantRe.MatchString(v.Name):
 			return fmt.Errorf("field variants[%d].name: expected letters, digits, '.', '_' or '-', found %q", i, v.Name)
+		case dup:
+			return fmt.Errorf("field variants[%d].name: expected a name no other variant has, found %q again (variants[%d])", i, v.Name, first)
 		case v.Repo == "" || v.Source == "":
 			return fmt.Errorf("field variants[%d]: needs repo and source", i)
 		case v.Bytes <= 0 || v.Bytes != float64(int64(v.Bytes)):
 			return fmt.Errorf("field variants[%d].bytes: expected a positive whole number of bytes, found %v", i, v.Bytes)
 		}
+		variants[v.Name] = i
 	}
 	return validateClaims(f)
 }

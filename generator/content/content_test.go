@@ -1,10 +1,13 @@
 package content
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dossier/generator/snapshot"
 )
 
 func TestSplitFrontMatter(t *testing.T) {
@@ -17,6 +20,86 @@ func TestSplitFrontMatter(t *testing.T) {
 	}
 	if f, b, _, err := Split([]byte("no front matter\n")); err != nil || f != nil || string(b) != "no front matter\n" {
 		t.Errorf("plain body: %q %q %v", f, b, err)
+	}
+}
+
+func TestSplitEmptyFrontMatter(t *testing.T) {
+	for _, tc := range []struct {
+		in, body string
+		line     int
+	}{
+		{"---\n---\n", "", 3},
+		{"---\n---", "", 3},
+		{"---\r\n---\r\nBody.\r\n", "Body.\n", 3},
+		{"---\n---\nBody.\n", "Body.\n", 3},
+	} {
+		front, body, line, err := Split([]byte(tc.in))
+		if err != nil || front == nil || len(front) != 0 || string(body) != tc.body || line != tc.line {
+			t.Errorf("%q: front %q body %q line %d err %v", tc.in, front, body, line, err)
+		}
+	}
+	// Empty front matter is a page without fields: validation names them.
+	for _, in := range []string{"---\n---\nBody.\n", "---\n# nothing yet\n---\n"} {
+		_, err := Parse("content/models/x.md", []byte(in))
+		if err == nil || err.Error() != "content/models/x.md: field title: missing" {
+			t.Errorf("%q: error %v, want the missing title", in, err)
+		}
+	}
+	if p, err := Parse("content/_index.md", []byte("---\n---\nWelcome.\n")); err != nil || string(p.Body) != "Welcome.\n" || p.BodyLine != 3 {
+		t.Errorf("section page with empty front matter: %+v %v", p, err)
+	}
+}
+
+func TestModelMustBeAHubID(t *testing.T) {
+	for _, model := range []string{"../../../../tmp/x", "a/../b", "/etc/passwd", "org", "org/name/extra", "org/.hidden", `org\\name`, "org/..", "org/name "} {
+		src := "---\ntitle: x\nmodel: \"" + model + "\"\n---\n"
+		_, err := Parse("content/models/x.md", []byte(src))
+		want := fmt.Sprintf("content/models/x.md: field model: expected an org/name Hub id, found %q", strings.ReplaceAll(model, `\\`, `\`))
+		if err == nil || err.Error() != want {
+			t.Errorf("model %q: error %v\nwant %s", model, err, want)
+		}
+	}
+	for _, model := range []string{"moonshotai/Kimi-K3", "meta-llama/Llama-3.1-8B", "Qwen/Qwen3-30B-A3B"} {
+		if _, err := Parse("content/models/x.md", []byte("---\ntitle: x\nmodel: "+model+"\n---\n")); err != nil {
+			t.Errorf("model %q: %v", model, err)
+		}
+	}
+}
+
+func TestDuplicateVariantNames(t *testing.T) {
+	src := "---\ntitle: x\nmodel: a/b\nvariants:\n" +
+		"  - {name: Q4, repo: a/b-GGUF, format: GGUF, bytes: 10, source: s}\n" +
+		"  - {name: Q8, repo: a/b-GGUF, format: GGUF, bytes: 20, source: s}\n" +
+		"  - {name: Q4, repo: c/b-GGUF, format: GGUF, bytes: 30, source: s}\n---\n"
+	_, err := Parse("content/models/x.md", []byte(src))
+	want := `content/models/x.md: field variants[2].name: expected a name no other variant has, found "Q4" again (variants[0])`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
+
+func TestClaimErrorsCiteTheItemLine(t *testing.T) {
+	head := "---\ntitle: x\nmodel: a/b\n"
+	claim := func(id, extra string) string {
+		return "  - id: " + id + "\n    text: t\n    by: b\n    date: \"2026-01-01\"\n" + extra
+	}
+	for _, tc := range []struct{ in, want string }{
+		// claims[1] starts on line 9.
+		{head + "claims:\n" + claim("one", "") + claim("two", "    verdict: wrong\n") + "---\n",
+			`line 9: field claims[1].verdict: expected one of supported, refuted, misleading, outdated, unverifiable, found "wrong"`},
+		{head + "claims:\n" + claim("one", "") + claim("one", "") + "---\n",
+			`line 9: field claims[1].id: duplicate id "one"`},
+		{head + "claims:\n" + claim("one", "    evidence: [\"see the paper\"]\n") + "---\n",
+			`line 5: field claims[0].evidence[0]: expected kind:reference`},
+		{head + "claims:\n" + claim("one", "    checks:\n      - {fact: bytes.checkpoint, expect: 1, tolerance: 2}\n") + "---\n",
+			`line 5: field claims[0].checks[0].tolerance: expected a fraction in [0, 1), found 2`},
+		{head + "measurements:\n  - {id: m, metric: x, by: b, source: s, kind: hosted-api}\n  - {id: n, metric: x, by: b, source: s, kind: rumour}\n---\n",
+			`line 6: field measurements[1].kind: expected one of`},
+	} {
+		_, err := Parse("content/models/x.md", []byte(tc.in))
+		if err == nil || !strings.HasPrefix(err.Error(), "content/models/x.md: "+tc.want) {
+			t.Errorf("%q: error %v\nwant content/models/x.md: %s", tc.in, err, tc.want)
+		}
 	}
 }
 
@@ -54,10 +137,19 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("---\ntitle: x\nmodel: a/b\n---\nbody"))
 	f.Add([]byte("---\n---\n"))
+	f.Add([]byte("---\n---"))
+	f.Add([]byte("---\n---\nbody after empty front matter\n"))
+	f.Add([]byte("---\ntitle: x\nmodel: ../../../../tmp/x\n---\n"))
+	f.Add([]byte("---\ntitle: x\nmodel: a/b\nvariants:\n  - {name: Q4, repo: r, bytes: 1, source: s}\n  - {name: Q4, repo: r, bytes: 2, source: s}\n---\n"))
+	f.Add([]byte("---\ntitle: x\nmodel: a/b\nclaims:\n  - {id: c, text: t, by: b, date: \"2026-01-01\", verdict: wrong}\n---\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := Parse("fuzz.md", b)
 		if err == nil && p == nil {
 			t.Fatal("nil page without an error")
+		}
+		// A page that parses names a model that stays below data/hub.
+		if err == nil && p.Front.Model != "" && !snapshot.ValidModel(p.Front.Model) {
+			t.Fatalf("model %q accepted", p.Front.Model)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,22 +144,86 @@ func Decode(b []byte) (*Snapshot, error) {
 // not a whole number, which encoding/json's own error does not.
 type Counts map[string]int64
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. encoding/json does not tell
+// an Unmarshaler where its value sits, so the error is relative to the
+// Counts value; Decode finds which field held it (see locateCounts).
 func (c *Counts) UnmarshalJSON(b []byte) error {
+	out, err := decodeCounts("", b)
+	if err != nil {
+		return err
+	}
+	*c = out
+	return nil
+}
+
+// decodeCounts decodes one dtype: integer object whose field path is
+// field ("" when unknown); errors name field and, for a bad value, the key.
+// null decodes to an empty Counts, as an absent object would.
+func decodeCounts(field string, b []byte) (Counts, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return &FieldError{Field: "counts", Msg: "expected an object of dtype: integer"}
+		return nil, &countsError{FieldError{Field: field, Msg: "expected an object of dtype: integer, found " + jsonValueKind(b)}}
 	}
 	out := make(Counts, len(raw))
 	for _, k := range sortedKeys(raw) {
 		var n int64
 		if err := json.Unmarshal(raw[k], &n); err != nil {
-			return &FieldError{Field: k, Msg: "expected an integer, found " + string(raw[k])}
+			return nil, &countsError{FieldError{Field: joinField(field, k), Msg: "expected an integer, found " + shorten(string(raw[k]))}}
 		}
 		out[k] = n
 	}
-	*c = out
-	return nil
+	return out, nil
+}
+
+// countsError is a decodeCounts failure; its Field may lack the parent.
+type countsError struct{ FieldError }
+
+func (e *countsError) Error() string {
+	if e.Field == "" {
+		return "dtype counts: " + e.Msg
+	}
+	return e.FieldError.Error()
+}
+
+func joinField(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+// jsonValueKind names the kind of one JSON value, for "found ..." messages.
+func jsonValueKind(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// shorten keeps an echoed input value short enough for a message.
+func shorten(s string) string {
+	const max = 60
+	if len(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max]) + "…"
 }
 
 // FieldError names the field of a snapshot that is wrong.
@@ -170,10 +235,15 @@ type FieldError struct {
 func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
 
 func describeJSONError(err error, b []byte) error {
-	var fe *FieldError
-	if errors.As(err, &fe) {
-		// A Counts value failed: find which object held the key.
-		return &FieldError{Field: countsParent(b, fe.Field) + fe.Field, Msg: fe.Msg}
+	var ce *countsError
+	if errors.As(err, &ce) {
+		// A Counts value failed: find which field held it.
+		var located *countsError
+		if errors.As(locateCounts(b), &located) {
+			return &located.FieldError
+		}
+		// Not reached for input the decoder read; still name the candidates.
+		return &FieldError{Field: joinField("census|headers.elements|headers.tensor_bytes", ce.Field), Msg: ce.Msg}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -267,26 +337,92 @@ func (s *Snapshot) Validate() error {
 	if s.Shards.Source == "" && shards > 0 {
 		return bad("shards.source", "missing")
 	}
+	if s.Shards.Bytes < 0 {
+		return bad("shards.bytes", "expected a non-negative byte count, found %d", s.Shards.Bytes)
+	}
 	if s.Index != nil {
 		if s.Index.TotalSize <= 0 {
-			return bad("index.total_size", "expected a positive byte count")
+			return bad("index.total_size", "expected a positive byte count, found %d", s.Index.TotalSize)
 		}
-		if s.Index.TotalSize > s.Shards.Bytes {
+		// Without shard sizes (no listing captured) there is nothing to
+		// compare the index with.
+		if s.Shards.Bytes > 0 && s.Index.TotalSize > s.Shards.Bytes {
 			return bad("index.total_size", "tensor bytes %d exceed the shard bytes %d", s.Index.TotalSize, s.Shards.Bytes)
+		}
+		if s.Index.Tensors < 0 {
+			return bad("index.tensors", "expected a non-negative tensor count, found %d", s.Index.Tensors)
+		}
+		if s.Index.FileBytes < 0 {
+			return bad("index.file_bytes", "expected a non-negative byte count, found %d", s.Index.FileBytes)
 		}
 		if s.Index.Source == "" {
 			return bad("index.source", "missing")
 		}
 	}
+	if err := s.validateHeader(); err != nil {
+		return err
+	}
 	if len(s.Config) == 0 {
 		return bad("config", "missing: the engine needs config.json")
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(s.Config, &obj); err != nil {
-		return bad("config", "expected a JSON object")
+	if err := json.Unmarshal(s.Config, &obj); err != nil || obj == nil {
+		return bad("config", "expected a JSON object, found %s", jsonValueKind(s.Config))
 	}
 	if s.ConfigSource == "" {
 		return bad("config_source", "missing")
+	}
+	return nil
+}
+
+// validateHeader checks the figures read from the safetensors headers: no
+// negative count, and header plus tensor bytes within the shard bytes when
+// those are known (the rest of a shard is padding, never negative).
+func (s *Snapshot) validateHeader() error {
+	h := s.Header
+	if h == nil {
+		return nil
+	}
+	bad := func(field, format string, a ...any) error {
+		return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	if h.Bytes < 0 {
+		return bad("headers.bytes", "expected a non-negative byte count, found %d", h.Bytes)
+	}
+	if h.Tensors < 0 {
+		return bad("headers.tensors", "expected a non-negative tensor count, found %d", h.Tensors)
+	}
+	for _, k := range sortedKeys(h.Elems) {
+		if h.Elems[k] < 0 {
+			return bad("headers.elements."+k, "expected a non-negative integer, found %d", h.Elems[k])
+		}
+	}
+	for _, k := range sortedKeys(h.TBytes) {
+		if h.TBytes[k] < 0 {
+			return bad("headers.tensor_bytes."+k, "expected a non-negative integer, found %d", h.TBytes[k])
+		}
+	}
+	if s.Shards.Bytes <= 0 {
+		return nil
+	}
+	if h.Bytes > s.Shards.Bytes {
+		return bad("headers.bytes", "header bytes %d exceed the shard bytes %d", h.Bytes, s.Shards.Bytes)
+	}
+	// Every term is non-negative: stop summing before the total overflows.
+	var tb int64
+	sum := ""
+	for _, k := range sortedKeys(h.TBytes) {
+		if h.TBytes[k] > math.MaxInt64-tb {
+			sum = "beyond the int64 range"
+			break
+		}
+		tb += h.TBytes[k]
+	}
+	if sum != "" || tb > s.Shards.Bytes-h.Bytes {
+		if sum == "" {
+			sum = fmt.Sprint(tb)
+		}
+		return bad("headers.tensor_bytes", "expected the tensor bytes plus the header bytes %d to be at most the shard bytes %d, found tensor bytes %s", h.Bytes, s.Shards.Bytes, sum)
 	}
 	return nil
 }
@@ -367,28 +503,62 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// countsParent finds which Counts-typed field holds key, for error messages.
-func countsParent(b []byte, key string) string {
-	var probe struct {
-		Census  map[string]json.RawMessage `json:"census"`
-		Headers *struct {
-			Elems  map[string]json.RawMessage `json:"elements"`
-			TBytes map[string]json.RawMessage `json:"tensor_bytes"`
-		} `json:"headers"`
+// countsFields are the Counts-typed fields of a snapshot, by parent.
+var countsFields = map[string][]string{
+	"":        {"census"},
+	"headers": {"elements", "tensor_bytes"},
+}
+
+// locateCounts walks the snapshot's JSON in document order, as the decoder
+// did, and returns the first Counts-typed field that does not decode, with
+// the error naming its full path; nil if none fails.
+func locateCounts(b []byte) error {
+	var walk func(parent string, obj []byte) error
+	walk = func(parent string, obj []byte) error {
+		for _, m := range objectMembers(obj) {
+			for _, name := range countsFields[parent] {
+				// encoding/json matches keys case-insensitively.
+				if strings.EqualFold(m.key, name) {
+					if _, err := decodeCounts(joinField(parent, name), m.value); err != nil {
+						return err
+					}
+				}
+			}
+			if parent == "" && strings.EqualFold(m.key, "headers") {
+				if err := walk("headers", m.value); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	}
-	json.Unmarshal(b, &probe)
-	bad := func(m map[string]json.RawMessage) bool {
-		var n int64
-		r, ok := m[key]
-		return ok && json.Unmarshal(r, &n) != nil
+	return walk("", b)
+}
+
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// objectMembers lists the members of a JSON object in document order,
+// duplicates included; nil if b is not an object.
+func objectMembers(b []byte) []member {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
 	}
-	switch {
-	case bad(probe.Census):
-		return "census."
-	case probe.Headers != nil && bad(probe.Headers.Elems):
-		return "headers.elements."
-	case probe.Headers != nil && bad(probe.Headers.TBytes):
-		return "headers.tensor_bytes."
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return out
+		}
+		out = append(out, member{key, v})
 	}
-	return ""
+	return out
 }

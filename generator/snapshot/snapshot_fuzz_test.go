@@ -11,10 +11,31 @@ func FuzzDecode(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"schema":1,"census":{"U8":"x"}}`))
+	// The parent of a bad count object must be found (census, headers.*).
+	f.Add([]byte(`{"schema":1,"census":[]}`))
+	f.Add([]byte(`{"schema":1,"headers":{"elements":{},"tensor_bytes":7}}`))
+	const ok = `"schema":1,"model":"a/b","revision":"0123456789abcdef0123456789abcdef01234567","fetched":"2026-01-01","source":"s","files":[{"path":"model.safetensors","size":1000}],"shards":{"count":1,"bytes":1000,"source":"s"},"config_source":"s"`
+	f.Add([]byte(`{` + ok + `,"config":null}`))
+	f.Add([]byte(`{` + ok + `,"config":{},"headers":{"bytes":100,"tensors":1,"elements":{"BF16":450},"tensor_bytes":{"BF16":-900},"source":"s"}}`))
+	f.Add([]byte(`{` + ok + `,"config":{},"headers":{"bytes":1001,"tensors":1,"elements":{},"tensor_bytes":{},"source":"s"}}`))
+	f.Add([]byte(`{` + ok + `,"config":{},"index":{"total_size":900,"tensors":-1,"source":"s"}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Decode(b)
 		if err != nil {
 			return
+		}
+		// Decoded header figures are never negative and fit in the shards.
+		if h := s.Header; h != nil {
+			var tb int64
+			for _, v := range h.TBytes {
+				if v < 0 {
+					t.Fatalf("negative tensor bytes %d decoded", v)
+				}
+				tb += v
+			}
+			if s.Shards.Bytes > 0 && (h.Bytes < 0 || tb > s.Shards.Bytes-h.Bytes) {
+				t.Fatalf("headers %d + tensors %d exceed shards %d", h.Bytes, tb, s.Shards.Bytes)
+			}
 		}
 		// What decodes must validate and survive a round trip.
 		out, err := Encode(s)

@@ -1,0 +1,180 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// valid is a small snapshot that validates: one 1000-byte shard.
+func valid() map[string]any {
+	return map[string]any{
+		"schema":        1,
+		"model":         "acme/tiny",
+		"revision":      strings.Repeat("a", 40),
+		"fetched":       "2026-01-01",
+		"source":        "test",
+		"files":         []any{map[string]any{"path": "model.safetensors", "size": 1000}},
+		"shards":        map[string]any{"count": 1, "bytes": 1000, "source": "test"},
+		"config":        map[string]any{"hidden_size": 8},
+		"config_source": "test",
+	}
+}
+
+// headers is a headers section consistent with valid(): 100 + 900 = 1000.
+func headers() map[string]any {
+	return map[string]any{
+		"bytes":        100,
+		"tensors":      2,
+		"elements":     map[string]any{"BF16": 450},
+		"tensor_bytes": map[string]any{"BF16": 900},
+		"source":       "test",
+	}
+}
+
+func encode(t *testing.T, m map[string]any) []byte {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestValidBaseline(t *testing.T) {
+	m := valid()
+	m["headers"] = headers()
+	m["index"] = map[string]any{"total_size": 900, "tensors": 2, "source": "test"}
+	if _, err := Decode(encode(t, m)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDecodeRejectsWithFieldAndExpectation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(m map[string]any)
+		want string
+	}{
+		{"negative tensor bytes", func(m map[string]any) {
+			h := headers()
+			h["tensor_bytes"] = map[string]any{"BF16": -5}
+			m["headers"] = h
+		}, "field headers.tensor_bytes.BF16: expected a non-negative integer, found -5"},
+		{"negative elements", func(m map[string]any) {
+			h := headers()
+			h["elements"] = map[string]any{"BF16": -1}
+			m["headers"] = h
+		}, "field headers.elements.BF16: expected a non-negative integer, found -1"},
+		{"negative header bytes", func(m map[string]any) {
+			h := headers()
+			h["bytes"] = -1
+			m["headers"] = h
+		}, "field headers.bytes: expected a non-negative byte count, found -1"},
+		{"negative header tensors", func(m map[string]any) {
+			h := headers()
+			h["tensors"] = -1
+			m["headers"] = h
+		}, "field headers.tensors: expected a non-negative tensor count, found -1"},
+		{"header bytes beyond shard bytes", func(m map[string]any) {
+			h := headers()
+			h["bytes"] = 1001
+			h["tensor_bytes"] = map[string]any{}
+			m["headers"] = h
+		}, "field headers.bytes: header bytes 1001 exceed the shard bytes 1000"},
+		{"tensor plus header bytes beyond shard bytes", func(m map[string]any) {
+			h := headers()
+			h["tensor_bytes"] = map[string]any{"BF16": 900, "U8": 1}
+			m["headers"] = h
+		}, "field headers.tensor_bytes: expected the tensor bytes plus the header bytes 100 to be at most the shard bytes 1000, found tensor bytes 901"},
+		{"tensor bytes overflowing int64", func(m map[string]any) {
+			h := headers()
+			h["tensor_bytes"] = map[string]any{"BF16": int64(1) << 62, "U8": int64(1) << 62, "I8": int64(1) << 62}
+			m["headers"] = h
+		}, "field headers.tensor_bytes: expected the tensor bytes plus the header bytes 100 to be at most the shard bytes 1000, found tensor bytes beyond the int64 range"},
+		{"negative index tensors", func(m map[string]any) {
+			m["index"] = map[string]any{"total_size": 900, "tensors": -1, "source": "test"}
+		}, "field index.tensors: expected a non-negative tensor count, found -1"},
+		{"index beyond shard bytes", func(m map[string]any) {
+			m["index"] = map[string]any{"total_size": 1001, "tensors": 1, "source": "test"}
+		}, "field index.total_size: tensor bytes 1001 exceed the shard bytes 1000"},
+		{"null config", func(m map[string]any) { m["config"] = nil },
+			"field config: expected a JSON object, found null"},
+		{"array config", func(m map[string]any) { m["config"] = []any{} },
+			"field config: expected a JSON object, found an array"},
+		{"census array", func(m map[string]any) { m["census"] = []any{}; m["census_source"] = "test" },
+			"field census: expected an object of dtype: integer, found an array"},
+		{"census string value", func(m map[string]any) { m["census"] = map[string]any{"BF16": "x"}; m["census_source"] = "test" },
+			`field census.BF16: expected an integer, found "x"`},
+		{"elements array", func(m map[string]any) {
+			h := headers()
+			h["elements"] = []any{1}
+			m["headers"] = h
+		}, "field headers.elements: expected an object of dtype: integer, found an array"},
+		{"tensor_bytes number", func(m map[string]any) {
+			h := headers()
+			h["tensor_bytes"] = 7
+			m["headers"] = h
+		}, "field headers.tensor_bytes: expected an object of dtype: integer, found a number"},
+		{"tensor_bytes fraction", func(m map[string]any) {
+			h := headers()
+			h["tensor_bytes"] = map[string]any{"BF16": 1.5}
+			m["headers"] = h
+		}, "field headers.tensor_bytes.BF16: expected an integer, found 1.5"},
+	} {
+		m := valid()
+		tc.edit(m)
+		_, err := Decode(encode(t, m))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestCountsErrorNamesTheFieldInDocumentOrder(t *testing.T) {
+	// Hand-written JSON: key order, duplicates and case matter here.
+	base := `"schema":1,"model":"acme/tiny","revision":"` + strings.Repeat("a", 40) + `","fetched":"d","source":"s","files":[],"shards":{"count":0,"bytes":0,"source":""},"config":{},"config_source":"s"`
+	for _, tc := range []struct{ in, want string }{
+		{`{"headers":{"elements":{},"tensor_bytes":{"U8":true}},"census":{"BF16":"x"},` + base + `}`,
+			"field headers.tensor_bytes.U8: expected an integer, found true"},
+		{`{"census":{},"census":[],` + base + `}`,
+			"field census: expected an object of dtype: integer, found an array"},
+		{`{"Census":null,"HEADERS":{"Elements":"x"},` + base + `}`,
+			`field headers.elements: expected an object of dtype: integer, found a string`},
+	} {
+		_, err := Decode([]byte(tc.in))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v\nwant %s", tc.in, err, tc.want)
+		}
+		var fe *FieldError
+		if !errors.As(err, &fe) {
+			t.Errorf("%s: %T is not a *FieldError", tc.in, err)
+		}
+	}
+}
+
+func TestIndexWithoutListing(t *testing.T) {
+	// An index recorded from the index file alone, without a listing.
+	m := valid()
+	m["files"] = []any{}
+	m["shards"] = map[string]any{"count": 0, "bytes": 0, "source": "listing not captured"}
+	m["index"] = map[string]any{"total_size": 900, "tensors": 2, "source": "test"}
+	m["headers"] = headers()
+	if _, err := Decode(encode(t, m)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestShippedSnapshotsValidate(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "data", "hub", "*", "*", FileName))
+	if len(paths) == 0 {
+		t.Skip("no shipped data beside the package")
+	}
+	for _, p := range paths {
+		if _, err := Load(p); err != nil {
+			t.Error(err)
+		}
+	}
+}
