@@ -6,7 +6,9 @@
 package arch
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -96,7 +98,7 @@ type Architecture struct {
 // Quantization is what quantization_config (or hf_quant_config.json) says.
 type Quantization struct {
 	Method     string // "compressed-tensors", "fp8", "mxfp4", "modelopt", "" for none
-	Format     string // compressed-tensors format, e.g. "mxfp4-pack-quantized"
+	Format     string // compressed-tensors format, e.g. "mxfp4-pack-quantized"; for modelopt the quant_algo lowercased ("fp8", "nvfp4")
 	Bits       int64
 	GroupSize  int64
 	ScaleDType string // e.g. "uint8", "bfloat16", "float32"
@@ -174,7 +176,8 @@ func (o obj) has(key string) bool {
 }
 
 // int reads the first alias present. A value of the wrong type is an
-// error naming the field.
+// error naming the field, and so is a negative one: no size, count or
+// index a config states is below zero.
 func (o obj) int(prefix string, keys ...string) (int64, string, error) {
 	for _, k := range keys {
 		if !o.has(k) {
@@ -187,9 +190,22 @@ func (o obj) int(prefix string, keys ...string) (int64, string, error) {
 		if f != float64(int64(f)) {
 			return 0, "", fmt.Errorf("field %s%s: expected an integer, found %v", prefix, k, f)
 		}
+		if f < 0 {
+			return 0, "", fmt.Errorf("field %s%s: expected a non-negative integer, found %v", prefix, k, f)
+		}
 		return int64(f), k, nil
 	}
 	return 0, "", nil
+}
+
+// positive is int for a size whose zero is meaningless (layers, widths,
+// heads, experts): stated, it must be at least 1. Absent, it reads 0.
+func (o obj) positive(prefix string, keys ...string) (int64, string, error) {
+	v, k, err := o.int(prefix, keys...)
+	if err == nil && k != "" && v == 0 {
+		return 0, "", fmt.Errorf("field %s%s: expected a positive integer, found 0", prefix, k)
+	}
+	return v, k, err
 }
 
 func (o obj) str(prefix, key string) (string, error) {
@@ -264,15 +280,56 @@ func short(r json.RawMessage) string {
 
 // Parse reads a config.json. hfQuant is a sibling hf_quant_config.json or nil.
 func Parse(config, hfQuant []byte) (*Architecture, error) {
-	var top obj
-	if err := json.Unmarshal(config, &top); err != nil {
-		return nil, fmt.Errorf("config.json: %w", err)
+	top, err := decodeObject(config, "config.json")
+	if err != nil {
+		return nil, err
 	}
 	p := &parser{a: &Architecture{Missing: map[string]string{}}}
 	if err := p.parse(top, hfQuant); err != nil {
 		return nil, err
 	}
 	return p.a, nil
+}
+
+// decodeObject decodes a file that must hold one JSON object. Valid JSON of
+// another kind (an array, null) is named as such rather than reported as a
+// failed decode into this package's types.
+func decodeObject(b []byte, file string) (obj, error) {
+	if !json.Valid(b) {
+		var o obj
+		err := json.Unmarshal(b, &o) // reports where the syntax breaks
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	t := bytes.TrimLeft(b, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return nil, fmt.Errorf("%s: expected a JSON object, found %s", file, jsonKind(t))
+	}
+	var o obj
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return o, nil
+}
+
+// jsonKind names the kind of a valid JSON value from its first byte.
+func jsonKind(t []byte) string {
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
 }
 
 type parser struct {
@@ -293,8 +350,11 @@ func (p *parser) int(o obj, prefix string, keys ...string) int64 {
 	return v
 }
 
+// need reads a size the sizing needs and whose zero is meaningless: a
+// stated value must be positive, an absent one is recorded in Missing.
 func (p *parser) need(o obj, prefix, name string, keys ...string) int64 {
-	v := p.int(o, prefix, keys...)
+	v, _, err := o.positive(prefix, keys...)
+	p.keep(err)
 	if v == 0 && p.err == nil {
 		p.a.Missing[name] = "config lacks " + strings.Join(keys, " / ")
 	}
@@ -322,10 +382,13 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 		a.Missing["family"] = "config lacks model_type"
 	}
 	a.FamilyKnown = knownFamilies[a.Family]
-	for _, src := range []obj{text, top} {
+	for _, src := range []struct {
+		o      obj
+		prefix string
+	}{{text, prefix}, {top, ""}} {
 		for _, k := range []string{"torch_dtype", "dtype"} {
 			if a.TorchDType == "" {
-				v, err := src.str("", k)
+				v, err := src.o.str(src.prefix, k)
 				p.keep(err)
 				a.TorchDType = v
 			}
@@ -334,7 +397,7 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 
 	a.Hidden = p.need(text, prefix, "hidden_size", "hidden_size", "d_model", "n_embd")
 	a.Vocab = p.need(text, prefix, "vocab_size", "vocab_size")
-	ctx, ctxKey, err := text.int(prefix, "max_position_embeddings", "max_seq_len", "n_positions", "model_max_length")
+	ctx, ctxKey, err := text.positive(prefix, "max_position_embeddings", "max_seq_len", "n_positions", "model_max_length")
 	p.keep(err)
 	a.Context, a.ContextSrc = ctx, ctxKey
 	if ctx == 0 && p.err == nil {
@@ -378,7 +441,7 @@ func (p *parser) attention(text obj, prefix string) {
 		return
 	}
 	a.Attention = GQA
-	kv, key, err := text.int(prefix, "num_key_value_heads", "num_kv_heads", "multi_query_group_num")
+	kv, key, err := text.positive(prefix, "num_key_value_heads", "num_kv_heads", "multi_query_group_num")
 	p.keep(err)
 	if key == "" && a.Heads > 0 {
 		kv = a.Heads // transformers' default: no key/value grouping
@@ -557,11 +620,19 @@ func optInt(o obj, prefix, key string) (int64, error) {
 
 func (p *parser) moe(text obj, prefix string) {
 	a := p.a
-	a.RoutedExperts = p.int(text, prefix, "n_routed_experts", "num_experts", "num_local_experts")
+	routed, routedKey, err := text.positive(prefix, "n_routed_experts", "num_experts", "num_local_experts")
+	p.keep(err)
+	a.RoutedExperts = routed
 	if a.RoutedExperts == 0 {
 		return
 	}
-	a.ActiveExperts = p.int(text, prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk")
+	active, activeKey, err := text.positive(prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk")
+	p.keep(err)
+	if err == nil && active > routed {
+		p.keep(fmt.Errorf("field %s%s: %d experts per token exceed the %d routed experts of %s%s", prefix, activeKey, active, routed, prefix, routedKey))
+		return
+	}
+	a.ActiveExperts = active
 	if a.ActiveExperts == 0 {
 		a.Missing["num_experts_per_tok"] = "MoE config lacks num_experts_per_tok"
 	}
@@ -645,6 +716,18 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	q.Ignore = append(ign, mnc...)
 	q.BlockSize, err = qc.ints(pre, "weight_block_size")
 	p.keep(err)
+	if q.Method == "modelopt" {
+		// A ModelOpt export may carry its hf_quant_config.json section in
+		// config.json: nested under "quantization" or flat.
+		sec, err := qc.sub(pre, "quantization")
+		p.keep(err)
+		if sec != nil {
+			p.modeloptSection(sec, pre+"quantization.")
+		} else {
+			p.modeloptSection(qc, pre)
+		}
+		return
+	}
 	switch q.Method {
 	case "fp8":
 		q.Bits, q.Type, q.ScaleDType = 8, "float", "float32"
@@ -690,24 +773,49 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	}
 }
 
+// modelopt reads a sibling hf_quant_config.json: NVIDIA ModelOpt's
+// "quantization" section.
 func (p *parser) modelopt(b []byte) {
-	var hf struct {
-		Quantization struct {
-			QuantAlgo      string   `json:"quant_algo"`
-			GroupSize      int64    `json:"group_size"`
-			ExcludeModules []string `json:"exclude_modules"`
-		} `json:"quantization"`
-	}
-	if err := json.Unmarshal(b, &hf); err != nil {
-		p.keep(fmt.Errorf("hf_quant_config.json: %w", err))
+	top, err := decodeObject(b, "hf_quant_config.json")
+	if err != nil {
+		p.keep(err)
 		return
 	}
 	q := &p.a.Quant
 	q.Method, q.Source = "modelopt", "hf_quant_config.json"
-	q.Format = strings.ToLower(hf.Quantization.QuantAlgo)
-	q.GroupSize = hf.Quantization.GroupSize
-	q.Ignore = hf.Quantization.ExcludeModules
-	if strings.Contains(q.Format, "fp4") {
+	before := p.err
+	if sec, err := top.sub("", "quantization"); err != nil {
+		p.keep(err)
+	} else if sec != nil {
+		p.modeloptSection(sec, "quantization.")
+	}
+	if before == nil && p.err != nil {
+		p.err = fmt.Errorf("hf_quant_config.json: %w", p.err)
+	}
+}
+
+// modeloptSection reads quant_algo, group_size and exclude_modules of a
+// ModelOpt section and fills in how the algorithm stores weights, as
+// modeltree lays the tensors out: FP8 is one F8_E4M3 value per weight with
+// FP32 per-tensor scales; NVFP4 packs two FP4 values per U8 byte with one
+// F8_E4M3 scale per 16 values (group_size) and FP32 global scales. Any
+// other algorithm leaves Bits zero: its storage is not known here.
+func (p *parser) modeloptSection(sec obj, pre string) {
+	q := &p.a.Quant
+	q.Method = "modelopt"
+	algo, err := sec.str(pre, "quant_algo")
+	p.keep(err)
+	q.Format = strings.ToLower(algo)
+	q.GroupSize = p.int(sec, pre, "group_size")
+	q.Ignore, err = sec.strs(pre, "exclude_modules")
+	p.keep(err)
+	switch q.Format {
+	case "fp8":
+		q.Bits, q.Type, q.ScaleDType, q.GroupSize = 8, "float", "float32", 0
+	case "nvfp4":
 		q.Bits, q.Type, q.ScaleDType = 4, "float", "float8_e4m3fn"
+		if q.GroupSize == 0 {
+			q.GroupSize = 16 // ModelOpt's NVFP4 block size
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package arch
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,11 +157,31 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"num_hidden_layers":3,"linear_attn_config":{"full_attn_layers":[3]}}`))
+	// Sizes the parser must refuse: negative, zero where zero is
+	// meaningless, more experts per token than experts, not an object.
+	f.Add([]byte(`{"model_type":"llama","num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":-8}`))
+	f.Add([]byte(`{"model_type":"llama","num_hidden_layers":2,"max_position_embeddings":-4096}`))
+	f.Add([]byte(`{"model_type":"llama","num_hidden_layers":0,"hidden_size":0,"num_attention_heads":-1}`))
+	f.Add([]byte(`{"model_type":"mixtral","num_hidden_layers":2,"num_local_experts":8,"num_experts_per_tok":9}`))
+	f.Add([]byte(`{"model_type":"qwen3_moe","num_hidden_layers":2,"num_experts":0}`))
+	f.Add([]byte(`{"model_type":"x","text_config":{"torch_dtype":5}}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`[{"model_type":"llama"}]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a, err := Parse(b, nil)
-		if err == nil && a != nil {
-			a.Cadence()
-			a.Hybrid()
+		if err != nil {
+			return
+		}
+		a.Cadence()
+		a.Hybrid()
+		for name, v := range map[string]int64{"layers": a.Layers, "hidden": a.Hidden, "heads": a.Heads, "kv heads": a.KVHeads,
+			"head dim": a.HeadDim, "context": a.Context, "routed experts": a.RoutedExperts, "active experts": a.ActiveExperts} {
+			if v < 0 {
+				t.Errorf("accepted a negative %s: %d", name, v)
+			}
+		}
+		if a.ActiveExperts > a.RoutedExperts {
+			t.Errorf("accepted %d experts per token of %d", a.ActiveExperts, a.RoutedExperts)
 		}
 	})
 }
@@ -236,5 +258,151 @@ func TestContextAlias(t *testing.T) {
 	a = load(t, "moonshotai__Kimi-K3.json")
 	if a.ContextSrc != "max_position_embeddings" {
 		t.Errorf("K3 context from %q", a.ContextSrc)
+	}
+}
+
+// patched returns a real config with top-level fields replaced (a nil
+// value deletes the field).
+func patched(t *testing.T, name string, patch map[string]any) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(configs, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	maps.Copy(m, patch)
+	for k, v := range patch {
+		if v == nil {
+			delete(m, k)
+		}
+	}
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func readConfig(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(configs, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// ModelOpt's FP8 stores 8-bit floats with FP32 scales; NVFP4 packs 4-bit
+// floats with one F8_E4M3 scale per 16 values. Both from a sibling
+// hf_quant_config.json and from config.json's quantization_config.
+func TestModelOptQuantization(t *testing.T) {
+	llama := readConfig(t, "meta-llama__Llama-3.1-8B.json")
+	for _, tc := range []struct {
+		name        string
+		config      []byte
+		hfq         string
+		bits, group int64
+		scale       string
+	}{
+		{"fp8 sibling", llama, `{"quantization":{"quant_algo":"FP8","exclude_modules":["lm_head"]}}`, 8, 0, "float32"},
+		{"nvfp4 sibling, default group", llama, `{"quantization":{"quant_algo":"NVFP4","exclude_modules":["lm_head"]}}`, 4, 16, "float8_e4m3fn"},
+		{"nvfp4 sibling, stated group", llama, `{"quantization":{"quant_algo":"NVFP4","group_size":16,"exclude_modules":["lm_head"]}}`, 4, 16, "float8_e4m3fn"},
+		{"fp8 in config.json", patched(t, "meta-llama__Llama-3.1-8B.json", map[string]any{"quantization_config": map[string]any{
+			"quant_method": "modelopt", "quant_algo": "FP8", "exclude_modules": []any{"lm_head"}}}), "", 8, 0, "float32"},
+		{"nvfp4 nested in config.json", patched(t, "meta-llama__Llama-3.1-8B.json", map[string]any{"quantization_config": map[string]any{
+			"quant_method": "modelopt", "quantization": map[string]any{"quant_algo": "NVFP4", "exclude_modules": []any{"lm_head"}}}}), "", 4, 16, "float8_e4m3fn"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hfq []byte
+			if tc.hfq != "" {
+				hfq = []byte(tc.hfq)
+			}
+			a, err := Parse(tc.config, hfq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := a.Quant
+			if q.Method != "modelopt" || q.Bits != tc.bits || q.Type != "float" || q.GroupSize != tc.group || q.ScaleDType != tc.scale {
+				t.Errorf("quant %+v, want %d-bit float, group %d, %s scales", q, tc.bits, tc.group, tc.scale)
+			}
+			if len(q.Ignore) != 1 || q.Ignore[0] != "lm_head" {
+				t.Errorf("ignore %v", q.Ignore)
+			}
+		})
+	}
+	// An algorithm whose storage this package does not know gets no width.
+	a, err := Parse(llama, []byte(`{"quantization":{"quant_algo":"W4A8_AWQ"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Quant.Method != "modelopt" || a.Quant.Bits != 0 {
+		t.Errorf("W4A8_AWQ quant %+v, want modelopt without a width", a.Quant)
+	}
+}
+
+// Negative sizes, zero where zero means nothing, and more experts per
+// token than experts are errors naming the field, not a negative cache or
+// "config lacks".
+func TestImpossibleSizesAreErrors(t *testing.T) {
+	const llama, mixtral = "meta-llama__Llama-3.1-8B.json", "mistralai__Mixtral-8x7B-v0.1.json"
+	for _, tc := range []struct {
+		name  string
+		patch map[string]any
+		want  string
+	}{
+		{llama, map[string]any{"num_key_value_heads": -8}, "field num_key_value_heads: expected a non-negative integer, found -8"},
+		{llama, map[string]any{"max_position_embeddings": -131072}, "field max_position_embeddings: expected a non-negative integer"},
+		{llama, map[string]any{"num_attention_heads": -32}, "field num_attention_heads: expected a non-negative integer"},
+		{llama, map[string]any{"head_dim": -128}, "field head_dim: expected a non-negative integer"},
+		{llama, map[string]any{"num_attention_heads": 0}, "field num_attention_heads: expected a positive integer"},
+		{llama, map[string]any{"num_key_value_heads": 0}, "field num_key_value_heads: expected a positive integer"},
+		{llama, map[string]any{"num_hidden_layers": 0}, "field num_hidden_layers: expected a positive integer"},
+		{llama, map[string]any{"hidden_size": 0}, "field hidden_size: expected a positive integer"},
+		{llama, map[string]any{"vocab_size": 0}, "field vocab_size: expected a positive integer"},
+		{llama, map[string]any{"max_position_embeddings": 0}, "field max_position_embeddings: expected a positive integer"},
+		{mixtral, map[string]any{"num_local_experts": 0}, "field num_local_experts: expected a positive integer"},
+		{mixtral, map[string]any{"num_local_experts": -8}, "field num_local_experts: expected a non-negative integer"},
+		{mixtral, map[string]any{"num_experts_per_tok": 0}, "field num_experts_per_tok: expected a positive integer"},
+		{mixtral, map[string]any{"num_experts_per_tok": 9}, "field num_experts_per_tok: 9 experts per token exceed the 8 routed experts of num_local_experts"},
+	} {
+		_, err := Parse(patched(t, tc.name, tc.patch), nil)
+		if err == nil || !contains(err.Error(), tc.want) {
+			t.Errorf("%s with %v: err = %v, want %q", tc.name, tc.patch, err, tc.want)
+		}
+	}
+	// Wrapped configs name the field with its prefix.
+	_, err := Parse([]byte(`{"model_type":"kimi_k25","text_config":{"model_type":"deepseek_v3","num_hidden_layers":2,"n_routed_experts":4,"num_experts_per_tok":8}}`), nil)
+	if err == nil || !contains(err.Error(), "field text_config.num_experts_per_tok: 8 experts per token exceed the 4 routed experts of text_config.n_routed_experts") {
+		t.Errorf("wrapped: %v", err)
+	}
+}
+
+// A config.json or hf_quant_config.json that is not a JSON object says so,
+// and a dtype of the wrong type inside text_config is named with its path.
+func TestConfigShapeErrors(t *testing.T) {
+	for _, tc := range []struct{ config, hfq, want string }{
+		{`[1,2]`, "", "config.json: expected a JSON object, found an array"},
+		{`null`, "", "config.json: expected a JSON object, found null"},
+		{` "llama"`, "", "config.json: expected a JSON object, found a string"},
+		{`{"model_type":`, "", "config.json: unexpected end of JSON input"},
+		{`{"model_type":"x","text_config":{"torch_dtype":5}}`, "", "field text_config.torch_dtype: expected a string"},
+		{`{"model_type":"x","text_config":{"dtype":["bfloat16"]}}`, "", "field text_config.dtype: expected a string"},
+		{`{"model_type":"x","torch_dtype":5}`, "", "field torch_dtype: expected a string"},
+		{`{"model_type":"llama"}`, `[]`, "hf_quant_config.json: expected a JSON object, found an array"},
+		{`{"model_type":"llama"}`, `{"quantization":{"quant_algo":4}}`, "hf_quant_config.json: field quantization.quant_algo: expected a string"},
+	} {
+		var hfq []byte
+		if tc.hfq != "" {
+			hfq = []byte(tc.hfq)
+		}
+		_, err := Parse([]byte(tc.config), hfq)
+		if err == nil || !contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%s, %s) = %v, want error containing %q", tc.config, tc.hfq, err, tc.want)
+		}
+		if err != nil && contains(err.Error(), "arch.obj") {
+			t.Errorf("Parse(%s): error names a Go type: %v", tc.config, err)
+		}
 	}
 }

@@ -20,6 +20,16 @@ const (
 	fHead
 )
 
+// embedFlags flags the input embedding; with tie_word_embeddings the same
+// matrix is also the output head (no lm_head tensor is stored), so it
+// carries both flags and ActiveParams counts it as the head.
+func embedFlags(tied bool) tflag {
+	if tied {
+		return fEmbed | fHead
+	}
+	return fEmbed
+}
+
 // builder accumulates tensors. Family code calls param for tensors that are
 // never quantized and linear for nn.Linear weights, which the quantization
 // scheme may turn into payload + scales.

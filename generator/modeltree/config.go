@@ -24,14 +24,30 @@ type reader struct {
 func parseJSON(data []byte, what string) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if m == nil {
-		return nil, fmt.Errorf("%s: not a JSON object", what)
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: expected a JSON object, found %s", what, jsonKind(v))
 	}
 	return m, nil
+}
+
+// jsonKind names the kind of a decoded JSON value that is not an object.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
 }
 
 func newReader(m map[string]any, path string) *reader {

@@ -53,7 +53,7 @@ func deepseekText(t *reader, b *builder, prefix string) (moeInfo, error) {
 	}
 	b.component(CompText)
 	m := prefix + "model."
-	b.param(m+"embed_tokens.weight", fEmbed, d.V, d.H)
+	b.param(m+"embed_tokens.weight", embedFlags(tie), d.V, d.H)
 	b.param(m+"norm.weight", 0, d.H)
 	if !tie {
 		b.linear(prefix+"lm_head", fHead, d.V, d.H)

@@ -69,7 +69,7 @@ type Tensor struct {
 	Component string // CompText, CompVision, CompProjector or CompMTP
 	Expert    bool   // belongs to a routed (not shared) expert
 	Embedding bool   // input token embedding
-	Head      bool   // lm_head / unembedding
+	Head      bool   // lm_head / unembedding; with tied embeddings the embedding matrix is both
 }
 
 // Numel is the number of stored elements.
@@ -182,14 +182,17 @@ func (inv *Inventory) TotalParams() int64 {
 // non-expert parameter of the text model plus the routed experts scaled by
 // ExpertsPerToken/RoutedExperts. The output head is always counted; the
 // input embedding only when withEmbedding is set (it is a lookup, and model
-// cards disagree on it). The vision tower and projector never count (they
-// run on image tokens only), nor do multi-token-prediction modules (a
-// speculative add-on, not part of next-token decoding).
+// cards disagree on it). With tie_word_embeddings the embedding matrix is
+// the output head too: it is counted once either way, as the head when
+// withEmbedding is false, so a tied model's two figures are equal. The
+// vision tower and projector never count (they run on image tokens only),
+// nor do multi-token-prediction modules (a speculative add-on, not part of
+// next-token decoding).
 func (inv *Inventory) ActiveParams(withEmbedding bool) int64 {
 	var dense, experts int64
 	for i := range inv.Tensors {
 		t := &inv.Tensors[i]
-		if t.Component != CompText || (t.Embedding && !withEmbedding) {
+		if t.Component != CompText || (t.Embedding && !t.Head && !withEmbedding) {
 			continue
 		}
 		if t.Expert {

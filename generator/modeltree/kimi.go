@@ -106,7 +106,7 @@ func kimiLinearText(t *reader, b *builder, prefix string, lay kimiLayout) (moeIn
 	}
 
 	m := prefix + "model."
-	b.param(m+"embed_tokens.weight", fEmbed, V, H)
+	b.param(m+"embed_tokens.weight", embedFlags(tie), V, H)
 	b.param(m+"norm.weight", 0, H)
 	if attnRes {
 		// AttnRes mixes the block summaries once more before the final norm.

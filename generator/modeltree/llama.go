@@ -5,7 +5,8 @@ import "fmt"
 // Llama-style decoders (transformers modeling_llama / mistral / qwen2 /
 // qwen3 / mixtral): embed_tokens, per layer two RMSNorms, q/k/v/o
 // projections with grouped KV heads, a SwiGLU MLP (or Mixtral's
-// block_sparse_moe), a final norm and an untied lm_head.
+// block_sparse_moe), a final norm and an lm_head (none stored when
+// tie_word_embeddings is set: the embedding is the head).
 
 type gqa struct {
 	H, heads, kvHeads, headDim int64
@@ -33,14 +34,15 @@ func (g gqa) attention(b *builder, a string) {
 	}
 }
 
-// decoderEnds adds the embedding, final norm and (untied) lm_head.
+// decoderEnds adds the embedding, final norm and lm_head; a tied
+// embedding doubles as the head.
 func decoderEnds(t *reader, b *builder, H int64) {
 	V := t.size("vocab_size")
 	tie := t.boolOpt("tie_word_embeddings", false)
 	if t.Err() != nil {
 		return
 	}
-	b.param("model.embed_tokens.weight", fEmbed, V, H)
+	b.param("model.embed_tokens.weight", embedFlags(tie), V, H)
 	b.param("model.norm.weight", 0, H)
 	if !tie {
 		b.linear("lm_head", fHead, V, H)

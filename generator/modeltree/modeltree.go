@@ -54,7 +54,14 @@ func FromConfig(config, hfQuantConfig []byte) (*Inventory, error) {
 	if build == nil {
 		return nil, fmt.Errorf("%w %q", ErrUnsupportedFamily, mt)
 	}
-	return build(top, hfQuantConfig)
+	inv, err := build(top, hfQuantConfig)
+	if err != nil {
+		return nil, err
+	}
+	if inv.ExpertsPerToken > inv.RoutedExperts {
+		return nil, fmt.Errorf("%s: %d experts per token exceed the %d routed experts", mt, inv.ExpertsPerToken, inv.RoutedExperts)
+	}
+	return inv, nil
 }
 
 // finish wraps up a built inventory.

@@ -385,6 +385,69 @@ func TestModelOptNVFP4(t *testing.T) {
 	}
 }
 
+// ModelOpt FP8 via hf_quant_config.json: one F8_E4M3 value per weight and
+// FP32 scalar weight and input scales, the excluded head in BF16. The
+// census counts the payload under F8_E4M3, which sizing's payload dtype
+// for ModelOpt FP8 must name.
+func TestModelOptFP8(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(configDir, "meta-llama__Llama-3.1-8B.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hfq := []byte(`{"quantization":{"quant_algo":"FP8","exclude_modules":["lm_head"]}}`)
+	inv, err := FromConfig(data, hfq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "params", inv.TotalParams(), int64(llamaParams))
+	payload := int64(llamaParams - 2*128256*4096 - 65*4096)
+	eq(t, "payload", inv.ParamsByRole()[Payload], payload)
+	eq(t, "census F8_E4M3", inv.Census()["F8_E4M3"], payload)
+	eq(t, "census dtypes", len(inv.Census()), 2)
+	for _, ts := range inv.Tensors {
+		switch ts.Name {
+		case "model.layers.0.mlp.down_proj.weight":
+			eq(t, "down dtype", ts.DType, "F8_E4M3")
+			eq(t, "down cols", ts.Shape[1], int64(14336))
+		case "model.layers.0.mlp.down_proj.weight_scale", "model.layers.0.mlp.down_proj.input_scale":
+			eq(t, ts.Name+" dtype", ts.DType, "F32")
+			eq(t, ts.Name+" rank", len(ts.Shape), 0)
+		case "lm_head.weight":
+			eq(t, "head dtype", ts.DType, "BF16")
+		}
+	}
+	// 7 quantized matrices × 32 layers, two F32 scalars each.
+	eq(t, "scale bytes", inv.BytesByRole()[Scale], int64(7*32*2*4))
+}
+
+// Llama-3.2-1B's shape (patched from the 3.1-8B config) ties its
+// embedding to the head: no lm_head tensor, and the shared matrix is the
+// head of the figure without the input embedding, so nothing is lost.
+func TestTiedEmbeddings(t *testing.T) {
+	inv := loadPatched(t, "meta-llama__Llama-3.1-8B.json", map[string]any{
+		"hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+		"intermediate_size": 8192, "tie_word_embeddings": true,
+	})
+	const total = 1_235_814_400
+	eq(t, "total", inv.TotalParams(), int64(total))
+	eq(t, "active with embedding", inv.ActiveParams(true), int64(total))
+	eq(t, "active without embedding", inv.ActiveParams(false), int64(total))
+	var shared int
+	for _, ts := range inv.Tensors {
+		if ts.Name == "lm_head.weight" {
+			t.Errorf("a tied checkpoint stores no lm_head")
+		}
+		if ts.Embedding && ts.Head {
+			shared++
+		}
+	}
+	eq(t, "tied matrices", shared, 1)
+
+	// Untied, the figure without the embedding drops exactly the embedding.
+	untied := load(t, "meta-llama__Llama-3.1-8B.json")
+	eq(t, "untied without embedding", untied.ActiveParams(false), int64(llamaParams-128256*4096))
+}
+
 // loadPatched loads a real config with top-level fields replaced.
 func loadPatched(t *testing.T, name string, patch map[string]any) *Inventory {
 	t.Helper()
@@ -413,7 +476,10 @@ func TestErrors(t *testing.T) {
 		name, config, hfq, want string
 	}{
 		{"malformed", `{"model_type":`, "", "config.json"},
-		{"not object", `[1,2]`, "", "config.json"},
+		{"not object", `[1,2]`, "", "config.json: expected a JSON object, found an array"},
+		{"null", `null`, "", "config.json: expected a JSON object, found null"},
+		{"hf_quant not object", `{"model_type":"llama"}`, `[]`, "hf_quant_config.json: expected a JSON object, found an array"},
+		{"more experts per token than experts", `{"model_type":"mixtral","hidden_size":8,"num_attention_heads":1,"num_hidden_layers":2,"intermediate_size":8,"num_local_experts":4,"num_experts_per_tok":5,"vocab_size":8}`, "", "5 experts per token exceed the 4 routed experts"},
 		{"no model_type", `{}`, "", "model_type"},
 		{"missing field", `{"model_type":"llama","hidden_size":4096}`, "", "num_attention_heads"},
 		{"wrong type", `{"model_type":"llama","hidden_size":"big"}`, "", "hidden_size"},
@@ -446,6 +512,7 @@ func FuzzFromConfig(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"model_type":"llama","hidden_size":1e3}`), []byte(`{"quantization":{"quant_algo":"NVFP4","group_size":0}}`))
+	f.Add([]byte(`{"model_type":"llama","hidden_size":64,"num_attention_heads":4,"num_hidden_layers":2,"intermediate_size":128,"vocab_size":100,"tie_word_embeddings":true}`), []byte(`{"quantization":{"quant_algo":"FP8"}}`))
 	f.Fuzz(func(t *testing.T, config, hfq []byte) {
 		inv, err := FromConfig(config, hfq)
 		if err != nil {
@@ -453,7 +520,9 @@ func FuzzFromConfig(f *testing.F) {
 		}
 		_ = inv.Census()
 		_ = inv.TensorBytes()
-		_ = inv.ActiveParams(false)
+		if a, ae, tot := inv.ActiveParams(false), inv.ActiveParams(true), inv.TotalParams(); a > ae || ae > tot {
+			t.Errorf("active without embedding %d, with %d, total %d: want a ≤ with ≤ total", a, ae, tot)
+		}
 	})
 }
 

@@ -409,7 +409,8 @@ func (m *Model) variantsTable(vs []content.Variant) *render.Table {
 	}
 	row := []string{"as released", m.ModelID, m.d("bytes.checkpoint"), m.d("download.seconds")}
 	for _, hw := range m.Hardware {
-		row = append(row, m.d("fit."+hw+".margin_bytes"))
+		// Files against memory, as for every variant row.
+		row = append(row, m.d("fit."+hw+".file_margin_bytes"))
 	}
 	t.Rows = append(t.Rows, row)
 	for _, v := range vs {

@@ -16,13 +16,11 @@ func Analytic(config, hfQuant []byte) (*sizing.Analytic, error) {
 	a := &sizing.Analytic{
 		Census:        inv.Census(),
 		Elements:      inv.StoredElements(),
-		Bytes:         inv.Bytes(),
 		TensorBytes:   inv.TensorBytes(),
 		Tensors:       inv.Count(),
 		Total:         inv.TotalParams(),
 		Active:        inv.ActiveParams(true),
 		ActiveNoEmbed: inv.ActiveParams(false),
-		Convention:    inv.Convention,
 		ByComponent:   inv.ParamsByComponent(),
 	}
 	byRole := inv.BytesByRole()

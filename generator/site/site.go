@@ -140,10 +140,17 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 		return nil, nil, fmt.Errorf("%s: field config: %w", path, err)
 	}
 	an, anErr := Analytic(snap.Config, snap.HFQuantConfig)
-	set := sizing.Compute(sizing.Input{
+	in := sizing.Input{
 		Model: snap.Model, Snapshot: snap, Arch: a, Analytic: an, AnalyticErr: anErr,
 		Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog, Variants: variantsOf(p),
-	})
+	}
+	// The naive multiplication uses the headline the authors published.
+	for _, pub := range p.Front.Published {
+		if pub.Key == "params.total" {
+			in.HeadlineParams, in.HeadlineSource = int64(pub.Value), pub.Source
+		}
+	}
+	set := sizing.Compute(in)
 	addPublished(set, p)
 	addSoftware(set, s.Catalog, snap.Model)
 	tctx := claims.NewContext(set, a, p.Front.Review)

@@ -67,6 +67,7 @@ func (c *calc) fit() {
 	type option struct {
 		label, src string
 		usd        float64
+		approx     bool
 	}
 	var cheapest *option
 	for _, id := range ids {
@@ -80,7 +81,7 @@ func (c *calc) fit() {
 		c.add("fit.deployable_gpus."+id, dep, facts.UnitCount,
 			fmt.Sprintf("%d rounded up to a tensor-parallel size %v within a %d-GPU node, else whole nodes", min, sz.TensorParallelSizes, acc.GPUsPerNode), tsrc, hsrc, "site:hugo-like.yaml")
 		if q, ok := c.in.Catalog.Cheapest(id, int(dep)); ok {
-			c.add("cost.deployable."+id+".usd_per_hour", q.USDPerHour, facts.UnitUSDHour, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
+			c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
 		}
 		if cacheOK {
 			usable := int64(sz.GPUMemoryUtilization*float64(acc.MemoryBytes)) - sz.ReservePerGPUBytes
@@ -91,7 +92,7 @@ func (c *calc) fit() {
 				c.add("fit.deployable_gpus_serving."+id, ds, facts.UnitCount, "serving minimum rounded to a deployable layout", tsrc, hsrc)
 				if q, ok := c.in.Catalog.Cheapest(id, int(ds)); ok {
 					if cheapest == nil || q.USDPerHour < cheapest.usd {
-						cheapest = &option{label: fmt.Sprintf("%dx%s", ds, id), usd: q.USDPerHour, src: "pricing:" + q.Provider + " " + q.AsOf}
+						cheapest = &option{label: fmt.Sprintf("%dx%s", ds, id), usd: q.USDPerHour, src: "pricing:" + q.Provider + " " + q.AsOf, approx: q.Approximate}
 					}
 				}
 			}
@@ -99,7 +100,7 @@ func (c *calc) fit() {
 	}
 	if cheapest != nil {
 		c.add("fit.cheapest_serving", cheapest.label, facts.UnitText, "the priced deployable configuration that serves at the stated context for the least $/h", "site:hugo-like.yaml", cheapest.src)
-		c.add("cost.cheapest_serving.usd_per_hour", cheapest.usd, facts.UnitUSDHour, "$/h of fit.cheapest_serving", cheapest.src)
+		c.price("cost.cheapest_serving.usd_per_hour", cheapest.usd, cheapest.approx, "$/h of fit.cheapest_serving", cheapest.src)
 	}
 	for _, hw := range c.in.Hardware {
 		c.fitOne(hw, tb, tsrc, cacheBytes, cacheOK)
@@ -130,10 +131,20 @@ func (c *calc) fitOne(hw string, tb int64, tsrc string, cacheBytes int64, cacheO
 		c.add("fit."+hw+".serving_margin_bytes", usable-need, facts.UnitBytes, "usable memory − (tensor bytes + cache)", tsrc, hsrc).Display = marginDisplay(usable - need)
 	}
 	if q, ok := c.in.Catalog.Cheapest(id, n); ok {
-		f := c.add("cost."+hw+".usd_per_hour", q.USDPerHour, facts.UnitUSDHour, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
-		if q.Approximate {
-			f.Display = "≈" + f.Display
+		c.price("cost."+hw+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
+	}
+}
+
+// price adds a cost fact. A price the catalog marks approximate is shown
+// with "≈", and so is every figure computed from it (c.approx).
+func (c *calc) price(key string, v float64, approx bool, derivation string, sources ...string) {
+	f := c.add(key, v, facts.UnitUSDHour, derivation, sources...)
+	if approx {
+		f.Display = "≈" + f.Display
+		if c.approx == nil {
+			c.approx = map[string]bool{}
 		}
+		c.approx[key] = true
 	}
 }
 
@@ -172,8 +183,12 @@ func (c *calc) download() {
 		c.add("download.exceeds_window", secs > sz.WaitWindowSeconds, facts.UnitBool, "download time > wait window", rsrc)
 	}
 	for _, hw := range c.in.Hardware {
-		if p, ok := c.s.Get("cost." + hw + ".usd_per_hour").Float(); ok {
-			c.add("download.idle_usd."+hw, secs/3600*p, facts.UnitUSD, "download hours × $/h of "+hw+": GPUs idle while the weights arrive", "cost."+hw+".usd_per_hour", "download.seconds")
+		key := "cost." + hw + ".usd_per_hour"
+		if p, ok := c.s.Get(key).Float(); ok {
+			f := c.add("download.idle_usd."+hw, secs/3600*p, facts.UnitUSD, "download hours × $/h of "+hw+": GPUs idle while the weights arrive", key, "download.seconds")
+			if c.approx[key] {
+				f.Display = "≈" + f.Display
+			}
 		}
 	}
 }

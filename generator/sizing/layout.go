@@ -123,7 +123,7 @@ func (c *calc) moe() {
 		if an := c.in.Analytic; an != nil {
 			const conv = "dense: a token passes through every text-model tensor, output head included; vision tower, projector and multi-token-prediction modules excluded"
 			c.add("params.active", an.Active, facts.UnitParams, conv+"; input embedding included", srcAnalytic)
-			c.add("params.active_no_embedding", an.ActiveNoEmbed, facts.UnitParams, conv+"; input embedding excluded", srcAnalytic)
+			c.add("params.active_no_embedding", an.ActiveNoEmbed, facts.UnitParams, conv+noEmbedding(a.TiedEmbed), srcAnalytic)
 		}
 		return
 	}
@@ -150,7 +150,7 @@ func (c *calc) moe() {
 	if an := c.in.Analytic; an != nil {
 		const conv = "text-model parameters a token passes through: non-expert tensors and the output head, plus routed experts × %d/%d; vision tower, projector and multi-token-prediction modules excluded"
 		c.add("params.active", an.Active, facts.UnitParams, fmt.Sprintf(conv, a.ActiveExperts, a.RoutedExperts)+"; input embedding included", srcAnalytic)
-		c.add("params.active_no_embedding", an.ActiveNoEmbed, facts.UnitParams, fmt.Sprintf(conv, a.ActiveExperts, a.RoutedExperts)+"; input embedding excluded", srcAnalytic)
+		c.add("params.active_no_embedding", an.ActiveNoEmbed, facts.UnitParams, fmt.Sprintf(conv, a.ActiveExperts, a.RoutedExperts)+noEmbedding(a.TiedEmbed), srcAnalytic)
 		if total > 0 {
 			c.add("sparsity.param_activation", float64(an.ActiveNoEmbed)/float64(total), facts.UnitShare,
 				"activated parameters (without input embedding) ÷ total parameters (parameter-activation fraction)", srcAnalytic)
@@ -162,7 +162,14 @@ func (c *calc) moe() {
 		act := total - inactive
 		c.add("params.active", act, facts.UnitParams,
 			fmt.Sprintf("total − routed experts × (%d − %d) ÷ %d: counts embedding, head and any vision tower", a.RoutedExperts, a.ActiveExperts, a.RoutedExperts), esrc)
-		if a.Vocab > 0 && a.Hidden > 0 {
+		switch {
+		case a.TiedEmbed:
+			// The embedding matrix is also the output head, which a token
+			// passes through: the figure without the input embedding keeps it.
+			c.add("params.active_no_embedding", act, facts.UnitParams, "params.active: with tie_word_embeddings the embedding matrix is the output head and counts once, as the head; still counts any vision tower", esrc, srcConfig)
+			c.add("sparsity.param_activation", float64(act)/float64(total), facts.UnitShare,
+				"activated parameters (without input embedding) ÷ total parameters (parameter-activation fraction)", esrc)
+		case a.Vocab > 0 && a.Hidden > 0:
 			ne := act - a.Vocab*a.Hidden
 			c.add("params.active_no_embedding", ne, facts.UnitParams, "params.active − vocab_size × hidden_size (input embedding); still counts any vision tower", esrc, srcConfig)
 			c.add("sparsity.param_activation", float64(ne)/float64(total), facts.UnitShare,
@@ -184,4 +191,13 @@ func (c *calc) expertParams() (int64, string, string) {
 	per := 3 * a.ExpertHidden * a.MoEIntermediate
 	return per * a.RoutedExperts * int64(len(a.MoELayers)), srcConfig,
 		fmt.Sprintf("%d MoE layers × %d experts × 3 × %d × %d (gate, up, down)", len(a.MoELayers), a.RoutedExperts, a.ExpertHidden, a.MoEIntermediate)
+}
+
+// noEmbedding ends the derivation of params.active_no_embedding: a tied
+// embedding is the output head and stays, counted once.
+func noEmbedding(tied bool) string {
+	if tied {
+		return "; input embedding excluded, but with tie_word_embeddings the same matrix is the output head and counts once, as the head"
+	}
+	return "; input embedding excluded"
 }

@@ -70,7 +70,8 @@ func (c *calc) servingContext() (n int64, capped bool) {
 // cacheAt is KV plus linear state for one sequence of n tokens.
 type cacheAt func(n int64) (int64, bool)
 
-func (c *calc) memory() cacheAt {
+// memory sizes KV cache and linear state and sets c.cache for fit.
+func (c *calc) memory() {
 	a := c.in.Arch
 	if len(a.LayerKinds) == 0 {
 		// Without layer kinds neither the per-token cache nor the
@@ -83,7 +84,7 @@ func (c *calc) memory() cacheAt {
 			c.s.Unknown("kv.bytes_at_context."+strconv.FormatInt(n, 10), facts.UnitBytes, why)
 		}
 		c.cache = func(int64) (int64, bool) { return 0, false }
-		return c.cache
+		return
 	}
 	full, sl, lin := int64(a.Count(arch.Full)), int64(a.Count(arch.Sliding)), int64(a.Count(arch.Linear))
 	per, deriv, why := c.kvPerLayer()
@@ -160,5 +161,4 @@ func (c *calc) memory() cacheAt {
 		}
 	}
 	c.cache = at
-	return at
 }

@@ -23,7 +23,6 @@ import (
 type Analytic struct {
 	Census        map[string]int64 // logical parameters per stored dtype
 	Elements      map[string]int64 // stored elements per dtype
-	Bytes         map[string]int64 // tensor bytes per dtype
 	TensorBytes   int64
 	Tensors       int
 	Total         int64
@@ -34,11 +33,9 @@ type Analytic struct {
 	ScaleBytes    int64 // quantization scales
 	UnquantParams int64 // parameters kept in higher precision
 	UnquantBytes  int64
-	Convention    string // what the active count includes
 	// ByComponent is logical parameters per module-tree component ("text",
-	// "vision", "projector", "mtp"); nil when the caller did not fill it,
-	// in which case the main/MTP split is recovered from Total, Active and
-	// Experts (see mtp.go).
+	// "vision", "projector", "mtp"). The main/MTP split reads it; without
+	// it that split is unknown (see mtp.go).
 	ByComponent map[string]int64
 	// ExpertBytes is the stored bytes of routed-expert tensors (payload and
 	// scales), what a streaming runtime reads per expert.
@@ -57,6 +54,12 @@ type Input struct {
 	Hardware    []string // configurations such as "8xB200"
 	Catalog     *catalog.Catalog
 	Variants    []Variant // other published forms of the model
+	// HeadlineParams is the parameter count the model's authors publish
+	// (a content page's published params.total) and HeadlineSource where
+	// it was published; bytes.naive_headline multiplies it when set, else
+	// the census rounded to two significant figures stands in for it.
+	HeadlineParams int64
+	HeadlineSource string
 }
 
 // Variant is another published form of a model with its size on disk.
@@ -87,6 +90,9 @@ type calc struct {
 	in    Input
 	s     *facts.Set
 	cache cacheAt // KV + state per sequence at n tokens; set by memory
+	// approx holds the cost facts priced from a catalog entry marked
+	// approximate; what is computed from them is shown with "≈" too.
+	approx map[string]bool
 }
 
 func (c *calc) add(key string, value any, unit, derivation string, sources ...string) *facts.Fact {
@@ -273,7 +279,9 @@ func payloadDType(q arch.Quantization) string {
 		return "F8_E4M3"
 	case q.Method == "mxfp4":
 		return "U8"
-	case q.Method == "modelopt":
+	case q.Method == "modelopt" && q.Format == "fp8":
+		return "F8_E4M3"
+	case q.Method == "modelopt" && q.Format == "nvfp4":
 		return "U8"
 	}
 	return ""
@@ -350,18 +358,32 @@ func (c *calc) bytesAccounting() {
 		nominal, nominalSrc = b, "torch_dtype "+c.in.Arch.TorchDType
 	}
 	if total > 0 {
-		headline := roundSig(float64(total), 2)
-		c.add("bytes.naive_headline", int64(headline*float64(nominal)/8), facts.UnitBytes,
-			fmt.Sprintf("headline %s parameters × %d bits (%s) ÷ 8 — the multiplication the announcement invites", facts.Params(headline), nominal, nominalSrc), csrc, srcConfig)
+		c.naiveHeadline(total, csrc, nominal, nominalSrc)
 		c.add("bytes.naive_exact", total*nominal/8, facts.UnitBytes,
 			fmt.Sprintf("%s parameters × %d bits ÷ 8", facts.Int(total), nominal), csrc, srcConfig)
 		if ok {
-			f := c.add("bits_per_param", float64(tb)*8/float64(total), facts.UnitBits, "tensor bytes × 8 ÷ parameters", tsrc, csrc)
-			_ = f
+			c.add("bits_per_param", float64(tb)*8/float64(total), facts.UnitBits, "tensor bytes × 8 ÷ parameters", tsrc, csrc)
 			c.add("bytes.overshoot", tb-total*nominal/8, facts.UnitBytes, "tensor bytes − naive exact multiplication", tsrc, csrc)
 		}
 	}
 	c.quantParts(census, csrc, total, nominal, tb, ok)
+}
+
+// naiveHeadline is the headline parameter count × the nominal width: the
+// published headline when the input carries one, else the census rounded
+// to two significant figures, and the derivation says which.
+func (c *calc) naiveHeadline(total int64, csrc string, nominal int64, nominalSrc string) {
+	if h := c.in.HeadlineParams; h > 0 {
+		src := reasonOr(c.in.HeadlineSource, "published headline")
+		c.add("bytes.naive_headline", h*nominal/8, facts.UnitBytes,
+			fmt.Sprintf("published headline %s parameters × %d bits (%s) ÷ 8 — the multiplication the announcement invites", facts.Params(float64(h)), nominal, nominalSrc),
+			src, srcConfig)
+		return
+	}
+	headline := int64(roundSig(float64(total), 2))
+	c.add("bytes.naive_headline", headline*nominal/8, facts.UnitBytes,
+		fmt.Sprintf("census rounded to two significant figures: %s parameters × %d bits (%s) ÷ 8, standing in for a published headline (none given)", facts.Params(float64(headline)), nominal, nominalSrc),
+		csrc, srcConfig)
 }
 
 // quantParts splits tensor bytes into payload, scales and the modules
@@ -384,7 +406,7 @@ func (c *calc) quantParts(census map[string]int64, csrc string, total, nominal, 
 		if a.Total > 0 {
 			c.add("share.unquantized", float64(a.UnquantParams)/float64(a.Total), facts.UnitShare, "unquantized ÷ total parameters", srcAnalytic)
 		}
-		c.extraPrecision(a.UnquantParams, a.UnquantBytes, total, nominal, srcAnalytic)
+		c.extraPrecision(a.UnquantParams, a.UnquantBytes, nominal, srcAnalytic)
 		return
 	}
 	qp, ok := census[pdt]
@@ -424,7 +446,7 @@ func (c *calc) quantParts(census map[string]int64, csrc string, total, nominal, 
 		c.add("share.unquantized", float64(up)/float64(total), facts.UnitShare, "unquantized ÷ total parameters", csrc)
 	}
 	c.add("bytes.unquantized", ub, facts.UnitBytes, strings.Join(parts, " + "), csrc)
-	c.extraPrecision(up, ub, total, nominal, csrc)
+	c.extraPrecision(up, ub, nominal, csrc)
 	if haveTB {
 		if sc, ok := c.s.Get("bytes.quant_scales").Int(); ok {
 			d := tb - (payload + sc + ub)
@@ -475,7 +497,7 @@ func (c *calc) headerPlausibility(headers int64) {
 	f.Display = facts.Fixed(per, 1) + " B per tensor"
 }
 
-func (c *calc) extraPrecision(up, ub, total, nominal int64, src string) {
+func (c *calc) extraPrecision(up, ub, nominal int64, src string) {
 	if nominal == 0 {
 		return
 	}
@@ -483,11 +505,19 @@ func (c *calc) extraPrecision(up, ub, total, nominal int64, src string) {
 		fmt.Sprintf("unquantized bytes − the same parameters at %d bits", nominal), src)
 }
 
+// roundSig rounds x to n significant figures. Large x is divided by a
+// power of ten, not multiplied by its (inexact) reciprocal, so that
+// 30,532,122,624 rounds to exactly 31e9, not 30,999,999,999.999996.
 func roundSig(x float64, n int) float64 {
 	if x == 0 {
 		return 0
 	}
-	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(x))))
+	k := float64(n) - math.Ceil(math.Log10(math.Abs(x)))
+	if k < 0 {
+		p := math.Pow(10, -k)
+		return math.Round(x/p) * p
+	}
+	p := math.Pow(10, k)
 	return math.Round(x*p) / p
 }
 

@@ -1,13 +1,17 @@
 package sizing_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"dossier/generator/arch"
+	"dossier/generator/catalog"
 	"dossier/generator/config"
 	"dossier/generator/facts"
 	"dossier/generator/modeltree"
@@ -59,8 +63,9 @@ func intOf(t *testing.T, s *facts.Set, key string) int64 {
 }
 
 // TestMTPSplit: DeepSeek-V3's Hub count includes the MTP module; the split
-// recovered from Total/Active/Experts equals the module tree's own
-// per-component count, and the main model is the model card's 671 B.
+// is the module tree's own per-component count, and the main model is the
+// model card's 671 B. Without per-component counts the split is unknown,
+// not guessed.
 func TestMTPSplit(t *testing.T) {
 	cfg := read(t, "deepseek-ai__DeepSeek-V3.json")
 	inv, err := modeltree.FromConfig(cfg, nil)
@@ -68,21 +73,24 @@ func TestMTPSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	byComp := inv.ParamsByComponent()
-	recovered := compute(t, cfg, nil, nil)
-	carried := compute(t, cfg, nil, func(a *sizing.Analytic) { a.ByComponent = byComp })
-	for _, s := range []*facts.Set{recovered, carried} {
-		if got := intOf(t, s, "params.mtp"); got != byComp[modeltree.CompMTP] {
-			t.Errorf("params.mtp = %d, want %d", got, byComp[modeltree.CompMTP])
-		}
-		if got := intOf(t, s, "params.main"); got != byComp[modeltree.CompText] {
-			t.Errorf("params.main = %d, want %d", got, byComp[modeltree.CompText])
-		}
+	s := compute(t, cfg, nil, nil)
+	if got := intOf(t, s, "params.mtp"); got != byComp[modeltree.CompMTP] {
+		t.Errorf("params.mtp = %d, want %d", got, byComp[modeltree.CompMTP])
 	}
-	if main := intOf(t, recovered, "params.main"); main < 670.5e9 || main > 671.5e9 {
+	if got := intOf(t, s, "params.main"); got != byComp[modeltree.CompText] {
+		t.Errorf("params.main = %d, want %d", got, byComp[modeltree.CompText])
+	}
+	if main := intOf(t, s, "params.main"); main < 670.5e9 || main > 671.5e9 {
 		t.Errorf("main model %d, want ≈671 B", main)
 	}
+	bare := compute(t, cfg, nil, func(a *sizing.Analytic) { a.ByComponent = nil })
+	for _, k := range []string{"params.mtp", "params.main"} {
+		if f := bare.Get(k); f == nil || f.Known() || !strings.Contains(f.Reason, "per-component") {
+			t.Errorf("%s without per-component counts = %+v, want unknown", k, f)
+		}
+	}
 	// A model without MTP layers gets neither fact.
-	s := compute(t, read(t, "moonshotai__Kimi-K2.5.json"), nil, nil)
+	s = compute(t, read(t, "moonshotai__Kimi-K2.5.json"), nil, nil)
 	if s.Get("params.mtp") != nil || s.Get("params.main") != nil {
 		t.Error("Kimi K2.5 declares no MTP layers")
 	}
@@ -201,4 +209,223 @@ func FuzzCompute(f *testing.F) {
 			}
 		}
 	})
+}
+
+// patch returns a real config with top-level fields replaced.
+func patch(t *testing.T, name string, fields map[string]any) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(read(t, name), &m); err != nil {
+		t.Fatal(err)
+	}
+	maps.Copy(m, fields)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// computeIn sizes a config.json (with an optional hf_quant_config.json)
+// as the site does, with the rest of the input set by the caller.
+// withTree false sizes it without a module tree (the census path).
+func computeIn(t *testing.T, cfg, hfq []byte, withTree bool, in sizing.Input) *facts.Set {
+	t.Helper()
+	a, err := arch.Parse(cfg, hfq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Model, in.Arch, in.Sizing = "test", a, assumptions()
+	if withTree {
+		in.Analytic, in.AnalyticErr = site.Analytic(cfg, hfq)
+		if in.Analytic == nil {
+			t.Fatal(in.AnalyticErr)
+		}
+	} else {
+		in.AnalyticErr = errors.New("sized without a module tree")
+	}
+	return sizing.Compute(in)
+}
+
+// censusSnapshot is a snapshot holding only the module tree's census, as a
+// Hub snapshot with a census but no index or headers would.
+func censusSnapshot(t *testing.T, cfg, hfq []byte) *snapshot.Snapshot {
+	t.Helper()
+	inv, err := modeltree.FromConfig(cfg, hfq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &snapshot.Snapshot{Census: snapshot.Counts(inv.Census()), Shards: snapshot.Shards{Source: "not captured"}}
+}
+
+// TestModelOptWidths: a ModelOpt FP8 checkpoint is sized at 8 bits, not
+// the torch dtype's 16 (which gave a negative overshoot), and its payload
+// is the census's F8_E4M3 parameters; NVFP4 is 4 bits in U8 with one
+// F8_E4M3 scale per 16 values. Llama-3.1-8B with lm_head excluded.
+func TestModelOptWidths(t *testing.T) {
+	cfg := read(t, "meta-llama__Llama-3.1-8B.json")
+	const (
+		total    = 8_030_261_248
+		quant    = total - 2*128256*4096 - 65*4096 // every Linear but lm_head
+		unquantB = (total - quant) * 2
+	)
+	for _, tc := range []struct {
+		algo, payload string
+		bits          int64
+		scales        int64 // from the census: quantized ÷ group × scale width
+	}{
+		{"FP8", "F8_E4M3", 8, -1}, // per-tensor scales: not derivable from a census
+		{"NVFP4", "U8", 4, quant / 16},
+	} {
+		t.Run(tc.algo, func(t *testing.T) {
+			hfq := []byte(`{"quantization":{"quant_algo":"` + tc.algo + `","exclude_modules":["lm_head"]}}`)
+			s := computeIn(t, cfg, hfq, true, sizing.Input{})
+			if d := s.Get("bytes.naive_exact").Derivation; !strings.Contains(d, fmt.Sprintf("× %d bits", tc.bits)) {
+				t.Errorf("naive_exact derivation %q, want × %d bits", d, tc.bits)
+			}
+			if got := intOf(t, s, "bytes.naive_exact"); got != total*tc.bits/8 {
+				t.Errorf("naive_exact = %d, want %d", got, total*tc.bits/8)
+			}
+			if o := intOf(t, s, "bytes.overshoot"); o < 0 {
+				t.Errorf("overshoot %d: tensor bytes below parameters × nominal width", o)
+			}
+
+			// Without a module tree the census's payload dtype must be found.
+			s = computeIn(t, cfg, hfq, false, sizing.Input{Snapshot: censusSnapshot(t, cfg, hfq)})
+			if got := intOf(t, s, "params.quantized"); got != quant {
+				t.Errorf("params.quantized = %d, want %d", got, quant)
+			}
+			if d := s.Get("params.quantized").Derivation; !strings.HasPrefix(d, tc.payload+" parameters") {
+				t.Errorf("params.quantized derivation %q, want the %s payload", d, tc.payload)
+			}
+			if got := intOf(t, s, "bytes.payload"); got != quant*tc.bits/8 {
+				t.Errorf("bytes.payload = %d, want %d", got, quant*tc.bits/8)
+			}
+			if got := intOf(t, s, "bytes.unquantized"); got != unquantB {
+				t.Errorf("bytes.unquantized = %d, want %d", got, unquantB)
+			}
+			f := s.Get("bytes.quant_scales")
+			if tc.scales < 0 {
+				if f.Known() {
+					t.Errorf("per-tensor scales from a census: %+v", f)
+				}
+			} else if got, ok := f.Int(); !ok || got != tc.scales {
+				t.Errorf("bytes.quant_scales = %+v, want %d", f, tc.scales)
+			}
+		})
+	}
+}
+
+// TestTiedEmbeddingsKeepTheHead: with tie_word_embeddings the embedding is
+// the output head; the active figure without the input embedding keeps it.
+// Llama-3.2-1B's shape, patched from the Llama-3.1-8B config, and a tied
+// Qwen3-30B-A3B sized without a module tree (the fallback rule).
+func TestTiedEmbeddingsKeepTheHead(t *testing.T) {
+	cfg := patch(t, "meta-llama__Llama-3.1-8B.json", map[string]any{
+		"hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+		"intermediate_size": 8192, "tie_word_embeddings": true,
+	})
+	s := computeIn(t, cfg, nil, true, sizing.Input{})
+	const total = 1_235_814_400
+	for _, k := range []string{"params.total", "params.active", "params.active_no_embedding"} {
+		if got := intOf(t, s, k); got != total {
+			t.Errorf("%s = %d, want %d", k, got, total)
+		}
+	}
+	if d := s.Get("params.active_no_embedding").Derivation; !strings.Contains(d, "tie_word_embeddings") {
+		t.Errorf("derivation %q does not say the tied matrix is kept", d)
+	}
+
+	moe := patch(t, "Qwen__Qwen3-30B-A3B.json", map[string]any{"tie_word_embeddings": true})
+	s = computeIn(t, moe, nil, false, sizing.Input{Snapshot: censusSnapshot(t, moe, nil)})
+	if a, ne := intOf(t, s, "params.active"), intOf(t, s, "params.active_no_embedding"); ne != a {
+		t.Errorf("tied fallback: active %d, without embedding %d; want equal", a, ne)
+	}
+	untied := read(t, "Qwen__Qwen3-30B-A3B.json")
+	s = computeIn(t, untied, nil, false, sizing.Input{Snapshot: censusSnapshot(t, untied, nil)})
+	if a, ne := intOf(t, s, "params.active"), intOf(t, s, "params.active_no_embedding"); a-ne != 151936*2048 {
+		t.Errorf("untied fallback: active %d − without embedding %d, want the embedding 151,936 × 2,048", a, ne)
+	}
+}
+
+// TestNaiveHeadline: without a published headline the derivation says the
+// census was rounded; with one, it multiplies the published figure and
+// cites where it was published.
+func TestNaiveHeadline(t *testing.T) {
+	cfg := read(t, "deepseek-ai__DeepSeek-V3.json")
+	s := computeIn(t, cfg, nil, true, sizing.Input{})
+	f := s.Get("bytes.naive_headline")
+	if got, _ := f.Int(); got != 680e9 { // 684.5 B → 680 B × 8 bits
+		t.Errorf("naive_headline = %d, want 680e9", got)
+	}
+	if !strings.HasPrefix(f.Derivation, "census rounded to two significant figures: 680") {
+		t.Errorf("derivation %q does not say the census was rounded", f.Derivation)
+	}
+	// 30,532,122,624 rounds to exactly 31e9: 62e9 bytes at 16 bits, not 61,999,999,999.
+	q := computeIn(t, read(t, "Qwen__Qwen3-30B-A3B.json"), nil, true, sizing.Input{})
+	if got := intOf(t, q, "bytes.naive_headline"); got != 62e9 {
+		t.Errorf("Qwen3-30B-A3B naive_headline = %d, want 62e9", got)
+	}
+	s = computeIn(t, cfg, nil, true, sizing.Input{HeadlineParams: 685e9, HeadlineSource: "model card"})
+	f = s.Get("bytes.naive_headline")
+	if got, _ := f.Int(); got != 685e9 {
+		t.Errorf("naive_headline = %d, want 685e9 (685 B × 8 bits ÷ 8)", got)
+	}
+	if !strings.HasPrefix(f.Derivation, "published headline 685") || len(f.Sources) == 0 || f.Sources[0] != "model card" {
+		t.Errorf("derivation %q sources %v", f.Derivation, f.Sources)
+	}
+}
+
+// kimiK3 sizes K3 from its shipped snapshot with the shipped catalog.
+func kimiK3(t *testing.T, variants []sizing.Variant, hw ...string) *facts.Set {
+	t.Helper()
+	snap, err := snapshot.Load(snapshot.Path("../../data", "moonshotai/Kimi-K3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Load("../../data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return computeIn(t, snap.Config, snap.HFQuantConfig, true, sizing.Input{Snapshot: snap, Catalog: cat, Hardware: hw, Variants: variants})
+}
+
+// TestApproximatePricesStayApproximate: a catalog price marked approximate
+// shows "≈" wherever it is used, and an exact one does not.
+func TestApproximatePricesStayApproximate(t *testing.T) {
+	s := kimiK3(t, nil, "8xB200", "8xH200", "8xRTXPRO6000")
+	for k, want := range map[string]string{
+		"cost.cheapest_serving.usd_per_hour":      "≈$42.00/h", // 3 × 8 RTX PRO 6000 at ~$14/h
+		"cost.deployable.RTXPRO6000.usd_per_hour": "≈$42.00/h",
+		"cost.deployable.H200.usd_per_hour":       "≈$58.00/h",
+		"cost.deployable.B200.usd_per_hour":       "$95.68/h",
+		"cost.8xH200.usd_per_hour":                "≈$29.00/h",
+		"cost.8xB200.usd_per_hour":                "$47.84/h",
+	} {
+		if got := s.Get(k).Display; got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	for hw, approx := range map[string]bool{"8xB200": false, "8xH200": true, "8xRTXPRO6000": true} {
+		if got := s.Get("download.idle_usd." + hw).Display; strings.HasPrefix(got, "≈") != approx {
+			t.Errorf("download.idle_usd.%s = %q, approximate %v", hw, got, approx)
+		}
+	}
+}
+
+// TestFileMargin: beside variants known only by file size, the released
+// checkpoint's margin on the same basis is memory − checkpoint file bytes.
+func TestFileMargin(t *testing.T) {
+	v := []sizing.Variant{{Name: "q2", Bytes: 400e9, Source: "test"}}
+	s := kimiK3(t, v, "8xB200")
+	ck, mem := intOf(t, s, "bytes.checkpoint"), intOf(t, s, "fit.8xB200.memory_bytes")
+	if got := intOf(t, s, "fit.8xB200.file_margin_bytes"); got != mem-ck {
+		t.Errorf("file margin %d, want %d", got, mem-ck)
+	}
+	if got, want := intOf(t, s, "variant.q2.fit.8xB200.margin_bytes"), mem-400e9; got != want {
+		t.Errorf("variant margin %d, want %d", got, want)
+	}
+	if s := kimiK3(t, nil, "8xB200"); s.Get("fit.8xB200.file_margin_bytes") != nil {
+		t.Error("file margin without variants to compare with")
+	}
 }
