@@ -195,15 +195,9 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request, repo *builtRepo, d
 	s.mu.Lock()
 	size := s.pageSize
 	s.mu.Unlock()
-	start := 0
-	if c := q.Get("cursor"); c != "" {
-		b, err := base64.RawURLEncoding.DecodeString(c)
-		n, err2 := strconv.Atoi(string(b))
-		if err != nil || err2 != nil || n < 0 || n > len(entries) {
-			http.Error(w, "bad cursor", http.StatusBadRequest)
-			return
-		}
-		start = n
+	start, ok := pageStart(w, q, len(entries))
+	if !ok {
+		return
 	}
 	end := min(start+size, len(entries))
 	if end < len(entries) {
@@ -294,4 +288,21 @@ func (s *Server) serveCDN(w http.ResponseWriter, r *http.Request, p string) {
 		return
 	}
 	s.serveFile(w, r, repo.files[path])
+}
+
+// pageStart reads the opaque cursor of a paginated listing of n items: an
+// offset, base64-encoded as the Hub's cursors are opaque strings. A bad
+// cursor answers 400.
+func pageStart(w http.ResponseWriter, q url.Values, n int) (int, bool) {
+	c := q.Get("cursor")
+	if c == "" {
+		return 0, true
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	i, err2 := strconv.Atoi(string(b))
+	if err != nil || err2 != nil || i < 0 || i > n {
+		http.Error(w, "bad cursor", http.StatusBadRequest)
+		return 0, false
+	}
+	return i, true
 }

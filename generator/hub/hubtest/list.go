@@ -69,15 +69,9 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		}
 		size = min(size, n)
 	}
-	start := 0
-	if c := q.Get("cursor"); c != "" {
-		b, err := base64.RawURLEncoding.DecodeString(c)
-		n, err2 := strconv.Atoi(string(b))
-		if err != nil || err2 != nil || n < 0 || n > len(repos) {
-			http.Error(w, "bad cursor", http.StatusBadRequest)
-			return
-		}
-		start = n
+	start, ok := pageStart(w, q, len(repos))
+	if !ok {
+		return
 	}
 	end := min(start+size, len(repos))
 	if end < len(repos) {
