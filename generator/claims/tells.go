@@ -59,7 +59,7 @@ func NewContext(set *facts.Set, a *arch.Architecture, reviewed string) *Context 
 	c := &Context{Reviewed: reviewed}
 	for _, k := range []string{"params.total", "params.active_no_embedding", "published.params.total", "published.params.active_no_embedding"} {
 		if v, ok := set.Get(k).Float(); ok && v > 0 {
-			c.Headlines = append(c.Headlines, v, roundSig(v, 2))
+			c.Headlines = append(c.Headlines, v, facts.RoundSig(v, 2))
 		}
 	}
 	widths := map[float64]bool{}
@@ -94,14 +94,6 @@ func NewContext(set *facts.Set, a *arch.Architecture, reviewed string) *Context 
 		c.Mixed, c.MixedBecause = true, fmt.Sprintf("its largest dtype holds only %s of the parameters", facts.Percent(largest/total))
 	}
 	return c
-}
-
-func roundSig(x float64, n int) float64 {
-	if x == 0 {
-		return 0
-	}
-	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(x))))
-	return math.Round(x*p) / p
 }
 
 var (

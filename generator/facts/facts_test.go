@@ -61,3 +61,15 @@ func TestJSONRoundTripKeepsIntegers(t *testing.T) {
 		t.Errorf("unknown fact lost its reason: %+v", u)
 	}
 }
+
+func TestRoundSig(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		n    int
+		want float64
+	}{{2779931837184, 2, 2.8e12}, {30532122624, 2, 31e9}, {104189614848, 3, 104e9}, {0.0374, 2, 0.037}, {0, 2, 0}} {
+		if got := RoundSig(tc.x, tc.n); got != tc.want {
+			t.Errorf("RoundSig(%v, %d) = %v, want %v", tc.x, tc.n, got, tc.want)
+		}
+	}
+}

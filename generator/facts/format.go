@@ -180,3 +180,19 @@ func Duration(s float64) string {
 	}
 	return strconv.FormatFloat(s, 'f', 1, 64) + " s"
 }
+
+// RoundSig rounds x to n significant figures: 2,779,931,837,184 → 2.8e12,
+// the way a headline prints a count. Large magnitudes divide by a power of
+// ten instead of multiplying by its inverse, which is not exact.
+func RoundSig(x float64, n int) float64 {
+	if x == 0 {
+		return 0
+	}
+	k := float64(n) - math.Ceil(math.Log10(math.Abs(x)))
+	if k < 0 {
+		p := math.Pow(10, -k)
+		return math.Round(x/p) * p
+	}
+	p := math.Pow(10, k)
+	return math.Round(x*p) / p
+}

@@ -6,7 +6,6 @@ package sizing
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -380,7 +379,7 @@ func (c *calc) naiveHeadline(total int64, csrc string, nominal int64, nominalSrc
 			src, srcConfig)
 		return
 	}
-	headline := int64(roundSig(float64(total), 2))
+	headline := int64(facts.RoundSig(float64(total), 2))
 	c.add("bytes.naive_headline", headline*nominal/8, facts.UnitBytes,
 		fmt.Sprintf("census rounded to two significant figures: %s parameters × %d bits (%s) ÷ 8, standing in for a published headline (none given)", facts.Params(float64(headline)), nominal, nominalSrc),
 		csrc, srcConfig)
@@ -503,22 +502,6 @@ func (c *calc) extraPrecision(up, ub, nominal int64, src string) {
 	}
 	c.add("bytes.extra_precision", ub-up*nominal/8, facts.UnitBytes,
 		fmt.Sprintf("unquantized bytes − the same parameters at %d bits", nominal), src)
-}
-
-// roundSig rounds x to n significant figures. Large x is divided by a
-// power of ten, not multiplied by its (inexact) reciprocal, so that
-// 30,532,122,624 rounds to exactly 31e9, not 30,999,999,999.999996.
-func roundSig(x float64, n int) float64 {
-	if x == 0 {
-		return 0
-	}
-	k := float64(n) - math.Ceil(math.Log10(math.Abs(x)))
-	if k < 0 {
-		p := math.Pow(10, -k)
-		return math.Round(x/p) * p
-	}
-	p := math.Pow(10, k)
-	return math.Round(x*p) / p
 }
 
 // analyticStatus records whether config.json could be turned into a module
