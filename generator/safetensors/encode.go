@@ -122,6 +122,13 @@ func appendString(b []byte, s string) ([]byte, error) {
 	if !utf8.ValidString(s) {
 		return nil, fmt.Errorf("string %q is not valid UTF-8", s)
 	}
+	return AppendQuoted(b, s), nil
+}
+
+// AppendQuoted appends s as a JSON string the way the safetensors writer
+// escapes names: quotes, backslashes and control bytes only. The caller
+// ensures s is valid UTF-8.
+func AppendQuoted(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
@@ -134,5 +141,5 @@ func appendString(b []byte, s string) ([]byte, error) {
 			b = append(b, c)
 		}
 	}
-	return append(b, '"'), nil
+	return append(b, '"')
 }

@@ -1,6 +1,7 @@
 package hubtest
 
 import (
+	"dossier/generator/safetensors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -128,9 +129,9 @@ func PythonIndex(files []File, totalSize int64) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, "\n    "...)
-		b = appendJSONString(b, e.name)
+		b = safetensors.AppendQuoted(b, e.name)
 		b = append(b, ": "...)
-		b = appendJSONString(b, files[e.file].Path)
+		b = safetensors.AppendQuoted(b, files[e.file].Path)
 	}
 	if len(entries) > 0 {
 		b = append(b, "\n  "...)

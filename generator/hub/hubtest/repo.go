@@ -225,34 +225,18 @@ func indexJSON(shards []*built) []byte {
 	b := []byte(`{"metadata":{"total_size":` + strconv.FormatInt(total, 10) + `},"weight_map":{`)
 	first := true
 	for _, s := range shards {
-		file := appendJSONString(nil, s.path)
+		file := safetensors.AppendQuoted(nil, s.path)
 		for _, t := range s.header.Tensors {
 			if !first {
 				b = append(b, ',')
 			}
 			first = false
-			b = appendJSONString(b, t.Name)
+			b = safetensors.AppendQuoted(b, t.Name)
 			b = append(b, ':')
 			b = append(b, file...)
 		}
 	}
 	return append(b, "}}\n"...)
-}
-
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }
 
 // resolve maps a revision name to the commit, "" when unknown.
