@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"dossier/generator/internal/jsoncheck"
 )
 
 // LayerKind is how a decoder layer attends.
@@ -167,6 +169,11 @@ func (a *Architecture) Cadence() (int, bool) {
 	return best, true
 }
 
+// MaxConfigInt bounds every size or count read from a config: far above
+// any real width, layer or expert count, and low enough that a wrapped
+// product is caught by sizing's checked arithmetic rather than published.
+const MaxConfigInt = 1 << 32
+
 // obj is a config object with alias-aware typed accessors.
 type obj map[string]json.RawMessage
 
@@ -190,8 +197,8 @@ func (o obj) int(prefix string, keys ...string) (int64, string, error) {
 		if f != float64(int64(f)) {
 			return 0, "", fmt.Errorf("field %s%s: expected an integer, found %v", prefix, k, f)
 		}
-		if f < 0 {
-			return 0, "", fmt.Errorf("field %s%s: expected a non-negative integer, found %v", prefix, k, f)
+		if f < 0 || f > MaxConfigInt {
+			return 0, "", fmt.Errorf("field %s%s: expected an integer from 0 to %d, found %v", prefix, k, int64(MaxConfigInt), f)
 		}
 		return int64(f), k, nil
 	}
@@ -306,6 +313,9 @@ func decodeObject(b []byte, file string) (obj, error) {
 	t := bytes.TrimLeft(b, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
 		return nil, fmt.Errorf("%s: expected a JSON object, found %s", file, jsonKind(t))
+	}
+	if err := jsoncheck.Check(b, ""); err != nil {
+		return nil, err
 	}
 	var o obj
 	if err := json.Unmarshal(b, &o); err != nil {
@@ -447,7 +457,10 @@ func (p *parser) attention(text obj, prefix string) {
 		kv = a.Heads // transformers' default: no key/value grouping
 	}
 	a.KVHeads = kv
-	hd, key, err := text.int(prefix, "head_dim", "kv_channels")
+	if a.Heads > 0 && kv > 0 && (kv > a.Heads || a.Heads%kv != 0) {
+		p.keep(fmt.Errorf("field %s%s: expected a divisor of the %d attention heads (num_attention_heads), found %d", prefix, key, a.Heads, kv))
+	}
+	hd, key, err := text.positive(prefix, "head_dim", "kv_channels")
 	p.keep(err)
 	switch {
 	case key != "" && hd > 0:

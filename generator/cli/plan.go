@@ -58,7 +58,10 @@ facts document on stdout.`,
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			an, anErr := site.Analytic(conf, quant)
-			set := sizing.Compute(sizing.Input{Model: name, Arch: ar, Analytic: an, AnalyticErr: anErr, Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: cat})
+			set, err := sizing.Derive(sizing.Input{Model: name, Arch: ar, Analytic: an, AnalyticErr: anErr, Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: cat})
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 			if asJSON {
 				return writePlanJSON(a.stdout, name, set)
 			}
@@ -135,7 +138,10 @@ func (a *app) planSnapshot(cfg *config.Site, cat *catalog.Catalog, model string,
 		return fmt.Errorf("%s: field config: %w", path, err)
 	}
 	an, anErr := site.Analytic(snap.Config, snap.HFQuantConfig)
-	set := sizing.Compute(sizing.Input{Model: model, Snapshot: snap, Arch: ar, Analytic: an, AnalyticErr: anErr, Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: cat})
+	set, err := sizing.Derive(sizing.Input{Model: model, Snapshot: snap, Arch: ar, Analytic: an, AnalyticErr: anErr, Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: cat})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	name := model + "@" + snap.Revision
 	if asJSON {
 		return writePlanJSON(a.stdout, name, set)

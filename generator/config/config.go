@@ -6,17 +6,19 @@ package config
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"dossier/generator/internal/checked"
 )
 
 // FileName is the site configuration at the root of a site.
@@ -45,6 +47,8 @@ type Site struct {
 	Root string `mapstructure:"-"`
 	// File is the configuration file that was read.
 	File string `mapstructure:"-"`
+	// origins says which keys a flag or an environment variable set.
+	origins map[string]string
 }
 
 // Sizing holds the assumptions every sizing figure states.
@@ -118,6 +122,9 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 	if err := checkKnownKeys(v, file); err != nil {
 		return nil, err
 	}
+	if err := checkEnviron(os.Environ()); err != nil {
+		return nil, err
+	}
 	v.SetEnvPrefix("DOSSIER")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
@@ -128,16 +135,19 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 			}
 		}
 	}
+	origin := origins(flags, flagKeys)
+	if err := checkEnvValues(origin); err != nil {
+		return nil, err
+	}
 	var s Site
 	if err := v.Unmarshal(&s, func(c *mapstructure.DecoderConfig) {
 		c.WeaklyTypedInput = true
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	s.Root = abs
-	s.File = file
+	s.Root, s.File, s.origins = abs, file, origin
 	if err := s.validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, s.blame(err)
 	}
 	return &s, nil
 }
@@ -171,78 +181,83 @@ func checkKnownKeys(v *viper.Viper, file string) error {
 var hwRe = regexp.MustCompile(`^([1-9][0-9]*)x([A-Za-z0-9][A-Za-z0-9_.-]*)$`)
 
 // ParseHardware splits a configuration such as "8xB200" into a GPU count
-// and an accelerator id.
+// and an accelerator id; a count above checked.MaxGPUs is not a
+// configuration.
 func ParseHardware(s string) (int, string, bool) {
 	m := hwRe.FindStringSubmatch(s)
 	if m == nil {
 		return 0, "", false
 	}
-	var n int
-	fmt.Sscan(m[1], &n)
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n > checked.MaxGPUs {
+		return 0, "", false
+	}
 	return n, m[2], true
 }
 
 func (s *Site) validate() error {
 	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("field %s: %s", key, fmt.Sprintf(format, a...))
+		return &FieldError{Key: key, Msg: fmt.Sprintf(format, a...)}
 	}
-	if s.Sizing.KVDTypeBytes <= 0 {
-		return bad("sizing.kvDtypeBytes", "expected a positive byte count, found %d", s.Sizing.KVDTypeBytes)
+	z := &s.Sizing
+	ints := []struct {
+		key, unit string
+		v, lo, hi int64
+	}{
+		{"sizing.kvDtypeBytes", "bytes", z.KVDTypeBytes, 1, checked.MaxDTypeBytes},
+		{"sizing.stateDtypeBytes", "bytes", z.StateDTypeBytes, 1, checked.MaxDTypeBytes},
+		{"sizing.reservePerGpuBytes", "bytes", z.ReservePerGPUBytes, 0, checked.MaxBytesPerGPU},
+		{"sizing.concurrency", "sequences", z.Concurrency, 1, checked.MaxConcurrency},
+		{"sizing.servingContext", "tokens", z.ServingContext, 1, checked.MaxContext},
+		{"freshness.maxAgeDays", "days (0: no limit)", int64(s.Freshness.MaxAgeDays), 0, 36500},
 	}
-	if s.Sizing.StateDTypeBytes <= 0 {
-		return bad("sizing.stateDtypeBytes", "expected a positive byte count, found %d", s.Sizing.StateDTypeBytes)
+	for _, n := range ints {
+		if n.v < n.lo || n.v > n.hi {
+			return bad(n.key, "%s", checked.Range(n.lo, n.hi, n.unit, n.v))
+		}
 	}
 	// Written as !(in range) so that NaN is rejected too.
-	if u := s.Sizing.GPUMemoryUtilization; !(u > 0 && u <= 1) {
+	if u := z.GPUMemoryUtilization; !(u > 0 && u <= 1) {
 		return bad("sizing.gpuMemoryUtilization", "expected a fraction in (0, 1], found %v", u)
 	}
-	if s.Sizing.ReservePerGPUBytes < 0 {
-		return bad("sizing.reservePerGpuBytes", "expected a non-negative byte count, found %d", s.Sizing.ReservePerGPUBytes)
+	if len(z.Contexts) == 0 {
+		return bad("sizing.contexts", "expected at least one context in tokens")
 	}
-	if s.Sizing.Concurrency <= 0 {
-		return bad("sizing.concurrency", "expected at least 1, found %d", s.Sizing.Concurrency)
-	}
-	if s.Sizing.ServingContext <= 0 {
-		return bad("sizing.servingContext", "expected a positive token count")
-	}
-	for i, c := range s.Sizing.Contexts {
-		if c <= 0 {
-			return bad(fmt.Sprintf("sizing.contexts[%d]", i), "expected a positive token count, found %d", c)
+	for i, c := range z.Contexts {
+		if c < 1 || c > checked.MaxContext {
+			return bad(fmt.Sprintf("sizing.contexts[%d]", i), "%s", checked.Range(1, int64(checked.MaxContext), "tokens", c))
 		}
 	}
-	if len(s.Sizing.TensorParallelSizes) == 0 {
+	if len(z.TensorParallelSizes) == 0 {
 		return bad("sizing.tensorParallelSizes", "expected at least one size")
 	}
-	for i, n := range s.Sizing.TensorParallelSizes {
-		if n <= 0 {
-			return bad(fmt.Sprintf("sizing.tensorParallelSizes[%d]", i), "expected a positive GPU count, found %d", n)
+	for i, n := range z.TensorParallelSizes {
+		if n < 1 || n > checked.MaxGPUs {
+			return bad(fmt.Sprintf("sizing.tensorParallelSizes[%d]", i), "%s", checked.Range(1, checked.MaxGPUs, "GPUs", n))
 		}
 	}
-	if r := s.Sizing.DownloadBytesPerSec; !(r > 0) || math.IsInf(r, 1) {
-		return bad("sizing.downloadBytesPerSecond", "expected a positive finite throughput in bytes per second, found %v", r)
+	if r := z.DownloadBytesPerSec; !(r > 0 && r <= 1e12) {
+		return bad("sizing.downloadBytesPerSecond", "expected a throughput above 0 and at most 1e12 bytes per second, found %v", r)
 	}
-	if w := s.Sizing.WaitWindowSeconds; !(w >= 0) || math.IsInf(w, 1) {
-		return bad("sizing.waitWindowSeconds", "expected a non-negative finite number of seconds, found %v", w)
-	}
-	if s.Freshness.MaxAgeDays < 0 {
-		return bad("freshness.maxAgeDays", "expected a non-negative number of days (0: no limit), found %d", s.Freshness.MaxAgeDays)
+	if w := z.WaitWindowSeconds; !(w >= 0 && w <= 1e9) {
+		return bad("sizing.waitWindowSeconds", "expected from 0 to 1e9 seconds, found %v", w)
 	}
 	if d := s.Freshness.Today; d != "" {
 		if _, err := time.Parse(time.DateOnly, d); err != nil {
-			return bad("freshness.today", "expected a date YYYY-MM-DD (or empty for the clock), found %q", d)
+			return bad("freshness.today", "expected a calendar date YYYY-MM-DD (or empty for the clock), found %q", d)
 		}
 	}
 	for i, h := range s.Hardware {
 		if _, _, ok := ParseHardware(h); !ok {
-			return bad(fmt.Sprintf("hardware[%d]", i), "expected COUNTxACCELERATOR such as 8xB200, found %q", h)
+			return bad(fmt.Sprintf("hardware[%d]", i), "expected COUNTxACCELERATOR such as 8xB200 with COUNT from 1 to %d, found %q", checked.MaxGPUs, h)
 		}
 	}
-	for key, dir := range map[string]string{"contentDir": s.ContentDir, "dataDir": s.DataDir, "templatesDir": s.TemplatesDir, "publishDir": s.PublishDir} {
-		if dir == "" {
-			return bad(key, "empty")
+	for _, d := range []struct{ key, dir string }{{"contentDir", s.ContentDir}, {"dataDir", s.DataDir}, {"templatesDir", s.TemplatesDir}, {"publishDir", s.PublishDir}} {
+		if d.dir == "" {
+			return bad(d.key, "empty")
 		}
 	}
-	return nil
+	return s.validateDirs()
 }
 
 // Dir resolves one of the configured directories against the site root.

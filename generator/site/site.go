@@ -6,6 +6,7 @@ package site
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -79,6 +80,9 @@ type Report struct {
 // Load reads and computes the whole site without writing anything.
 func Load(cfg *config.Site, opts Options) (*Site, error) {
 	s := &Site{Config: cfg}
+	if err := cfg.CheckInputDirs(); err != nil {
+		return nil, err
+	}
 	var err error
 	if s.Content, err = content.Load(cfg.Dir(cfg.ContentDir)); err != nil {
 		return nil, err
@@ -122,8 +126,15 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		s.entries = append(s.entries, &entry{slug: p.Slug, hash: hash, model: m, summary: s.summarize(m)})
 		s.Models = append(s.Models, m)
 	}
+	if len(s.entries) == 0 {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(cfg.Dir(cfg.ContentDir), "models"), ErrNoModels)
+	}
 	return s, nil
 }
+
+// ErrNoModels is a site without a model page to publish: a build of it
+// would replace the published site with an empty one.
+var ErrNoModels = errors.New("no model page to build (a page with draft: true is built only with --drafts)")
 
 func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	cfg := s.Config
@@ -137,7 +148,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	}
 	a, err := arch.Parse(snap.Config, snap.HFQuantConfig)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: field config: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %s", path, inConfig(err))
 	}
 	an, anErr := Analytic(snap.Config, snap.HFQuantConfig)
 	in := sizing.Input{
@@ -150,7 +161,10 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 			in.HeadlineParams, in.HeadlineSource = int64(pub.Value), pub.Source
 		}
 	}
-	set := sizing.Compute(in)
+	set, err := sizing.Derive(in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	addPublished(set, p)
 	addSoftware(set, s.Catalog, snap.Model)
 	tctx := claims.NewContext(set, a, p.Front.Review)
@@ -164,6 +178,15 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 		return nil, nil, err
 	}
 	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set, Reviews: reviews}, probs, nil
+}
+
+// inConfig names a config.json error as a field of the snapshot: "field
+// hidden_size: …" becomes "field config.hidden_size: …".
+func inConfig(err error) string {
+	if msg, ok := strings.CutPrefix(err.Error(), "field "); ok {
+		return "field config." + msg
+	}
+	return "field config: " + err.Error()
 }
 
 // addPublished records the authors' figures as facts of their own, so a

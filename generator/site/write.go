@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"dossier/generator/config"
 )
@@ -148,18 +147,11 @@ func Build(s *Site, opts Options) (*Report, error) {
 	return r, nil
 }
 
-// guardDestination refuses a destination that is, or contains, one of the
-// site's inputs: the swap would delete them.
+// guardDestination refuses a destination whose replacement would touch
+// one of the site's inputs (see config.Site.CheckDestination).
 func guardDestination(cfg *config.Site, dest string) error {
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return fmt.Errorf("destination %s: %w", dest, err)
-	}
-	for _, in := range []string{cfg.Root, cfg.Dir(cfg.ContentDir), cfg.Dir(cfg.DataDir), cfg.Dir(cfg.TemplatesDir)} {
-		rel, err := filepath.Rel(abs, in)
-		if err == nil && !strings.HasPrefix(rel, "..") {
-			return fmt.Errorf("destination %s would replace the input directory %s", abs, in)
-		}
+	if err := cfg.CheckDestination(dest); err != nil {
+		return fmt.Errorf("destination %w", err)
 	}
 	return nil
 }

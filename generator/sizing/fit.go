@@ -39,7 +39,10 @@ func (c *calc) fit() {
 	cacheBytes, cacheOK := int64(0), false
 	if c.cache != nil {
 		if per, ok := c.cache(ctx); ok {
-			cacheBytes, cacheOK = per*sz.Concurrency, true
+			cacheBytes, cacheOK = c.product("cache at the serving context × concurrency", term{"bytes per sequence", per}, term{"sizing.concurrency", sz.Concurrency})
+			if cacheOK {
+				_, cacheOK = c.sum("tensor bytes + cache", term{"tensor bytes", tb}, term{"cache bytes", cacheBytes})
+			}
 		}
 	}
 	reserve := "no further reserve per GPU"

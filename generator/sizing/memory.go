@@ -20,13 +20,21 @@ func (c *calc) kvPerLayer() (int64, string, string) {
 		if a.KVLoraRank == 0 || a.QKRopeDim == 0 {
 			return 0, "", "MLA config lacks kv_lora_rank or qk_rope_head_dim"
 		}
-		return (a.KVLoraRank + a.QKRopeDim) * b,
+		per, ok := c.product("KV cache per layer and token", term{"kv_lora_rank + qk_rope_head_dim", a.KVLoraRank + a.QKRopeDim}, term{"sizing.kvDtypeBytes", b})
+		if !ok {
+			return 0, "", "overflow"
+		}
+		return per,
 			fmt.Sprintf("MLA latent (kv_lora_rank %d + qk_rope_head_dim %d) × %d B", a.KVLoraRank, a.QKRopeDim, b), ""
 	case arch.GQA:
 		if a.KVHeads == 0 || a.HeadDim == 0 {
 			return 0, "", reasonOr(a.Missing["num_key_value_heads"], reasonOr(a.Missing["head_dim"], "config lacks num_key_value_heads or head_dim"))
 		}
-		return 2 * a.KVHeads * a.HeadDim * b,
+		per, ok := c.product("KV cache per layer and token", term{"2 (K and V)", 2}, term{"num_key_value_heads", a.KVHeads}, term{"head_dim", a.HeadDim}, term{"sizing.kvDtypeBytes", b})
+		if !ok {
+			return 0, "", "overflow"
+		}
+		return per,
 			fmt.Sprintf("2 (K and V) × %d KV heads × head_dim %d (%s) × %d B", a.KVHeads, a.HeadDim, a.HeadDimSrc, b), ""
 	}
 	return 0, "", "unknown attention kind"
@@ -45,12 +53,17 @@ func (c *calc) statePerLayer() (int64, string, string) {
 	if vHeads == 0 {
 		vHeads = a.LinearKHeads
 	}
-	rec := vHeads * a.LinearKHeadDim * a.LinearVHeadDim * sb
+	rec, ok := c.product("linear-attention state per layer", term{"value heads", vHeads}, term{"key head dim", a.LinearKHeadDim}, term{"value head dim", a.LinearVHeadDim}, term{"sizing.stateDtypeBytes", sb})
+	if !ok {
+		return 0, "", "overflow"
+	}
 	conv := int64(0)
 	convDesc := "no short convolution in config"
 	if a.LinearConvKernel > 1 {
 		ch := 2*a.LinearKHeads*a.LinearKHeadDim + vHeads*a.LinearVHeadDim
-		conv = (a.LinearConvKernel - 1) * ch * cb
+		if conv, ok = c.product("short-convolution state per layer", term{"kernel − 1", a.LinearConvKernel - 1}, term{"q/k/v channels", ch}, term{"sizing.kvDtypeBytes", cb}); !ok {
+			return 0, "", "overflow"
+		}
 		convDesc = fmt.Sprintf("(kernel %d − 1) × %d q/k/v channels × %d B", a.LinearConvKernel, ch, cb)
 	}
 	return rec + conv, fmt.Sprintf("%s: %d heads × %d × %d recurrent state × %d B + %s",
@@ -69,6 +82,18 @@ func (c *calc) servingContext() (n int64, capped bool) {
 
 // cacheAt is KV plus linear state for one sequence of n tokens.
 type cacheAt func(n int64) (int64, bool)
+
+// cacheBytes is full × per × n + sliding × per × window + state: the cache
+// of one sequence of n tokens, checked for overflow.
+func (c *calc) cacheBytes(full, sl, per, n, window, state int64) (int64, bool) {
+	what := fmt.Sprintf("KV cache at %d tokens", n)
+	f, ok1 := c.product(what, term{"full-attention layers", full}, term{"bytes per layer and token", per}, term{"tokens (sizing.contexts / sizing.servingContext)", n})
+	s, ok2 := c.product(what, term{"sliding layers", sl}, term{"bytes per layer and token", per}, term{"window", window})
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return c.sum(what, term{"full-attention cache", f}, term{"sliding cache", s}, term{"linear state", state})
+}
 
 // memory sizes KV cache and linear state and sets c.cache for fit.
 func (c *calc) memory() {
@@ -103,9 +128,16 @@ func (c *calc) memory() {
 		case lin == 0:
 			how = fmt.Sprintf("%d full-attention layers × %s (every layer attends to the whole context)", full, facts.Int(per))
 		}
-		c.add("kv.bytes_per_token", full*per, facts.UnitBytes, how, srcConfig)
-		if sl > 0 {
-			c.add("kv.sliding_bytes_per_token", sl*per, facts.UnitBytes,
+		perToken, ok1 := c.product("KV cache per token", term{"full-attention layers", full}, term{"bytes per layer and token", per})
+		slPerToken, ok2 := c.product("sliding KV cache per token", term{"sliding layers", sl}, term{"bytes per layer and token", per})
+		if !ok1 || !ok2 {
+			c.s.Unknown("kv.bytes_per_token", facts.UnitBytes, "overflow")
+			kvOK = false
+		} else {
+			c.add("kv.bytes_per_token", perToken, facts.UnitBytes, how, srcConfig)
+		}
+		if sl > 0 && kvOK {
+			c.add("kv.sliding_bytes_per_token", slPerToken, facts.UnitBytes,
 				fmt.Sprintf("%d sliding layers × %s, only up to the %s-token window", sl, facts.Int(per), facts.Int(a.SlidingWindow)), srcConfig)
 		}
 	}
@@ -117,7 +149,10 @@ func (c *calc) memory() {
 			c.s.Unknown("state.bytes_per_sequence", facts.UnitBytes, swhy)
 			stateOK = false
 		} else {
-			state = lin * sp
+			var ok bool
+			if state, ok = c.product("linear state per sequence", term{"linear layers", lin}, term{"bytes per layer", sp}); !ok {
+				stateOK = false
+			}
 			c.add("state.bytes_per_sequence_per_layer", sp, facts.UnitBytes, sderiv, srcConfig)
 			c.add("state.bytes_per_sequence", state, facts.UnitBytes,
 				fmt.Sprintf("%d linear layers × %s, independent of context", lin, facts.Int(sp)), srcConfig)
@@ -133,7 +168,7 @@ func (c *calc) memory() {
 		if a.SlidingWindow > 0 && a.SlidingWindow < n {
 			window = a.SlidingWindow
 		}
-		return full*per*n + sl*per*window + state, true
+		return c.cacheBytes(full, sl, per, n, window, state)
 	}
 	for _, n := range c.in.Sizing.Contexts {
 		ns := strconv.FormatInt(n, 10)
@@ -150,7 +185,11 @@ func (c *calc) memory() {
 		if a.SlidingWindow > 0 && a.SlidingWindow < n {
 			window = a.SlidingWindow
 		}
-		kv := full*per*n + sl*per*window
+		kv, ok := c.cacheBytes(full, sl, per, n, window, 0)
+		if !ok {
+			c.s.Unknown("kv.bytes_at_context."+ns, facts.UnitBytes, "overflow")
+			continue
+		}
 		how := fmt.Sprintf("one sequence of %s tokens at %d-byte cache entries", facts.Int(n), c.in.Sizing.KVDTypeBytes)
 		if sl > 0 {
 			how += fmt.Sprintf("; sliding layers hold %s tokens", facts.Int(window))

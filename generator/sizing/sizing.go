@@ -70,7 +70,14 @@ type Variant struct {
 
 // Compute derives every sizing fact for one model.
 func Compute(in Input) *facts.Set {
-	c := &calc{in: in, s: facts.NewSet()}
+	c := newCalc(in)
+	c.run()
+	return c.s
+}
+
+func newCalc(in Input) *calc { return &calc{in: in, s: facts.NewSet()} }
+
+func (c *calc) run() {
 	c.analyticStatus()
 	c.params()
 	c.bytesAccounting()
@@ -82,13 +89,14 @@ func Compute(in Input) *facts.Set {
 	c.streaming()
 	c.training()
 	c.variants()
-	return c.s
 }
 
 type calc struct {
 	in    Input
 	s     *facts.Set
 	cache cacheAt // KV + state per sequence at n tokens; set by memory
+	// overflow is the first figure that left the int64 range (see Derive).
+	overflow error
 	// approx holds the cost facts priced from a catalog entry marked
 	// approximate; what is computed from them is shown with "≈" too.
 	approx map[string]bool

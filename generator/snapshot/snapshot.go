@@ -17,6 +17,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"dossier/generator/internal/checked"
+	"dossier/generator/internal/jsoncheck"
 )
 
 // FileName is the snapshot's name inside its model directory.
@@ -125,6 +128,10 @@ func Load(path string) (*Snapshot, error) {
 // Decode parses a snapshot strictly: unknown fields and inconsistent
 // figures are errors that name the field.
 func Decode(b []byte) (*Snapshot, error) {
+	var je *jsoncheck.Error
+	if errors.As(jsoncheck.Check(b, ""), &je) {
+		return nil, &FieldError{Field: je.Field, Msg: je.Msg}
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var s Snapshot
@@ -321,7 +328,10 @@ func (s *Snapshot) Validate() error {
 			shards++
 			if f.Size != nil {
 				sizes++
-				known += *f.Size
+				var ok bool
+				if known, ok = checked.Add(known, *f.Size); !ok {
+					return bad(fmt.Sprintf("files[%d].size", i), "the weight shard sizes up to this one sum past the int64 range (%d bytes)", int64(math.MaxInt64))
+				}
 			}
 		}
 	}
