@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 
 	"dossier/generator/yamlx"
@@ -80,7 +79,8 @@ type hardwareFile struct {
 	Accelerators []*Accelerator `yaml:"accelerators"`
 }
 
-var dateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+// dateRe accepts a calendar date YYYY-MM-DD (see checked.Date).
+var dateRe calendarDate
 
 // Load reads data/hardware.yaml and data/pricing/*.yaml under dataDir.
 func Load(dataDir string) (*Catalog, error) {
@@ -94,6 +94,9 @@ func Load(dataDir string) (*Catalog, error) {
 		return nil, err
 	}
 	c := &Catalog{Accelerators: map[string]*Accelerator{}}
+	if err := checkAccelerators(hwPath, b, hf.Accelerators); err != nil {
+		return nil, err
+	}
 	for i, a := range hf.Accelerators {
 		field := func(f string) string { return fmt.Sprintf("accelerators[%d].%s", i, f) }
 		switch {
@@ -140,6 +143,9 @@ func loadPrices(path string, c *Catalog) (*PriceList, error) {
 		return nil, err
 	}
 	pl.File = path
+	if err := checkPrices(path, b, &pl); err != nil {
+		return nil, err
+	}
 	switch {
 	case pl.Provider == "":
 		return nil, fmt.Errorf("%s: field provider: missing", path)

@@ -31,6 +31,9 @@ the old one only when the whole build succeeded.`,
 			if err != nil {
 				return err
 			}
+			for _, d := range site.FutureDates(s, s.Today(), "warning") {
+				fmt.Fprintln(a.stderr, d)
+			}
 			r, err := site.Build(s, site.Options{Destination: dest, Drafts: drafts})
 			if err != nil {
 				return err

@@ -40,6 +40,7 @@ checklist. Every number on a page is a fact with its sources.`,
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVarP(&a.source, "source", "s", ".", "site root holding "+config.FileName)
 	root.AddCommand(a.buildCmd(), a.planCmd(), a.checkCmd(), a.serveCmd(), a.syncCmd(), a.diffCmd(), a.newCmd())
+	usageErrors(root)
 	return root
 }
 
@@ -49,11 +50,7 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(stderr, "dossier:", err)
-		var ce codeError
-		if asCode(err, &ce) {
-			return ce.code
-		}
-		return 1
+		return exitCode(err)
 	}
 	return 0
 }

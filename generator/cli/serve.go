@@ -51,15 +51,17 @@ removed on exit (Ctrl+C). The server is for local use only.`,
 
 // runServe serves until ctx is done, then removes the build directory.
 func (a *app) runServe(ctx context.Context, opts serve.Options, addr string) error {
+	// Listen first: a busy port fails at once, not after a whole build.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return codeError{2, fmt.Errorf("--port/--bind %s: %w", addr, err)}
+	}
 	srv, err := serve.New(opts)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(a.stdout, "serving %s at http://%s/ (Ctrl+C to stop; builds in %s)\n", opts.Source, ln.Addr(), srv.TempDir())
 	err = srv.Serve(ctx, ln)
 	fmt.Fprintln(a.stdout, "stopped")

@@ -12,13 +12,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"dossier/generator/internal/checked"
+	"dossier/generator/yamlx"
 )
 
 // FileName is the site configuration at the root of a site.
@@ -116,6 +116,9 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 	if err := v.ReadInConfig(); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no site configuration here (use --source to point at a site root)", file)
+		}
+		if b, rerr := os.ReadFile(file); rerr == nil {
+			return nil, fmt.Errorf("%s: %s", file, yamlx.Locate(b, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "While parsing config: "), "yaml: ")))
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -243,7 +246,7 @@ func (s *Site) validate() error {
 		return bad("sizing.waitWindowSeconds", "expected from 0 to 1e9 seconds, found %v", w)
 	}
 	if d := s.Freshness.Today; d != "" {
-		if _, err := time.Parse(time.DateOnly, d); err != nil {
+		if _, ok := checked.Date(d); !ok {
 			return bad("freshness.today", "expected a calendar date YYYY-MM-DD (or empty for the clock), found %q", d)
 		}
 	}

@@ -234,12 +234,12 @@ func (s *Site) CheckDestination(dest string) error {
 	}
 	root := filepath.Clean(s.Root)
 	if within(abs, root) {
-		return fmt.Errorf("%s would replace the site root %s", abs, root)
+		return fmt.Errorf("%s would replace the input directory %s (the site root)", abs, root)
 	}
 	for _, in := range []string{s.Dir(s.ContentDir), s.Dir(s.DataDir), s.Dir(s.TemplatesDir)} {
 		in = filepath.Clean(in)
 		if within(in, abs) || within(abs, in) {
-			return fmt.Errorf("%s is inside or contains the input directory %s: a build replaces its whole destination", abs, in)
+			return fmt.Errorf("%s would replace the input directory %s or a part of it: a build replaces its whole destination", abs, in)
 		}
 	}
 	if st, err := os.Lstat(abs); err == nil {

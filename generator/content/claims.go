@@ -1,6 +1,7 @@
 package content
 
 import (
+	"math"
 	"fmt"
 	"regexp"
 	"strings"
@@ -152,6 +153,8 @@ func checkMeasurement(i int, m Measurement, seen map[string]bool) error {
 		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("accessed"), m.Accessed)
 	case !oneOf(m.Kind, MeasurementKinds):
 		return fmt.Errorf("field %s: expected one of %s, found %q", field("kind"), strings.Join(MeasurementKinds, ", "), m.Kind)
+	case math.IsNaN(m.Value) || math.IsInf(m.Value, 0):
+		return fmt.Errorf("field %s: expected a finite number, found %v", field("value"), m.Value)
 	case m.Interval != nil && m.Interval.Low > m.Interval.High:
 		return fmt.Errorf("field %s: low %v above high %v", field("interval"), m.Interval.Low, m.Interval.High)
 	}
@@ -185,8 +188,12 @@ func checkClaim(i int, c Claim, seen map[string]bool) error {
 		if ch.Fact == "" {
 			return fmt.Errorf("field %s[%d].fact: missing", field("checks"), j)
 		}
-		switch ch.Expect.(type) {
-		case int, int64, float64, bool:
+		switch e := ch.Expect.(type) {
+		case float64:
+			if math.IsNaN(e) || math.IsInf(e, 0) {
+				return fmt.Errorf("field %s[%d].expect: expected a finite number, found %v", field("checks"), j, e)
+			}
+		case int, int64, bool:
 		default:
 			return fmt.Errorf("field %s[%d].expect: expected a number or true/false, found %v", field("checks"), j, ch.Expect)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"dossier/generator/internal/checked"
 	"dossier/generator/snapshot"
 	"dossier/generator/yamlx"
 )
@@ -63,8 +64,22 @@ type Published struct {
 	Source string  `yaml:"source"`
 }
 
+// dateRe accepts a calendar date YYYY-MM-DD: 2026-02-30 and 2026-13-45
+// have the shape of a date but are none.
+var dateRe calendarDate
+
+type calendarDate struct{}
+
+func (calendarDate) MatchString(s string) bool {
+	_, ok := checked.Date(s)
+	return ok
+}
+
+// MaxOrg bounds an organisation name, which becomes a path (orgs/<org>/).
+const MaxOrg = 100
+
 var (
-	dateRe    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	orgRe     = regexp.MustCompile(`^[^/\\\x00-\x1f]*[A-Za-z0-9][^/\\\x00-\x1f]*$`)
 	slugRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 	variantRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
@@ -172,9 +187,15 @@ func (p *Page) validate() error {
 	if f.Review != "" && !dateRe.MatchString(f.Review) {
 		return fmt.Errorf("field review: expected YYYY-MM-DD, found %q", f.Review)
 	}
+	if f.Org != "" && (len(f.Org) > MaxOrg || !orgRe.MatchString(f.Org)) {
+		return fmt.Errorf("field org: expected a name of at most %d bytes with a letter or digit and no slash or control character (it becomes a path), found %d bytes %q", MaxOrg, len(f.Org), shortText(f.Org))
+	}
 	for i, pub := range f.Published {
 		if pub.Key == "" || pub.Source == "" {
 			return fmt.Errorf("field published[%d]: needs key and source", i)
+		}
+		if !(pub.Value >= 0 && pub.Value <= 1e18) { // NaN too
+			return fmt.Errorf("field published[%d].value: expected a figure from 0 to 1e18, found %v", i, pub.Value)
 		}
 	}
 	variants := map[string]int{}
@@ -193,6 +214,14 @@ func (p *Page) validate() error {
 		variants[v.Name] = i
 	}
 	return validateClaims(f)
+}
+
+// shortText keeps an echoed value short enough for a message.
+func shortText(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
 }
 
 // Site is every content page.

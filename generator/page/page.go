@@ -60,6 +60,9 @@ func ExpandProse(p *content.Page, set *facts.Set) (string, error) {
 	var firstErr error
 	lines := strings.Split(string(p.Body), "\n")
 	for i, line := range lines {
+		if err := checkShortcodes(line); err != nil {
+			return "", fmt.Errorf("%s:%d: %w", p.Path, p.BodyLine+i, err)
+		}
 		lines[i] = shortcodeRe.ReplaceAllStringFunc(line, func(m string) string {
 			key := shortcodeRe.FindStringSubmatch(m)[1]
 			f := set.Get(key)

@@ -15,14 +15,15 @@ import (
 )
 
 // NewMarkdown returns the goldmark converter every page uses: GFM tables,
-// footnotes, automatic heading IDs and heading attributes ({#id}), row
+// footnotes, automatic heading IDs (no heading attributes: a {#id style=…}
+// in a title or prose stays text, never markup), row
 // anchors, and the safe default that drops raw HTML and dangerous link
 // targets. charts maps an image destination to SVG this generator drew;
 // such images are inlined, every other image stays an <img>.
 func NewMarkdown(charts map[string]string) goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
-		goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithHeadingAttribute(),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
 			parser.WithASTTransformers(util.Prioritized(rowAnchors{}, 100))),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1))),
 	)

@@ -66,6 +66,11 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 		}
 	}
 	ds = append(ds, freshness(s, opts, rel)...)
+	today := opts.Today
+	if today.IsZero() {
+		today = s.Today()
+	}
+	ds = append(ds, FutureDates(s, today, "error")...)
 	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].File != ds[j].File {
 			return ds[i].File < ds[j].File
@@ -110,10 +115,18 @@ func freshness(s *Site, opts CheckOptions, rel func(string) string) []Diagnostic
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
+		n := len(ds)
 		stale(hw, "hardware entry "+id, s.Catalog.Accelerators[id].AsOf)
+		for i := n; i < len(ds); i++ {
+			ds[i].Line = lineIn(filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml"), "accelerators[id="+id+"].as_of")
+		}
 	}
 	for _, pl := range s.Catalog.PriceLists {
+		n := len(ds)
 		stale(rel(pl.File), "price list "+pl.Provider, pl.AsOf)
+		for i := n; i < len(ds); i++ {
+			ds[i].Line = lineIn(pl.File, "as_of")
+		}
 	}
 	return ds
 }

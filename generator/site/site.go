@@ -175,6 +175,10 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 		Reviews: reviews, ProseTells: tctx.LintProse(p),
 	})
 	if err != nil {
+		if anErr != nil {
+			// A missing fact is often one the module tree would have given.
+			return nil, nil, fmt.Errorf("%w; the module tree of %s was not built: %s", err, path, inConfig(anErr))
+		}
 		return nil, nil, err
 	}
 	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set, Reviews: reviews}, probs, nil

@@ -55,6 +55,9 @@ func Publish(dest string, files map[string][]byte) ([]string, error) {
 // it replaces dest (the search index); its failure keeps dest as it was.
 func PublishWith(dest string, files map[string][]byte, finish func(staged string) error) ([]string, error) {
 	dest = filepath.Clean(dest)
+	if _, err := repairSwap(dest); err != nil {
+		return nil, err
+	}
 	if err := checkReplaceable(dest); err != nil {
 		return nil, err
 	}

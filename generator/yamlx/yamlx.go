@@ -22,7 +22,7 @@ func Decode(name string, b []byte, v any) error {
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("%s: empty document", name)
 		}
-		return fmt.Errorf("%s: %s", name, Explain(err))
+		return fmt.Errorf("%s: %s", name, Locate(b, Explain(err)))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+	"time"
 )
 
 // Ranges of configurable numbers. They are far beyond any real value and
@@ -104,4 +105,11 @@ func Range(lo, hi any, unit string, found any) string {
 		unit = " " + unit
 	}
 	return fmt.Sprintf("expected from %v to %v%s, found %v", lo, hi, unit, found)
+}
+
+// Date parses a calendar date YYYY-MM-DD: 2026-02-30 and 2026-13-45 have
+// the shape of a date but are none.
+func Date(s string) (time.Time, bool) {
+	t, err := time.Parse(time.DateOnly, s)
+	return t, err == nil
 }

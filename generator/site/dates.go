@@ -1,0 +1,98 @@
+package site
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"dossier/generator/content"
+	"dossier/generator/internal/checked"
+	"dossier/generator/yamlx"
+)
+
+// Today is the date dated inputs are judged against: freshness.today when
+// set (reproducible runs), else the clock.
+func (s *Site) Today() time.Time {
+	if t, ok := checked.Date(s.Config.Freshness.Today); ok {
+		return t
+	}
+	return time.Now().UTC()
+}
+
+// FutureDates lists every dated input after today: a review, release,
+// measurement or claim date on a page, a snapshot's fetch date, a catalog
+// entry's as_of. `dossier check` reports them as errors, `dossier build`
+// as warnings.
+func FutureDates(s *Site, today time.Time, severity string) []Diagnostic {
+	var ds []Diagnostic
+	rel := func(p string) string {
+		if r, err := filepath.Rel(s.Config.Root, p); err == nil {
+			return r
+		}
+		return p
+	}
+	future := func(file string, line int, what, date string) {
+		t, ok := checked.Date(date[:min(len(date), 10)])
+		if ok && t.After(today) {
+			ds = append(ds, Diagnostic{rel(file), line, severity, fmt.Sprintf("%s %s is in the future (today is %s)", what, date, today.Format(time.DateOnly))})
+		}
+	}
+	for _, p := range s.Content.Models {
+		f := &p.Front
+		future(p.Path, lineIn(p.Path, "review"), "field review:", f.Review)
+		future(p.Path, lineIn(p.Path, "date"), "field date:", f.Date)
+		for i, m := range f.Measurements {
+			future(p.Path, m.Line, fmt.Sprintf("field measurements[%d].date:", i), m.Date)
+		}
+		for i, c := range f.Claims {
+			future(p.Path, c.Line, fmt.Sprintf("field claims[%d].date:", i), c.Date)
+		}
+	}
+	for _, m := range s.Models {
+		path := snapshotPath(s.Config, m.Snapshot.Model)
+		future(path, 1, "field fetched:", m.Snapshot.Fetched)
+	}
+	hw := filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml")
+	ids := make([]string, 0, len(s.Catalog.Accelerators))
+	for id := range s.Catalog.Accelerators {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		future(hw, lineIn(hw, "accelerators[id="+id+"].as_of"), "field as_of of "+id+":", s.Catalog.Accelerators[id].AsOf)
+	}
+	for _, pl := range s.Catalog.PriceLists {
+		future(pl.File, lineIn(pl.File, "as_of"), "field as_of:", pl.AsOf)
+	}
+	return ds
+}
+
+// lineIn is the line of a field in a YAML file (front matter counts from
+// the file's second line), or 1 when it cannot be found.
+func lineIn(path, field string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 1
+	}
+	if filepath.Ext(path) == ".md" {
+		// The front matter starts after the opening "---" line.
+		if l := yamlx.Line(frontMatter(b), field); l > 0 {
+			return l + 1
+		}
+		return 1
+	}
+	if l := yamlx.Line(b, field); l > 0 {
+		return l
+	}
+	return 1
+}
+
+func frontMatter(b []byte) []byte {
+	front, _, _, err := content.Split(b)
+	if err != nil {
+		return nil
+	}
+	return front
+}

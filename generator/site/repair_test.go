@@ -1,0 +1,72 @@
+package site
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A build killed between the two renames of its swap leaves no public/,
+// the previous output in .public.new-N.old and the new one in
+// .public.new-N. The next publish puts the previous output back, removes
+// both leftovers, and then publishes as usual.
+func TestPublishRepairsACrashedSwap(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "public")
+	if _, err := Publish(dest, map[string][]byte{"a.txt": []byte("one")}); err != nil {
+		t.Fatal(err)
+	}
+	// Simulate the crash: dest moved aside, the staged copy not yet renamed.
+	old := filepath.Join(dir, ".public.new-123.old")
+	if err := os.Rename(dest, old); err != nil {
+		t.Fatal(err)
+	}
+	staged := filepath.Join(dir, ".public.new-123")
+	if err := os.MkdirAll(staged, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stray := filepath.Join(dir, ".public.new-456") // killed while staging
+	if err := os.MkdirAll(stray, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	did, err := repairSwap(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(did) != 3 {
+		t.Errorf("repair did %q, want a restore and two removals", did)
+	}
+	if b, err := os.ReadFile(filepath.Join(dest, "a.txt")); err != nil || string(b) != "one" {
+		t.Fatalf("previous output not restored: %q, %v", b, err)
+	}
+	if _, err := Publish(dest, map[string][]byte{"a.txt": []byte("two")}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "public" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left beside public/: %q", names)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dest, "a.txt")); string(b) != "two" {
+		t.Errorf("a.txt = %q after the next publish", b)
+	}
+}
+
+// A directory that merely looks like a leftover but is not dossier's
+// (no output marker) is not restored as the site.
+func TestRepairDoesNotRestoreForeignDirectories(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "public")
+	if err := os.MkdirAll(filepath.Join(dir, ".public.new-1.old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repairSwap(dest); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dest); !os.IsNotExist(err) {
+		t.Error("restored a directory without the output marker")
+	}
+}
