@@ -346,7 +346,10 @@ func TestSyncK3(t *testing.T) {
 		srv.ResetCounts()
 		srv.AddFault(hubtest.Fault{Host: "cdn", Path: "model-00048-of-000096.safetensors", Status: http.StatusForbidden, Message: "AccessDenied"})
 		defer srv.ClearFaults()
-		code, out, errs := doSync(k3Ref)
+		// One header read at a time, in shard order: shards 1–47 are read
+		// before 48 fails. With reads in parallel, the failure could cancel
+		// shard 1 while its request was still on the way (once in eight runs).
+		code, out, errs := doSync("--concurrency", "1", k3Ref)
 		if code == 0 {
 			t.Fatalf("exit 0 despite the fault\n%s%s", out, errs)
 		}

@@ -91,17 +91,17 @@ func TestBadConfigNamesFileAndKey(t *testing.T) {
 
 func TestBadValuesNameKeyAndExpectation(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
-		{"freshness:\n  today: 2026/01/02\n", `field freshness.today: expected a date YYYY-MM-DD (or empty for the clock), found "2026/01/02"`},
-		{"freshness:\n  today: \"2026-13-40\"\n", `field freshness.today: expected a date YYYY-MM-DD (or empty for the clock), found "2026-13-40"`},
-		{"freshness:\n  maxAgeDays: -1\n", "field freshness.maxAgeDays: expected a non-negative number of days (0: no limit), found -1"},
-		{"sizing:\n  reservePerGpuBytes: -1\n", "field sizing.reservePerGpuBytes: expected a non-negative byte count, found -1"},
-		{"sizing:\n  tensorParallelSizes: [1, 2, 0, 8]\n", "field sizing.tensorParallelSizes[2]: expected a positive GPU count, found 0"},
-		{"sizing:\n  tensorParallelSizes: [-4]\n", "field sizing.tensorParallelSizes[0]: expected a positive GPU count, found -4"},
-		{"sizing:\n  downloadBytesPerSecond: -1\n", "field sizing.downloadBytesPerSecond: expected a positive finite throughput in bytes per second, found -1"},
-		{"sizing:\n  downloadBytesPerSecond: .nan\n", "field sizing.downloadBytesPerSecond: expected a positive finite throughput in bytes per second, found NaN"},
-		{"sizing:\n  waitWindowSeconds: -60\n", "field sizing.waitWindowSeconds: expected a non-negative finite number of seconds, found -60"},
+		{"freshness:\n  today: 2026/01/02\n", `field freshness.today: expected a calendar date YYYY-MM-DD (or empty for the clock), found "2026/01/02"`},
+		{"freshness:\n  today: \"2026-13-40\"\n", `field freshness.today: expected a calendar date YYYY-MM-DD (or empty for the clock), found "2026-13-40"`},
+		{"freshness:\n  maxAgeDays: -1\n", "field freshness.maxAgeDays: expected from 0 to 36500 days (0: no limit), found -1"},
+		{"sizing:\n  reservePerGpuBytes: -1\n", "field sizing.reservePerGpuBytes: expected from 0 to 10000000000000 bytes, found -1"},
+		{"sizing:\n  tensorParallelSizes: [1, 2, 0, 8]\n", "field sizing.tensorParallelSizes[2]: expected from 1 to 65536 GPUs, found 0"},
+		{"sizing:\n  tensorParallelSizes: [-4]\n", "field sizing.tensorParallelSizes[0]: expected from 1 to 65536 GPUs, found -4"},
+		{"sizing:\n  downloadBytesPerSecond: -1\n", "field sizing.downloadBytesPerSecond: expected a throughput above 0 and at most 1e12 bytes per second, found -1"},
+		{"sizing:\n  downloadBytesPerSecond: .nan\n", "field sizing.downloadBytesPerSecond: expected a throughput above 0 and at most 1e12 bytes per second, found NaN"},
+		{"sizing:\n  waitWindowSeconds: -60\n", "field sizing.waitWindowSeconds: expected from 0 to 1e9 seconds, found -60"},
 		{"sizing:\n  gpuMemoryUtilization: .nan\n", "field sizing.gpuMemoryUtilization: expected a fraction in (0, 1], found NaN"},
-		{"sizing:\n  contexts: [8192, 0]\n", "field sizing.contexts[1]: expected a positive token count, found 0"},
+		{"sizing:\n  contexts: [8192, 0]\n", "field sizing.contexts[1]: expected from 1 to 4294967296 tokens, found 0"},
 	} {
 		dir := site(t, tc.yaml)
 		_, err := Load(dir, nil, nil)

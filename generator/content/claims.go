@@ -1,8 +1,8 @@
 package content
 
 import (
-	"math"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 
