@@ -197,8 +197,11 @@ func (o obj) int(prefix string, keys ...string) (int64, string, error) {
 		if f != float64(int64(f)) {
 			return 0, "", fmt.Errorf("field %s%s: expected an integer, found %v", prefix, k, f)
 		}
-		if f < 0 || f > MaxConfigInt {
-			return 0, "", fmt.Errorf("field %s%s: expected an integer from 0 to %d, found %v", prefix, k, int64(MaxConfigInt), f)
+		if f < 0 {
+			return 0, "", fmt.Errorf("field %s%s: expected a non-negative integer, found %v", prefix, k, f)
+		}
+		if f > MaxConfigInt {
+			return 0, "", fmt.Errorf("field %s%s: expected at most %d, found %v", prefix, k, int64(MaxConfigInt), f)
 		}
 		return int64(f), k, nil
 	}
@@ -315,6 +318,9 @@ func decodeObject(b []byte, file string) (obj, error) {
 		return nil, fmt.Errorf("%s: expected a JSON object, found %s", file, jsonKind(t))
 	}
 	if err := jsoncheck.Check(b, ""); err != nil {
+		if file != "config.json" { // config.json field errors are named by the caller
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
 		return nil, err
 	}
 	var o obj

@@ -366,6 +366,12 @@ func TestImpossibleSizesAreErrors(t *testing.T) {
 		{mixtral, map[string]any{"num_local_experts": -8}, "field num_local_experts: expected a non-negative integer"},
 		{mixtral, map[string]any{"num_experts_per_tok": 0}, "field num_experts_per_tok: expected a positive integer"},
 		{mixtral, map[string]any{"num_experts_per_tok": 9}, "field num_experts_per_tok: 9 experts per token exceed the 8 routed experts of num_local_experts"},
+		// Issue 15: sizes that would wrap the arithmetic, head counts that
+		// cannot be, a stated head_dim of 0.
+		{llama, map[string]any{"hidden_size": 1e15}, "field hidden_size: expected at most 4294967296, found 1e+15"},
+		{llama, map[string]any{"num_key_value_heads": 64}, "field num_key_value_heads: expected a divisor of the 32 attention heads (num_attention_heads), found 64"},
+		{llama, map[string]any{"num_key_value_heads": 7}, "field num_key_value_heads: expected a divisor of the 32 attention heads (num_attention_heads), found 7"},
+		{llama, map[string]any{"head_dim": 0}, "field head_dim: expected a positive integer, found 0"},
 	} {
 		_, err := Parse(patched(t, tc.name, tc.patch), nil)
 		if err == nil || !contains(err.Error(), tc.want) {
@@ -392,6 +398,8 @@ func TestConfigShapeErrors(t *testing.T) {
 		{`{"model_type":"x","torch_dtype":5}`, "", "field torch_dtype: expected a string"},
 		{`{"model_type":"llama"}`, `[]`, "hf_quant_config.json: expected a JSON object, found an array"},
 		{`{"model_type":"llama"}`, `{"quantization":{"quant_algo":4}}`, "hf_quant_config.json: field quantization.quant_algo: expected a string"},
+		{`{"model_type":"llama","hidden_size":8,"hidden_size":16}`, "", "field hidden_size: duplicate key"},
+		{`{"model_type":"llama","rope_theta":1e999}`, "", "field rope_theta: the number 1e999 is beyond the range of a 64-bit float"},
 	} {
 		var hfq []byte
 		if tc.hfq != "" {
