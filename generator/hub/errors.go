@@ -63,6 +63,9 @@ type Error struct {
 	// what a 401 means.
 	TokenSent  bool
 	RetryAfter time.Duration // what the server asked for on 429 or 503
+	// TokenHeld says the client has a token it kept off this request: a
+	// CDN a download redirected to never gets it.
+	TokenHeld bool
 }
 
 func (e *Error) Error() string {
@@ -91,6 +94,8 @@ func (e *Error) hint() string {
 		return fmt.Sprintf("%s is gated: request access on %s, then set HF_TOKEN to a token of the approved account", e.Model, page)
 	case e.Kind == KindGated:
 		return fmt.Sprintf("%s is gated and this account has not been granted access: request access on the model page %s (log in, accept the conditions) and sync again once approved", e.Model, page)
+	case e.Kind == KindUnauthorized && !e.TokenSent && e.TokenHeld:
+		return "the download host refused the redirected request; HF_TOKEN is set, but a token is sent only to the endpoint, never to the host a download redirects to: the signed redirect may have expired (sync again), or the endpoint redirected to a host that wants its own credentials"
 	case e.Kind == KindUnauthorized && !e.TokenSent:
 		return "the repository is private, gated or does not exist, and no token was sent: set HF_TOKEN"
 	case e.Kind == KindUnauthorized && strings.Contains(e.Message, "Invalid credentials"):
@@ -191,6 +196,7 @@ func (c *Client) statusError(rq *request, resp *http.Response) *Error {
 		Endpoint:  c.base,
 		TokenSent: resp.Request.Header.Get("Authorization") != "",
 	}
+	e.TokenHeld = !e.TokenSent && c.token.IsSet()
 	msg := resp.Header.Get("X-Error-Message")
 	if msg == "" {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))

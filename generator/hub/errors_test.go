@@ -47,6 +47,10 @@ func TestErrorClasses(t *testing.T) {
 		{name: "rate limit beyond the wait cap", model: "acme/open", fault: &hubtest.Fault{Path: "/api/", Status: 429, RetryAfter: "3600"},
 			is: []error{hub.ErrRateLimited}, status: 429, msg: "the Hub asks to wait 1h0m0s"},
 		{name: "server keeps failing", model: "acme/open", fault: &hubtest.Fault{Path: "/api/", Status: 503}, is: []error{hub.ErrServer}, status: 503, msg: "gave up after 5 tries"},
+		// Issue 15: the CDN never gets the token, so its 401 must not say
+		// "no token was sent: set HF_TOKEN" to someone who has set it.
+		{name: "CDN 401 with a token set", model: "acme/open", token: "hf_approved", fault: &hubtest.Fault{Host: "cdn", Status: 401},
+			is: []error{hub.ErrUnauthorized}, status: 401, msg: "HF_TOKEN is set, but a token is sent only to the endpoint"},
 		{name: "disabled", model: "acme/open", fault: &hubtest.Fault{Path: "/api/", Status: 403, Message: "Access to this resource is disabled."}, status: 403, msg: "disabled"},
 	}
 	for _, tc := range cases {
