@@ -448,3 +448,35 @@ func TestServeBusyPortFailsBeforeBuilding(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
+
+// Item 11 of issue 15: a build killed between the two renames of its swap
+// leaves no public/, the previous output in .public.new-N.old and the new
+// one in .public.new-N. The next build repairs that and removes both.
+func TestBuildRepairsACrashedSwap(t *testing.T) {
+	root := sitetest.Copy(t, badSite, nil)
+	if code, out, errs := run("--source", root, "build"); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	pub := filepath.Join(root, "public")
+	if err := os.Rename(pub, filepath.Join(root, ".public.new-42.old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".public.new-42", "models"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := run("--source", root, "build"); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".public") {
+			t.Errorf("%s left behind", e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(pub, "models", "llama-3-1-8b", "facts.json")); err != nil {
+		t.Errorf("public/ not rebuilt: %v", err)
+	}
+}
