@@ -174,7 +174,7 @@ func badInputCases() []badCase {
 		{name: "head_dim zero (13)", changes: snapEdit(kvheads, kvheads+` "head_dim": 0,`), want: []string{"snapshot.json", "config.head_dim"}},
 		{name: "rope_theta 1e999 (13)", changes: snapEdit(`"rope_theta": 500000.0,`, `"rope_theta": 1e999,`), want: []string{"snapshot.json", "config.rope_theta"}},
 		{name: "negative layers", changes: snapEdit(`"num_hidden_layers": 32,`, `"num_hidden_layers": -32,`), want: []string{"snapshot.json", "config.num_hidden_layers"}},
-		{name: "unknown model_type blames the config (6)", changes: snapEdit(`"model_type": "llama",`, `"model_type": "llamax",`), want: []string{"snapshot.json", "model_type", "llamax"}},
+		{name: "unknown model_type blames the config (6)", changes: snapEdit(`"model_type": "llama",`, `"model_type": "llamax",`), want: []string{"snapshot.json", "field config.model_type", "llamax"}},
 		{name: "shard sizes past 2^63 (1)", changes: snapEdit("    {\n      \"path\": \"config.json\"\n    }\n  ],\n  \"shards\": {\n    \"count\": 0,\n    \"bytes\": 0,",
 			"    {\"path\": \"config.json\"},\n    {\"path\": \"a.safetensors\", \"size\": 9000000000000000000},\n    {\"path\": \"b.safetensors\", \"size\": 9000000000000000000}\n  ],\n  \"shards\": {\n    \"count\": 2,\n    \"bytes\": 2,"),
 			want: []string{"snapshot.json", "files[2].size", "int64"}},
@@ -204,7 +204,7 @@ func badInputCases() []badCase {
 		{name: "plan head_dim 0 (13)", changes: confEdit(`"num_key_value_heads": 8,`, `"num_key_value_heads": 8, "head_dim": 0,`), args: planArgs, want: []string{planConf, "head_dim"}},
 		{name: "plan rope_theta 1e999 (13)", changes: confEdit(`"rope_theta": 500000.0,`, `"rope_theta": 1e999,`), args: planArgs, want: []string{planConf, "rope_theta"}},
 		{name: "plan duplicate key (13)", changes: confEdit(`"num_key_value_heads": 8,`, `"num_key_value_heads": 8, "num_key_value_heads": 4,`), args: planArgs, want: []string{planConf, "num_key_value_heads", "duplicate"}},
-		{name: "plan missing file", args: []string{"plan", "--config", "nope.json"}, want: []string{"nope.json"}},
+		{name: "plan missing file", args: []string{"plan", "--config", "nope.json"}, want: []string{"--config", "nope.json"}},
 		{name: "plan reserve overflow (1)", changes: cfgEdit("reservePerGpuBytes: 0 ", "reservePerGpuBytes: 9000000000000000000 "), args: planArgs, want: []string{"hugo-like.yaml", "sizing.reservePerGpuBytes"}},
 		{name: "plan memory_bytes 9e18 (1)", changes: []change{{hwFile, "memory_bytes: 180000000000", "memory_bytes: 9e18"}}, args: planArgs, want: []string{"hardware.yaml:10", "memory_bytes"}},
 		{name: "plan context times concurrency overflows (1)", changes: append(confEdit(`"num_key_value_heads": 8,`, `"num_key_value_heads": 8, "head_dim": 1000000,`), change{siteFile, "concurrency: 1 ", "concurrency: 1000000 "}, change{siteFile, "servingContext: 131072 ", "servingContext: 1000000000 "}, change{planConf, `"max_position_embeddings": 131072,`, `"max_position_embeddings": 1000000000,`}), args: planArgs, want: []string{"overflow", "sizing.concurrency"}},
@@ -264,6 +264,9 @@ func TestBadInput(t *testing.T) {
 			}
 			code, out, errs := runInDir(t, root, args)
 			msg := out + errs
+			if os.Getenv("BADINPUT_SHOW") != "" {
+				t.Logf("exit %d: %s", code, msg)
+			}
 			switch {
 			case code == 0:
 				t.Errorf("exit 0, want an error\n%s", msg)

@@ -51,7 +51,7 @@ facts document on stdout.`,
 			}
 			conf, quant, name, err := readConfig(cfgPath)
 			if err != nil {
-				return err
+				return fmt.Errorf("flag --config: %w", err)
 			}
 			ar, err := arch.Parse(conf, quant)
 			if err != nil {

@@ -148,9 +148,9 @@ func checkMeasurement(i int, m Measurement, seen map[string]bool) error {
 	case m.Source == "":
 		return fmt.Errorf("field %s: missing", field("source"))
 	case m.Date != "" && !dateRe.MatchString(m.Date):
-		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("date"), m.Date)
+		return fmt.Errorf("field %s: expected a calendar date YYYY-MM-DD, found %q", field("date"), m.Date)
 	case m.Accessed != "" && !dateRe.MatchString(m.Accessed):
-		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("accessed"), m.Accessed)
+		return fmt.Errorf("field %s: expected a calendar date YYYY-MM-DD, found %q", field("accessed"), m.Accessed)
 	case !oneOf(m.Kind, MeasurementKinds):
 		return fmt.Errorf("field %s: expected one of %s, found %q", field("kind"), strings.Join(MeasurementKinds, ", "), m.Kind)
 	case math.IsNaN(m.Value) || math.IsInf(m.Value, 0):
@@ -173,9 +173,9 @@ func checkClaim(i int, c Claim, seen map[string]bool) error {
 	case c.By == "":
 		return fmt.Errorf("field %s: missing (who made the claim)", field("by"))
 	case !dateRe.MatchString(c.Date):
-		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("date"), c.Date)
+		return fmt.Errorf("field %s: expected a calendar date YYYY-MM-DD, found %q", field("date"), c.Date)
 	case c.ShelfLife != "" && !dateRe.MatchString(c.ShelfLife):
-		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("shelf_life"), c.ShelfLife)
+		return fmt.Errorf("field %s: expected a calendar date YYYY-MM-DD, found %q", field("shelf_life"), c.ShelfLife)
 	case c.Verdict != "" && !oneOf(c.Verdict, Verdicts):
 		return fmt.Errorf("field %s: expected one of %s, found %q", field("verdict"), strings.Join(Verdicts, ", "), c.Verdict)
 	}

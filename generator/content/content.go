@@ -182,10 +182,10 @@ func (p *Page) validate() error {
 		return fmt.Errorf("field model: expected an org/name Hub id, found %q", f.Model)
 	}
 	if f.Date != "" && !dateRe.MatchString(f.Date) {
-		return fmt.Errorf("field date: expected YYYY-MM-DD, found %q", f.Date)
+		return fmt.Errorf("field date: expected a calendar date YYYY-MM-DD, found %q", f.Date)
 	}
 	if f.Review != "" && !dateRe.MatchString(f.Review) {
-		return fmt.Errorf("field review: expected YYYY-MM-DD, found %q", f.Review)
+		return fmt.Errorf("field review: expected a calendar date YYYY-MM-DD, found %q", f.Review)
 	}
 	if f.Org != "" && (len(f.Org) > MaxOrg || !orgRe.MatchString(f.Org)) {
 		return fmt.Errorf("field org: expected a name of at most %d bytes with a letter or digit and no slash or control character (it becomes a path), found %d bytes %q", MaxOrg, len(f.Org), shortText(f.Org))

@@ -19,6 +19,7 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/content"
 	"dossier/generator/facts"
+	"dossier/generator/modeltree"
 	"dossier/generator/page"
 	"dossier/generator/render"
 	"dossier/generator/sizing"
@@ -177,7 +178,11 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	if err != nil {
 		if anErr != nil {
 			// A missing fact is often one the module tree would have given.
-			return nil, nil, fmt.Errorf("%w; the module tree of %s was not built: %s", err, path, inConfig(anErr))
+			why := inConfig(anErr)
+			if errors.Is(anErr, modeltree.ErrUnsupportedFamily) {
+				why = "field config.model_type: " + anErr.Error()
+			}
+			return nil, nil, fmt.Errorf("%w; facts from the module tree are missing because %s: %s", err, path, why)
 		}
 		return nil, nil, err
 	}
