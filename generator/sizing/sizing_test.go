@@ -202,10 +202,23 @@ func FuzzCompute(f *testing.F) {
 		if a.Layers*(a.RoutedExperts+1) <= 1<<12 {
 			an, anErr = site.Analytic(b, nil)
 		}
-		s := sizing.Compute(sizing.Input{Model: "fuzz", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: assumptions()})
+		s, err := sizing.Derive(sizing.Input{Model: "fuzz", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: assumptions()})
+		if err != nil {
+			// An overflow is an error naming its inputs, never a figure.
+			if !strings.Contains(err.Error(), "overflows a 64-bit integer") {
+				t.Errorf("Derive: %v", err)
+			}
+			return
+		}
 		for _, k := range s.Keys() {
-			if f := s.Get(k); !f.Known() && f.Reason == "" {
+			f := s.Get(k)
+			if !f.Known() && f.Reason == "" {
 				t.Errorf("unknown fact %s has no reason", k)
+			}
+			// Cache and state sizes are products of non-negative config
+			// sizes: a negative one has wrapped (issue 15).
+			if n, ok := f.Int(); ok && n < 0 && (strings.HasPrefix(k, "kv.") || strings.HasPrefix(k, "state.") || strings.HasPrefix(k, "memory.")) {
+				t.Errorf("%s = %d: a wrapped product", k, n)
 			}
 		}
 	})
