@@ -113,6 +113,11 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 	default:
 		r.Verdict = c.Verdict
 	}
+	// A measurement holds in its configuration only, so a claim it supports
+	// is supported within a scope the page must state.
+	if r.Verdict == "supported" && c.Scope == "" && citesMeasurement(c.Evidence) {
+		bad("supported on a measurement's evidence but no scope: say the configuration the verdict is limited to")
+	}
 	if r.Verdict != "" && c.Reason == "" {
 		bad("no reason: say in one line why the verdict holds")
 	}
@@ -123,6 +128,15 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 		}
 	}
 	return r, probs
+}
+
+func citesMeasurement(evidence []string) bool {
+	for _, e := range evidence {
+		if strings.HasPrefix(e, "measurement:") {
+			return true
+		}
+	}
+	return false
 }
 
 func runCheck(ch content.Check, set *facts.Set) (Result, error) {
