@@ -20,18 +20,18 @@ type Claim struct {
 	Text string `yaml:"text"` // the claim, verbatim unless Paraphrase
 	// Paraphrase marks a text that is not the source's own words; Quote
 	// then holds the nearest verbatim words, when there are any.
-	Paraphrase bool   `yaml:"paraphrase"`
-	Quote      string `yaml:"quote"`
-	By         string `yaml:"by"`       // a named person, organisation or outlet
-	Date       string `yaml:"date"`     // when the claim was published, YYYY-MM-DD, only if known
-	Accessed   string `yaml:"accessed"` // when it was read, when its date is unknown
-	Where      string `yaml:"where"`    // a source id of the page, a URL or a named document
-	Kind     string   `yaml:"kind"`  // size, precision, performance, novelty, availability, ranking, licence, code, ...
-	Evidence []string `yaml:"evidence"`
-	Verdict  string   `yaml:"verdict"`
-	Reason   string   `yaml:"reason"` // one line
-	Scope    string   `yaml:"scope"`  // the qualifier a supported claim needs
-	Checks   []Check  `yaml:"checks"`
+	Paraphrase bool     `yaml:"paraphrase"`
+	Quote      string   `yaml:"quote"`
+	By         string   `yaml:"by"`       // a named person, organisation or outlet
+	Date       string   `yaml:"date"`     // when the claim was published, YYYY-MM-DD, only if known
+	Accessed   string   `yaml:"accessed"` // when it was read, when its date is unknown
+	Where      string   `yaml:"where"`    // a source id of the page, a URL or a named document
+	Kind       string   `yaml:"kind"`     // size, precision, performance, novelty, availability, ranking, licence, code, ...
+	Evidence   []string `yaml:"evidence"`
+	Verdict    string   `yaml:"verdict"`
+	Reason     string   `yaml:"reason"` // one line
+	Scope      string   `yaml:"scope"`  // the qualifier a supported claim needs
+	Checks     []Check  `yaml:"checks"`
 	// ShelfLife is the absolute date a relative phrase ("later this month")
 	// resolves to; a review after it makes the claim outdated.
 	ShelfLife string `yaml:"shelf_life"`

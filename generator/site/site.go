@@ -262,13 +262,13 @@ type claimJSON struct {
 	Date       string            `json:"date,omitempty"`
 	Accessed   string            `json:"accessed,omitempty"`
 	Where      string            `json:"where,omitempty"`
-	Kind     string            `json:"kind,omitempty"`
-	Verdict  string            `json:"verdict"`
-	Computed bool              `json:"computed"`
-	Reason   string            `json:"reason"`
-	Scope    string            `json:"scope,omitempty"`
-	Evidence []claims.Evidence `json:"evidence"`
-	Tells    []int             `json:"tells"`
+	Kind       string            `json:"kind,omitempty"`
+	Verdict    string            `json:"verdict"`
+	Computed   bool              `json:"computed"`
+	Reason     string            `json:"reason"`
+	Scope      string            `json:"scope,omitempty"`
+	Evidence   []claims.Evidence `json:"evidence"`
+	Tells      []int             `json:"tells"`
 }
 
 type measurementJSON struct {
