@@ -40,7 +40,7 @@ func TestDiffReportsPriceChange(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
-	for _, want := range []string{"## moonshotai/Kimi-K3", "### Verdicts that flipped", "`fit.cheapest_serving`", "24xRTXPRO6000", "pricing:RunPod 2026-12-01", "`cost.8xRTXPRO6000.usd_per_hour`", "$140.00/h"} {
+	for _, want := range []string{"3 verdicts flipped", "| `cost.8xRTXPRO6000.usd_per_hour` | ≈$14.00/h | ≈$140.00/h | sources pricing:RunPod 2026-08-06 → pricing:RunPod 2026-12-01 | 9 |", "## moonshotai/Kimi-K3", "### Verdicts that flipped", "`fit.cheapest_serving`", "24xRTXPRO6000", "pricing:RunPod 2026-12-01", "`cost.8xRTXPRO6000.usd_per_hour`", "$140.00/h"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
@@ -54,10 +54,10 @@ func TestDiffReportsPriceChange(t *testing.T) {
 		Changed []struct {
 			Model string `json:"model"`
 			Facts []struct {
-				Key  string `json:"key"`
-				Old  string `json:"old"`
-				New  string `json:"new"`
-				Flip bool   `json:"verdict_flip"`
+				Key  string              `json:"key"`
+				Old  struct{ Value any } `json:"old"`
+				New  struct{ Value any } `json:"new"`
+				Flip bool                `json:"verdict_flip"`
 			} `json:"facts"`
 		} `json:"changed"`
 	}
@@ -67,7 +67,7 @@ func TestDiffReportsPriceChange(t *testing.T) {
 	flipped := false
 	for _, m := range rep.Changed {
 		for _, f := range m.Facts {
-			if m.Model == "moonshotai/Kimi-K3" && f.Key == "fit.cheapest_serving" && f.Flip && f.Old == "24xRTXPRO6000" && f.New != f.Old {
+			if m.Model == "moonshotai/Kimi-K3" && f.Key == "fit.cheapest_serving" && f.Flip && f.Old.Value == "24xRTXPRO6000" && f.New.Value != f.Old.Value {
 				flipped = true
 			}
 		}
@@ -113,7 +113,8 @@ func TestDiffAgainstGitRef(t *testing.T) {
 	}
 	edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_hour: 14\n", "usd_per_hour: 140\n")
 	code, out, errs = run("--source", root, "diff", "--base", "HEAD")
-	if code != 0 || !strings.HasPrefix(out, "# Dossier changes") || !strings.Contains(out, "`cost.8xRTXPRO6000.usd_per_hour`") {
+	if code != 0 || !strings.HasPrefix(out, "# Dossier changes") || !strings.Contains(out, "`cost.8xRTXPRO6000.usd_per_hour`") ||
+		!strings.Contains(out, "1 input file changed") || !strings.Contains(out, "`data/pricing/runpod.yaml`") {
 		t.Fatalf("after a price change: exit %d: %s%s", code, out, errs)
 	}
 	if code, _, errs := run("--source", root, "diff", "--base", "no-such-ref"); code == 0 || !strings.Contains(errs, "no-such-ref") {

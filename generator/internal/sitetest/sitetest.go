@@ -103,6 +103,9 @@ func Copy(t testing.TB, src string, keep func(rel string) bool) string {
 
 // copyInputs copies the Inputs present under src to dst.
 func copyInputs(src, dst string, keep func(rel string) bool) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
 	for _, in := range Inputs {
 		if _, err := os.Stat(filepath.Join(src, in)); errors.Is(err, fs.ErrNotExist) {
 			continue // the fixture takes its templates from the repository
