@@ -14,7 +14,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"dossier/generator/internal/checked"
 	"dossier/generator/snapshot"
 	"dossier/generator/yamlx"
 )
@@ -42,6 +41,8 @@ type Front struct {
 	Claims       []Claim       `yaml:"claims"`
 	Variants     []Variant     `yaml:"variants"`
 	Measurements []Measurement `yaml:"measurements"`
+	Sources      []Source      `yaml:"sources"`
+	Conflicts    []Conflict    `yaml:"conflicts"`
 }
 
 // Variant is another published form of the model (a GGUF quant, an NVFP4
@@ -64,21 +65,11 @@ type Published struct {
 	Source string  `yaml:"source"`
 }
 
-// dateRe accepts a calendar date YYYY-MM-DD: 2026-02-30 and 2026-13-45
-// have the shape of a date but are none.
-var dateRe calendarDate
-
-type calendarDate struct{}
-
-func (calendarDate) MatchString(s string) bool {
-	_, ok := checked.Date(s)
-	return ok
-}
-
 // MaxOrg bounds an organisation name, which becomes a path (orgs/<org>/).
 const MaxOrg = 100
 
 var (
+	dateRe    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	orgRe     = regexp.MustCompile(`^[^/\\\x00-\x1f]*[A-Za-z0-9][^/\\\x00-\x1f]*$`)
 	slugRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 	variantRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -126,16 +117,16 @@ func Parse(path string, b []byte) (*Page, error) {
 			return nil, shiftLines(err, 1)
 		}
 		// The lines are filled before validate, whose errors cite them.
-		for i, l := range itemLines(front, "claims", 2) {
-			if i < len(p.Front.Claims) {
-				p.Front.Claims[i].Line = l
+		lines := func(key string, set func(i, line int)) {
+			for i, l := range itemLines(front, key, 2) {
+				set(i, l)
 			}
 		}
-		for i, l := range itemLines(front, "measurements", 2) {
-			if i < len(p.Front.Measurements) {
-				p.Front.Measurements[i].Line = l
-			}
-		}
+		f := &p.Front
+		lines("claims", func(i, l int) { f.Claims[i].Line = l })
+		lines("measurements", func(i, l int) { f.Measurements[i].Line = l })
+		lines("sources", func(i, l int) { f.Sources[i].Line = l })
+		lines("conflicts", func(i, l int) { f.Conflicts[i].Line = l })
 	}
 	// Empty front matter decodes to nothing: validate names what is missing.
 	if err := p.validate(); err != nil {
@@ -181,11 +172,11 @@ func (p *Page) validate() error {
 	if !snapshot.ValidModel(f.Model) {
 		return fmt.Errorf("field model: expected an org/name Hub id, found %q", f.Model)
 	}
-	if f.Date != "" && !dateRe.MatchString(f.Date) {
-		return fmt.Errorf("field date: expected a calendar date YYYY-MM-DD, found %q", f.Date)
+	if f.Date != "" && !ValidDate(f.Date) {
+		return fmt.Errorf("field date: expected a real YYYY-MM-DD date, found %q", f.Date)
 	}
-	if f.Review != "" && !dateRe.MatchString(f.Review) {
-		return fmt.Errorf("field review: expected a calendar date YYYY-MM-DD, found %q", f.Review)
+	if f.Review != "" && !ValidDate(f.Review) {
+		return fmt.Errorf("field review: expected a real YYYY-MM-DD date, found %q", f.Review)
 	}
 	if f.Org != "" && (len(f.Org) > MaxOrg || !orgRe.MatchString(f.Org)) {
 		return fmt.Errorf("field org: expected a name of at most %d bytes with a letter or digit and no slash or control character (it becomes a path), found %d bytes %q", MaxOrg, len(f.Org), shortText(f.Org))
