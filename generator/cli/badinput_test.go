@@ -112,6 +112,7 @@ func badInputCases() []badCase {
 		{name: "env kv bytes overflow (1)", env: map[string]string{"DOSSIER_SIZING_KVDTYPEBYTES": "9223372036854775807"}, want: []string{"DOSSIER_SIZING_KVDTYPEBYTES"}},
 		{name: "env misspelt (13)", env: map[string]string{"DOSSIER_SIZNG_CONCURRENCY": "4"}, want: []string{"DOSSIER_SIZNG_CONCURRENCY", "DOSSIER_SIZING_CONCURRENCY"}},
 		{name: "env misspelt top level", env: map[string]string{"DOSSIER_PUBLISHDR": "x"}, want: []string{"DOSSIER_PUBLISHDR", "DOSSIER_PUBLISHDIR"}},
+		{name: "env misspelt in a section", env: map[string]string{"DOSSIER_SIZING_CONCURENCY_X": "4"}, want: []string{"DOSSIER_SIZING_CONCURENCY_X", "names no setting"}},
 		{name: "env contentDir missing (2)", env: map[string]string{"DOSSIER_CONTENTDIR": "nowhere"}, want: []string{"DOSSIER_CONTENTDIR", "nowhere"}},
 		{name: "env utilization", env: map[string]string{"DOSSIER_SIZING_GPUMEMORYUTILIZATION": "2"}, want: []string{"DOSSIER_SIZING_GPUMEMORYUTILIZATION"}},
 		{name: "env publishDir inside data (12)", env: map[string]string{"DOSSIER_PUBLISHDIR": "data/pricing/out"}, want: []string{"DOSSIER_PUBLISHDIR", "data"}},

@@ -36,36 +36,65 @@ func baseKey(key string) string {
 }
 
 // otherVariables are DOSSIER_* variables read outside the site
-// configuration (by the tests and CI); every other DOSSIER_* variable must
-// name a configuration key.
-var otherVariables = map[string]bool{
-	"DOSSIER_PAGEFIND":  true,
-	"DOSSIER_ARTIFACTS": true,
-	"DOSSIER_CHROMIUM":  true,
-}
+// configuration (tests, CI, other commands); otherPrefixes are families of
+// them. Add a variable here when another package reads one.
+var (
+	otherVariables = map[string]bool{
+		"DOSSIER_PAGEFIND":               true,
+		"DOSSIER_ARTIFACTS":              true,
+		"DOSSIER_CHROMIUM":               true,
+		"DOSSIER_CACHE":                  true,
+		"DOSSIER_TEST_BINARY_IS_DOSSIER": true,
+	}
+	otherPrefixes = []string{"DOSSIER_PRICING_"}
+)
 
-// checkEnviron rejects a DOSSIER_* variable that names no key: a misspelt
-// override would otherwise be ignored without a word.
+// checkEnviron rejects a DOSSIER_* variable that looks meant for the site
+// configuration but names no key: one under a section of it
+// (DOSSIER_SIZING_…) or one a typo away from a key. A misspelt override
+// would otherwise be ignored without a word; variables other tools read
+// are left alone.
 func checkEnviron(environ []string) error {
 	known := map[string]bool{}
+	sections := map[string]bool{}
 	var names []string
 	for k := range knownKeys {
 		known[EnvName(k)] = true
 		names = append(names, EnvName(k))
+		if sec, _, nested := strings.Cut(k, "."); nested {
+			sections["DOSSIER_"+strings.ToUpper(sec)+"_"] = true
+		}
 	}
 	sort.Strings(names)
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "DOSSIER_") || known[name] || otherVariables[name] {
+		if !strings.HasPrefix(name, "DOSSIER_") || known[name] || otherVariables[name] || hasAnyPrefix(name, otherPrefixes) {
 			continue
 		}
+		near := Closest(name, names)
+		inSection := false
+		for sec := range sections {
+			inSection = inSection || strings.HasPrefix(name, sec)
+		}
+		if !inSection && (near == "" || distance(name, near) > 2) {
+			continue // not one of ours
+		}
 		msg := fmt.Sprintf("environment variable %s names no setting of %s", name, FileName)
-		if s := Closest(name, names); s != "" {
-			msg += "; did you mean " + s + "?"
+		if near != "" {
+			msg += "; did you mean " + near + "?"
 		}
 		return fmt.Errorf("%s", msg)
 	}
 	return nil
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // origins maps each key set by a flag or an environment variable to a
