@@ -162,14 +162,18 @@ func TestFailuresKeepTheOldSnapshot(t *testing.T) {
 		setup func(*pricingtest.Server)
 		want  []string
 	}{
-		{"not found", func(s *pricingtest.Server) { s.Fail(pricingtest.Azure, pricingtest.Fault{Status: 404, Body: `{"Error":{"Message":"gone"}}`}) },
+		{"not found", func(s *pricingtest.Server) {
+			s.Fail(pricingtest.Azure, pricingtest.Fault{Status: 404, Body: `{"Error":{"Message":"gone"}}`})
+		},
 			[]string{"azure: GET ", "/api/retail/prices?$filter=serviceName eq 'Virtual Machines'", "HTTP 404", "gone"}},
 		{"server errors until the tries run out", func(s *pricingtest.Server) {
 			for range 5 {
 				s.Fail(pricingtest.Azure, pricingtest.Fault{Status: 500})
 			}
 		}, []string{"azure: GET ", "HTTP 500", "gave up after 5 tries"}},
-		{"Retry-After beyond the longest wait", func(s *pricingtest.Server) { s.Fail(pricingtest.Azure, pricingtest.Fault{Status: 429, RetryAfter: "86400"}) },
+		{"Retry-After beyond the longest wait", func(s *pricingtest.Server) {
+			s.Fail(pricingtest.Azure, pricingtest.Fault{Status: 429, RetryAfter: "86400"})
+		},
 			[]string{"HTTP 429"}},
 		{"non-USD currency", func(s *pricingtest.Server) {
 			for i := range s.AzureItems {
