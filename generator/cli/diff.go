@@ -39,6 +39,7 @@ It prints "no changes" when nothing moved.`,
 				return err
 			}
 			var b, h review.Set
+			var priceFiles []string
 			if st, err := os.Stat(base); err == nil && st.IsDir() {
 				b, err = review.FromDir(base)
 				if err != nil {
@@ -54,6 +55,9 @@ It prints "no changes" when nothing moved.`,
 					return err
 				}
 				if b, err = review.FromGit(top, base, rel); err != nil {
+					return err
+				}
+				if priceFiles, err = changedPriceFiles(top, base, filepath.Join(cfg.Dir(cfg.DataDir), "pricing")); err != nil {
 					return err
 				}
 			}
@@ -74,14 +78,50 @@ It prints "no changes" when nothing moved.`,
 				_, err = a.stdout.Write(out)
 				return err
 			}
-			_, err = fmt.Fprint(a.stdout, r.Markdown())
-			return err
+			if _, err := fmt.Fprint(a.stdout, r.Markdown()); err != nil {
+				return err
+			}
+			if len(priceFiles) > 0 {
+				fmt.Fprintf(a.stdout, "\n## Price data changed since %s\n\n", base)
+				for _, f := range priceFiles {
+					fmt.Fprintln(a.stdout, "- "+f)
+				}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&base, "base", "", "git ref or directory of the base build")
 	cmd.Flags().StringVar(&head, "head", "", "directory of the head build (default: build the current inputs)")
 	cmd.Flags().StringVar(&format, "format", "markdown", "markdown or json")
 	return cmd
+}
+
+// changedPriceFiles lists the files under dir (data/pricing) that differ
+// between the git ref base and the working tree, new files included, as
+// "M data/pricing/azure.json", relative to the repository.
+func changedPriceFiles(top, base, dir string) ([]string, error) {
+	rel, err := filepath.Rel(top, dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := exec.Command("git", "-C", top, "diff", "--name-status", "--no-renames", base, "--", rel).Output()
+	if err != nil {
+		return nil, fmt.Errorf("list price files changed since %s: %w", base, err)
+	}
+	var files []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			files = append(files, f[0]+" "+f[1])
+		}
+	}
+	out, err = exec.Command("git", "-C", top, "ls-files", "--others", "--exclude-standard", "--", rel).Output()
+	if err != nil {
+		return nil, fmt.Errorf("list new price files: %w", err)
+	}
+	for _, l := range strings.Fields(string(out)) {
+		files = append(files, "A "+l)
+	}
+	return files, nil
 }
 
 func gitTop(dir string) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,5 +154,41 @@ func TestPricesSyncNeverShowsTheRunPodKey(t *testing.T) {
 				t.Errorf("the key is in %s", p)
 			}
 		}
+	}
+}
+
+func TestChangedPriceFiles(t *testing.T) {
+	top := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", top, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	dir := filepath.Join(top, "data", "pricing")
+	must(t, os.MkdirAll(dir, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "azure.json"), []byte("{}\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "skus.yaml"), []byte("providers: {}\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(top, "other.txt"), []byte("x\n"), 0o644))
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "base")
+	must(t, os.WriteFile(filepath.Join(dir, "azure.json"), []byte("{\"a\":1}\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "vastai.json"), []byte("{}\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(top, "other.txt"), []byte("y\n"), 0o644))
+	got, err := changedPriceFiles(top, "HEAD", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "M data/pricing/azure.json,A data/pricing/vastai.json" {
+		t.Errorf("changed = %v", got)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
