@@ -38,9 +38,10 @@ type runpodGPU struct {
 	CommunityPrice *float64 `json:"communityPrice"`
 }
 
-// fetchRunPod reads every GPU type's on-demand price per GPU-hour: Secure
-// Cloud (RunPod's own data centres) where the type is offered there, else
-// Community Cloud; the region field says which.
+// fetchRunPod reads every GPU type's on-demand price per GPU-hour: the
+// lower of Secure Cloud (RunPod's own data centres) and Community Cloud
+// among those the type is offered in — both are on-demand, neither
+// interruptible; the region field says which cloud the price is.
 func fetchRunPod(ctx context.Context, c *client, endpoint string, _ []SKU, env func(string) string) (*fetchResult, error) {
 	key := strings.TrimSpace(env(RunPodKeyVar))
 	if key == "" {
@@ -69,18 +70,30 @@ func fetchRunPod(ctx context.Context, c *client, endpoint string, _ []SKU, env f
 	if ans.Data == nil || ans.Data.GPUTypes == nil {
 		return nil, fmt.Errorf("runpod: POST %s: answer has no data.gpuTypes: the API's shape changed", showURL(endpoint))
 	}
-	res := &fetchResult{Scope: "on-demand price per GPU-hour: Secure Cloud where the GPU type is offered there, else Community Cloud; spot and savings-plan prices not read"}
+	res := &fetchResult{Scope: "on-demand price per GPU-hour: the lower of Secure Cloud and Community Cloud where the GPU type is offered; spot and savings-plan prices not read"}
 	types := ans.Data.GPUTypes
 	sort.Slice(types, func(i, j int) bool { return types[i].ID < types[j].ID })
 	for _, g := range types {
-		switch {
-		case g.SecureCloud && g.SecurePrice != nil:
-			res.Offers = append(res.Offers, offer{SKU: g.ID, USDPerHour: *g.SecurePrice, Currency: "USD", Region: "Secure Cloud"})
-		case g.CommunityCloud && g.CommunityPrice != nil:
-			res.Offers = append(res.Offers, offer{SKU: g.ID, USDPerHour: *g.CommunityPrice, Currency: "USD", Region: "Community Cloud"})
-		default:
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: offered in neither cloud, skipped", g.ID))
+		var best *offer
+		for _, c := range []struct {
+			offered bool
+			price   *float64
+			name    string
+		}{{g.SecureCloud, g.SecurePrice, "Secure Cloud"}, {g.CommunityCloud, g.CommunityPrice, "Community Cloud"}} {
+			if !c.offered || c.price == nil {
+				continue
+			}
+			// A zero price where the type is offered is kept, so the sync
+			// refuses it rather than hiding it.
+			if best == nil || *c.price < best.USDPerHour {
+				best = &offer{SKU: g.ID, USDPerHour: *c.price, Currency: "USD", Region: c.name}
+			}
 		}
+		if best == nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: offered in neither cloud, skipped", g.ID))
+			continue
+		}
+		res.Offers = append(res.Offers, *best)
 	}
 	return res, nil
 }

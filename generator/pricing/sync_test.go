@@ -227,7 +227,7 @@ func runpodFake(t *testing.T) *pricingtest.Server {
 	srv.RunPodKey = secret
 	srv.RunPodGPUs = []pricingtest.RunPodGPU{
 		{ID: "NVIDIA H100 80GB HBM3", DisplayName: "H100 SXM", MemoryInGb: 80, SecureCloud: true, CommunityCloud: true, SecurePrice: pricingtest.Price(2.69), CommunityPrice: pricingtest.Price(2.39)},
-		{ID: "NVIDIA GeForce RTX 4090", DisplayName: "RTX 4090", MemoryInGb: 24, SecureCloud: false, CommunityCloud: true, SecurePrice: pricingtest.Price(0), CommunityPrice: pricingtest.Price(0.34)},
+		{ID: "NVIDIA GeForce RTX 4090", DisplayName: "RTX 4090", MemoryInGb: 24, SecureCloud: false, CommunityCloud: true, SecurePrice: pricingtest.Price(0), CommunityPrice: pricingtest.Price(0.34)}, // not offered in Secure Cloud: its 0 is no price
 		{ID: "NVIDIA A40", DisplayName: "A40", MemoryInGb: 48, SecureCloud: true, SecurePrice: pricingtest.Price(0.40)},
 		{ID: "NVIDIA GeForce RTX 3070", DisplayName: "RTX 3070", MemoryInGb: 8},
 	}
@@ -249,8 +249,11 @@ func TestRunPodPricesAndUnmappedSKUs(t *testing.T) {
 	for _, p := range snap.Prices {
 		got[p.SKU] = p
 	}
-	if p := got["NVIDIA H100 80GB HBM3"]; p.USDPerGPU != 2.69 || p.Region != "Secure Cloud" || p.Accelerator != "H100" {
-		t.Errorf("H100 = %+v, want Secure Cloud $2.69", p)
+	if p := got["NVIDIA H100 80GB HBM3"]; p.USDPerGPU != 2.39 || p.Region != "Community Cloud" || p.Accelerator != "H100" {
+		t.Errorf("H100 = %+v, want the lower on-demand price, Community Cloud $2.39", p)
+	}
+	if p := got["NVIDIA A40"]; p.SKU != "" {
+		t.Errorf("the unmapped A40 was priced: %+v", p)
 	}
 	if p := got["NVIDIA GeForce RTX 4090"]; p.USDPerGPU != 0.34 || p.Region != "Community Cloud" || p.Accelerator != "RTX4090" {
 		t.Errorf("RTX 4090 = %+v, want Community Cloud $0.34 (not offered in Secure Cloud)", p)
@@ -273,11 +276,15 @@ func TestRunPodErrors(t *testing.T) {
 		{"no key", "", nil, "RUNPOD_API_KEY is not set"},
 		{"wrong key", "rpa_WRONGKEY987654321", nil, "HTTP 401"},
 		{"GraphQL errors array", secret, []string{"Something went wrong", "rate limited"}, "GraphQL errors: Something went wrong; rate limited"},
+		{"zero price where offered", secret, nil, "NVIDIA H100 80GB HBM3: price 0 per hour: expected a positive number"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := runpodFake(t)
 			srv.RunPodErrors = tc.errs
+			if tc.name == "zero price where offered" {
+				srv.RunPodGPUs[0].CommunityPrice = pricingtest.Price(0)
+			}
 			dir := site(t)
 			_, err := pricing.Sync(context.Background(), dir, []string{"runpod"}, opts(srv, nil, map[string]string{"RUNPOD_API_KEY": tc.key}))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
