@@ -20,13 +20,13 @@ func TestShippedCatalog(t *testing.T) {
 		t.Errorf("8 × B200 = %+v %v", q, ok)
 	}
 	// A price for a configuration of 8 answers 8 and 16, not 12.
-	if q, ok := c.Cheapest("H200", 16); !ok || q.USDPerHour != 58 || !q.Approximate {
-		t.Errorf("16 × H200 = %+v %v", q, ok)
+	if q, ok := c.Cheapest("RTXPRO6000", 16); !ok || q.USDPerHour != 28 || !q.Approximate {
+		t.Errorf("16 × RTXPRO6000 = %+v %v", q, ok)
 	}
-	if _, ok := c.Cheapest("H200", 12); ok {
+	if _, ok := c.Cheapest("RTXPRO6000", 12); ok {
 		t.Error("a per-8-GPU price answered for 12 GPUs")
 	}
-	if _, ok := c.Cheapest("MI300X", 8); ok {
+	if _, ok := c.Cheapest("MI355X", 8); ok {
 		t.Error("a price appeared for an accelerator no list prices")
 	}
 	if ws := c.WindowsFor("moonshotai/Kimi-K3"); len(ws) == 0 || ws[0].Fails[0] != "5.2.0" {
@@ -84,7 +84,7 @@ func TestSnapshotsQuotePerProvider(t *testing.T) {
 	}{
 		{"azure", "2026-12-02", "1 × $98.32 per 8-GPU hour (Azure: Standard_ND96isr_H100_v5, eastus)", 98.32},
 		{"runpod", "2026-11-20", "8 × $2.69 per GPU-hour (RunPod: NVIDIA H100 80GB HBM3, Secure Cloud)", 8 * 2.69},
-		{"vastai", "2026-12-02", "8 × $2.20 per GPU-hour, the median of 3 offers (Vast.ai: H100 SXM, marketplace (all regions))", 8 * 2.2},
+		{"vastai", "2026-12-02", "8 × $2.20 per GPU-hour, the median of 3 offers (Vast.ai: H100 SXM, all regions)", 8 * 2.2},
 	}
 	for i, w := range want {
 		q := qs[i]

@@ -47,7 +47,7 @@ func TestCheckFailsOnEachRule(t *testing.T) {
 		{"measurement without date", k3, "    accessed: \"2026-08-06\"\n    kind: community\n", "    kind: community\n",
 			"error: measurement airllm-stream: no date"},
 		{"stale data", "hugo-like.yaml", "maxAgeDays: 0 ", "maxAgeDays: 30\n  today: \"2026-12-02\" ",
-			"error: price list RunPod is 118 days old"},
+			"error: price list RunPod is 68 days old"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -29,16 +29,17 @@ func TestDiffNoChanges(t *testing.T) {
 func TestDiffReportsPriceChange(t *testing.T) {
 	base := buildInto(t, "../..")
 	root := newSite(t)
-	pricing := filepath.Join(root, "data/pricing/runpod.yaml")
-	edit(t, pricing, `as_of: "2026-08-06"`, `as_of: "2026-12-01"`)
-	edit(t, pricing, "usd_per_hour: 14\n", "usd_per_hour: 140\n")
+	pricing := filepath.Join(root, "data/pricing/runpod.json")
+	edit(t, pricing, `"as_of": "2026-09-23"`, `"as_of": "2026-12-01"`)
+	edit(t, pricing, `"usd_per_hour": 2.39,`, `"usd_per_hour": 23.9,`)
+	edit(t, pricing, `"usd_per_gpu_hour": 2.39,`, `"usd_per_gpu_hour": 23.9,`)
 	head := buildInto(t, root)
 
 	code, out, errs := run("--source", root, "diff", "--base", base, "--head", head)
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
-	for _, want := range []string{"## moonshotai/Kimi-K3", "### Verdicts that flipped", "`fit.cheapest_serving`", "24xRTXPRO6000", "pricing:RunPod 2026-12-01", "`cost.8xRTXPRO6000.usd_per_hour`", "$140.00/h"} {
+	for _, want := range []string{"## moonshotai/Kimi-K3", "### Verdicts that flipped", "`fit.cheapest_serving`", "16xMI300X", "24xRTXPRO6000", "pricing:RunPod 2026-12-01", "`cost.8xMI300X.usd_per_hour.runpod`", "$191.20/h"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
@@ -65,7 +66,7 @@ func TestDiffReportsPriceChange(t *testing.T) {
 	flipped := false
 	for _, m := range rep.Changed {
 		for _, f := range m.Facts {
-			if m.Model == "moonshotai/Kimi-K3" && f.Key == "fit.cheapest_serving" && f.Flip && f.Old == "24xRTXPRO6000" && f.New != f.Old {
+			if m.Model == "moonshotai/Kimi-K3" && f.Key == "fit.cheapest_serving" && f.Flip && f.Old == "16xMI300X" && f.New == "24xRTXPRO6000" {
 				flipped = true
 			}
 		}

@@ -63,12 +63,14 @@ type Price struct {
 }
 
 // Offers summarises a marketplace's on-demand offers for one GPU type,
-// per GPU-hour, after the snapshot's reliability filter.
+// per GPU-hour, after the snapshot's reliability filter. A hand capture
+// of a page that states only the count and the median leaves Min and Max
+// out.
 type Offers struct {
 	Count  int     `json:"count"`
-	Min    float64 `json:"min_usd_per_gpu_hour"`
+	Min    float64 `json:"min_usd_per_gpu_hour,omitempty"`
 	Median float64 `json:"median_usd_per_gpu_hour"`
-	Max    float64 `json:"max_usd_per_gpu_hour"`
+	Max    float64 `json:"max_usd_per_gpu_hour,omitempty"`
 }
 
 // Path is where a provider's snapshot lives under dataDir.
@@ -142,6 +144,8 @@ func (s *Snapshot) Validate() error {
 			return fmt.Errorf("field %s: expected USD, found %q", field("currency"), p.Currency)
 		case !(p.USDPerHour > 0) || !(p.USDPerGPU > 0):
 			return fmt.Errorf("field %s: expected a positive price", field("usd_per_hour"))
+		case p.Offers != nil && (p.Offers.Count <= 0 || !(p.Offers.Median > 0)):
+			return fmt.Errorf("field %s: a marketplace price needs the count of offers and their median", field("offers"))
 		case p.AsOf != "" && !dateRe.MatchString(p.AsOf):
 			return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("as_of"), p.AsOf)
 		}

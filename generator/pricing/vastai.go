@@ -108,7 +108,7 @@ func fetchVast(ctx context.Context, c *client, endpoint string, _ []SKU, _ func(
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d outlier offer(s) more than %d× from the median $%.3f/GPU-h not counted", n, out, vastOutlierFactor, mid))
 		}
 		st := &Offers{Count: len(kept), Min: kept[0], Median: median(kept), Max: kept[len(kept)-1]}
-		res.Offers = append(res.Offers, offer{SKU: n, USDPerHour: st.Median, Currency: "USD", Region: "marketplace (all regions)", Offers: st})
+		res.Offers = append(res.Offers, offer{SKU: n, USDPerHour: st.Median, Currency: "USD", Region: "all regions", Offers: st})
 	}
 	return res, nil
 }

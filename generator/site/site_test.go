@@ -278,7 +278,7 @@ func TestBadInputLeavesOutputUntouched(t *testing.T) {
 		{"snapshot inconsistent", "data/hub/moonshotai/Kimi-K3/snapshot.json", `"count": 96`, `"count": 95`, []string{"snapshot.json", "shards.count"}},
 		{"snapshot bad config", "data/hub/moonshotai/Kimi-K3/snapshot.json", `"num_hidden_layers": 93`, `"num_hidden_layers": "93"`, []string{"snapshot.json", "text_config.num_hidden_layers"}},
 		{"hardware catalog", "data/hardware.yaml", "memory_bytes: 180000000000", "memory_bytes: 180 GB", []string{"hardware.yaml", "line", "expected an integer"}},
-		{"price list", "data/pricing/runpod.yaml", "accelerator: B200", "accelerator: B201", []string{"runpod.yaml", "prices[0].accelerator", "B201"}},
+		{"price snapshot", "data/pricing/runpod.json", `"currency": "USD"`, `"currency": "EUR"`, []string{"runpod.json", "prices[0].currency", "EUR"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

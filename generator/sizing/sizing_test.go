@@ -393,20 +393,23 @@ func kimiK3(t *testing.T, variants []sizing.Variant, hw ...string) *facts.Set {
 // TestApproximatePricesStayApproximate: a catalog price marked approximate
 // shows "≈" wherever it is used, and an exact one does not.
 func TestApproximatePricesStayApproximate(t *testing.T) {
-	s := kimiK3(t, nil, "8xB200", "8xH200", "8xRTXPRO6000")
+	s := kimiK3(t, nil, "8xB200", "8xH200", "8xRTXPRO6000", "8xMI300X")
 	for k, want := range map[string]string{
-		"cost.cheapest_serving.usd_per_hour":      "≈$42.00/h", // 3 × 8 RTX PRO 6000 at ~$14/h
-		"cost.deployable.RTXPRO6000.usd_per_hour": "≈$42.00/h",
-		"cost.deployable.H200.usd_per_hour":       "≈$58.00/h",
+		"cost.deployable.RTXPRO6000.usd_per_hour": "≈$42.00/h", // 3 × 8 RTX PRO 6000 at ~$14/h
+		"cost.8xRTXPRO6000.usd_per_hour":          "≈$14.00/h",
+		"cost.8xRTXPRO6000.usd_per_hour.runpod":   "≈$14.00/h",
+		"cost.cheapest_serving.usd_per_hour":      "$38.24/h", // 16 × MI300X at $2.39
+		"cost.deployable.H200.usd_per_hour":       "$57.44/h",
 		"cost.deployable.B200.usd_per_hour":       "$95.68/h",
-		"cost.8xH200.usd_per_hour":                "≈$29.00/h",
 		"cost.8xB200.usd_per_hour":                "$47.84/h",
+		"cost.8xMI300X.usd_per_hour.azure":        "≈$48.00/h", // a per-GPU price rounded to cents
+		"cost.8xMI300X.usd_per_hour":              "$19.12/h",
 	} {
 		if got := s.Get(k).Display; got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
 	}
-	for hw, approx := range map[string]bool{"8xB200": false, "8xH200": true, "8xRTXPRO6000": true} {
+	for hw, approx := range map[string]bool{"8xB200": false, "8xH200": false, "8xRTXPRO6000": true} {
 		if got := s.Get("download.idle_usd." + hw).Display; strings.HasPrefix(got, "≈") != approx {
 			t.Errorf("download.idle_usd.%s = %q, approximate %v", hw, got, approx)
 		}
