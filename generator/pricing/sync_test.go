@@ -382,3 +382,20 @@ func TestOneProviderFailingLeavesTheOthers(t *testing.T) {
 		t.Errorf("results = %+v", rs)
 	}
 }
+
+func TestDryRunWritesNothing(t *testing.T) {
+	srv := azureFake(t)
+	dir := site(t)
+	o := opts(srv, nil, nil)
+	o.DryRun = true
+	rs, err := pricing.Sync(context.Background(), dir, []string{"azure"}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Wrote || len(rs[0].Changes) != 2 || !strings.Contains(rs[0].Summary(), "dry run") {
+		t.Errorf("result = %+v (%s)", rs[0], rs[0].Summary())
+	}
+	if _, err := os.Stat(pricing.Path(dir, "azure")); err == nil {
+		t.Error("a dry run wrote the snapshot")
+	}
+}
