@@ -48,6 +48,8 @@ func TestCheckFailsOnEachRule(t *testing.T) {
 			"error: measurement airllm-stream: no date"},
 		{"stale data", "hugo-like.yaml", "maxAgeDays: 0 ", "maxAgeDays: 30\n  today: \"2026-12-02\" ",
 			"error: price list RunPod is 68 days old"},
+		{"stale price entry", "hugo-like.yaml", "maxAgeDays: 0 ", "maxAgeDays: 100\n  today: \"2026-12-02\" ",
+			"error: price of RTX PRO 6000 (8 GPUs, as seed 000 quotes it) (RunPod) is 118 days old"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
