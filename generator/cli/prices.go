@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"dossier/generator/catalog"
 	"dossier/generator/pricing"
 )
 
@@ -52,6 +53,12 @@ DOSSIER_PRICING_VASTAI_ENDPOINT (mirrors, tests), DOSSIER_PRICING_AZURE_REGION
 			defer stop()
 			opts := pricing.Options{Env: os.Getenv, HTTP: pricing.Config{UserAgent: "dossier/" + Version}, DryRun: dryRun}
 			results, err := pricing.Sync(ctx, cfg.Dir(cfg.DataDir), args, opts)
+			// What the build will not use: prices for accelerators the
+			// hardware catalog does not describe yet.
+			var notes []string
+			if cat, cerr := catalog.Load(cfg.Dir(cfg.DataDir)); cerr == nil {
+				notes = cat.Notes
+			}
 			for _, r := range results {
 				fmt.Fprintln(a.stdout, strings.Replace(r.Summary(), cfg.Root+string(os.PathSeparator), "", 1))
 				for _, c := range r.Changes {
@@ -62,6 +69,11 @@ DOSSIER_PRICING_VASTAI_ENDPOINT (mirrors, tests), DOSSIER_PRICING_AZURE_REGION
 				}
 				for _, w := range r.Warnings {
 					fmt.Fprintln(a.stdout, "  warning: "+w)
+				}
+				for _, n := range notes {
+					if strings.HasPrefix(n, r.Provider+".json:") {
+						fmt.Fprintln(a.stdout, "  note: "+n)
+					}
 				}
 			}
 			if err != nil {

@@ -139,7 +139,10 @@ func TestPricesSyncNeverShowsTheRunPodKey(t *testing.T) {
 		root := pricesSite(t)
 		srv := pricingtest.New(t)
 		srv.RunPodKey = serverKey
-		srv.RunPodGPUs = []pricingtest.RunPodGPU{{ID: "NVIDIA H100 80GB HBM3", SecureCloud: true, SecurePrice: pricingtest.Price(2.69)}}
+		srv.RunPodGPUs = []pricingtest.RunPodGPU{
+			{ID: "NVIDIA H100 80GB HBM3", SecureCloud: true, SecurePrice: pricingtest.Price(2.69)},
+			{ID: "NVIDIA GeForce RTX 4090", CommunityCloud: true, CommunityPrice: pricingtest.Price(0.34)},
+		}
 		t.Setenv("DOSSIER_PRICING_RUNPOD_ENDPOINT", srv.Endpoint(pricingtest.RunPod))
 		t.Setenv("RUNPOD_API_KEY", key)
 		code, out, errs := run("--source", root, "prices", "sync", "runpod")
@@ -148,6 +151,9 @@ func TestPricesSyncNeverShowsTheRunPodKey(t *testing.T) {
 		}
 		if strings.Contains(out+errs, key) {
 			t.Errorf("the key is in the output:\n%s%s", out, errs)
+		}
+		if serverKey == key && !strings.Contains(out, "note: runpod.json: RTX4090 (NVIDIA GeForce RTX 4090) is not in hardware.yaml") {
+			t.Errorf("the report does not say RTX4090 gives no cost facts:\n%s", out)
 		}
 		for p := range tree(t, root) {
 			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(key)) {
