@@ -39,7 +39,7 @@ It prints "no changes" when nothing moved.`,
 				return err
 			}
 			var b, h review.Set
-			var priceFiles []string
+			var inputs []string // nil: not compared
 			if st, err := os.Stat(base); err == nil && st.IsDir() {
 				b, err = review.FromDir(base)
 				if err != nil {
@@ -57,7 +57,7 @@ It prints "no changes" when nothing moved.`,
 				if b, err = review.FromGit(top, base, rel); err != nil {
 					return err
 				}
-				if priceFiles, err = changedPriceFiles(top, base, filepath.Join(cfg.Dir(cfg.DataDir), "pricing")); err != nil {
+				if inputs, err = review.ChangedInputs(top, base, inputPaths(cfg, top)); err != nil {
 					return err
 				}
 			}
@@ -69,7 +69,7 @@ It prints "no changes" when nothing moved.`,
 			if err != nil {
 				return err
 			}
-			r := review.Compare(b, h)
+			r := review.Compare(b, h, inputs)
 			if format == "json" {
 				out, err := r.JSON()
 				if err != nil {
@@ -78,16 +78,8 @@ It prints "no changes" when nothing moved.`,
 				_, err = a.stdout.Write(out)
 				return err
 			}
-			if _, err := fmt.Fprint(a.stdout, r.Markdown()); err != nil {
-				return err
-			}
-			if len(priceFiles) > 0 {
-				fmt.Fprintf(a.stdout, "\n## Price data changed since %s\n\n", base)
-				for _, f := range priceFiles {
-					fmt.Fprintln(a.stdout, "- "+f)
-				}
-			}
-			return nil
+			_, err = fmt.Fprint(a.stdout, r.Markdown())
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&base, "base", "", "git ref or directory of the base build")
@@ -96,32 +88,16 @@ It prints "no changes" when nothing moved.`,
 	return cmd
 }
 
-// changedPriceFiles lists the files under dir (data/pricing) that differ
-// between the git ref base and the working tree, new files included, as
-// "M data/pricing/azure.json", relative to the repository.
-func changedPriceFiles(top, base, dir string) ([]string, error) {
-	rel, err := filepath.Rel(top, dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := exec.Command("git", "-C", top, "diff", "--name-status", "--no-renames", base, "--", rel).Output()
-	if err != nil {
-		return nil, fmt.Errorf("list price files changed since %s: %w", base, err)
-	}
-	var files []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if f := strings.Fields(l); len(f) == 2 {
-			files = append(files, f[0]+" "+f[1])
+// inputPaths are the site's inputs relative to the repository root top:
+// the configuration file and the content, data and templates directories.
+func inputPaths(cfg *config.Site, top string) []string {
+	var out []string
+	for _, p := range []string{filepath.Join(cfg.Root, config.FileName), cfg.Dir(cfg.ContentDir), cfg.Dir(cfg.DataDir), cfg.Dir(cfg.TemplatesDir)} {
+		if rel, err := filepath.Rel(top, p); err == nil {
+			out = append(out, filepath.ToSlash(rel))
 		}
 	}
-	out, err = exec.Command("git", "-C", top, "ls-files", "--others", "--exclude-standard", "--", rel).Output()
-	if err != nil {
-		return nil, fmt.Errorf("list new price files: %w", err)
-	}
-	for _, l := range strings.Fields(string(out)) {
-		files = append(files, "A "+l)
-	}
-	return files, nil
+	return out
 }
 
 func gitTop(dir string) (string, error) {

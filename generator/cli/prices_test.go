@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -163,32 +162,21 @@ func TestPricesSyncNeverShowsTheRunPodKey(t *testing.T) {
 	}
 }
 
-func TestChangedPriceFiles(t *testing.T) {
-	top := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", top, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+// An entry of a hand capture dated apart from its snapshot is held to the
+// freshness limit on its own date.
+func TestCheckDatesEachCapturedPrice(t *testing.T) {
+	root := newSite(t)
+	snap := `{"provider": "lambda", "name": "Lambda", "fetched": "2026-11-30", "endpoint": "https://lambda.ai/pricing", "method": "hand capture", "scope": "on-demand",
+  "prices": [{"sku": "1x B200 SXM6", "accelerator": "B200", "gpus": 1, "usd_per_hour": 6.99, "usd_per_gpu_hour": 6.99, "currency": "USD", "source": "an older page", "as_of": "2026-09-25"}]}
+`
+	must(t, os.WriteFile(filepath.Join(root, "data", "pricing", "lambda.json"), []byte(snap), 0o644))
+	edit(t, filepath.Join(root, "hugo-like.yaml"), "maxAgeDays: 0 ", "maxAgeDays: 30\n  today: \"2026-12-02\" ")
+	_, out, _ := run("--source", root, "check")
+	if !strings.Contains(out, "data/pricing/lambda.json:1: error: price of 1x B200 SXM6 (Lambda) is 68 days old (as of 2026-09-25)") {
+		t.Errorf("output lacks the stale entry:\n%s", out)
 	}
-	dir := filepath.Join(top, "data", "pricing")
-	must(t, os.MkdirAll(dir, 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, "azure.json"), []byte("{}\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(dir, "skus.yaml"), []byte("providers: {}\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(top, "other.txt"), []byte("x\n"), 0o644))
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-qm", "base")
-	must(t, os.WriteFile(filepath.Join(dir, "azure.json"), []byte("{\"a\":1}\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(dir, "vastai.json"), []byte("{}\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(top, "other.txt"), []byte("y\n"), 0o644))
-	got, err := changedPriceFiles(top, "HEAD", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Join(got, ",") != "M data/pricing/azure.json,A data/pricing/vastai.json" {
-		t.Errorf("changed = %v", got)
+	if strings.Contains(out, "price list Lambda is") {
+		t.Errorf("the list itself (2026-11-30) is fresh:\n%s", out)
 	}
 }
 

@@ -20,7 +20,12 @@ import (
 	"dossier/generator/snapshot"
 )
 
-const configDir = "../../../shared/reference/configs"
+// configDir and fixtureData are captured configs and the fixture site's
+// data (testdata/ at the repository root).
+const (
+	configDir   = "../../testdata/configs"
+	fixtureData = "../../testdata/site/data"
+)
 
 func assumptions() config.Sizing {
 	return config.Sizing{
@@ -376,14 +381,14 @@ func TestNaiveHeadline(t *testing.T) {
 	}
 }
 
-// kimiK3 sizes K3 from its shipped snapshot with the shipped catalog.
+// kimiK3 sizes K3 from the fixture site's snapshot and catalog.
 func kimiK3(t *testing.T, variants []sizing.Variant, hw ...string) *facts.Set {
 	t.Helper()
-	snap, err := snapshot.Load(snapshot.Path("../../data", "moonshotai/Kimi-K3"))
+	snap, err := snapshot.Load(snapshot.Path(fixtureData, "moonshotai/Kimi-K3"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Load("../../data")
+	cat, err := catalog.Load(fixtureData)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,23 +398,22 @@ func kimiK3(t *testing.T, variants []sizing.Variant, hw ...string) *facts.Set {
 // TestApproximatePricesStayApproximate: a catalog price marked approximate
 // shows "≈" wherever it is used, and an exact one does not.
 func TestApproximatePricesStayApproximate(t *testing.T) {
-	s := kimiK3(t, nil, "8xB200", "8xH200", "8xRTXPRO6000", "8xMI300X")
+	s := kimiK3(t, nil, "8xB200", "8xH200", "8xRTXPRO6000")
 	for k, want := range map[string]string{
-		"cost.deployable.RTXPRO6000.usd_per_hour": "≈$42.00/h", // 3 × 8 RTX PRO 6000 at ~$14/h
-		"cost.8xRTXPRO6000.usd_per_hour":          "≈$14.00/h",
-		"cost.8xRTXPRO6000.usd_per_hour.runpod":   "≈$14.00/h",
-		"cost.cheapest_serving.usd_per_hour":      "$38.24/h", // 16 × MI300X at $2.39
-		"cost.deployable.H200.usd_per_hour":       "$57.44/h",
+		"cost.cheapest_serving.usd_per_hour":      "≈$42.00/h", // 3 × 8 RTX PRO 6000 at ~$14/h
+		"cost.deployable.RTXPRO6000.usd_per_hour": "≈$42.00/h",
+		"cost.deployable.H200.usd_per_hour":       "≈$58.00/h",
 		"cost.deployable.B200.usd_per_hour":       "$95.68/h",
+		"cost.8xH200.usd_per_hour":                "≈$29.00/h",
 		"cost.8xB200.usd_per_hour":                "$47.84/h",
-		"cost.8xMI300X.usd_per_hour.azure":        "≈$48.00/h", // a per-GPU price rounded to cents
-		"cost.8xMI300X.usd_per_hour":              "$19.12/h",
+		"cost.8xB200.usd_per_hour.runpod":         "$47.84/h", // the one provider, by its id
+		"cost.8xRTXPRO6000.usd_per_hour.runpod":   "≈$14.00/h",
 	} {
 		if got := s.Get(k).Display; got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
 	}
-	for hw, approx := range map[string]bool{"8xB200": false, "8xH200": false, "8xRTXPRO6000": true} {
+	for hw, approx := range map[string]bool{"8xB200": false, "8xH200": true, "8xRTXPRO6000": true} {
 		if got := s.Get("download.idle_usd." + hw).Display; strings.HasPrefix(got, "≈") != approx {
 			t.Errorf("download.idle_usd.%s = %q, approximate %v", hw, got, approx)
 		}
