@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 )
 
 // Snapshot is one provider's prices as one fetch saw them:
@@ -174,17 +173,4 @@ func SamePrices(a, b *Snapshot) bool {
 	bx, err1 := x.Encode()
 	by, err2 := y.Encode()
 	return err1 == nil && err2 == nil && bytes.Equal(bx, by)
-}
-
-// IDs lists the snapshot files under dataDir/pricing by provider id.
-func IDs(dataDir string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dataDir, "pricing", "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, f := range files {
-		ids = append(ids, strings.TrimSuffix(filepath.Base(f), ".json"))
-	}
-	return ids, nil
 }
