@@ -399,3 +399,17 @@ func TestDryRunWritesNothing(t *testing.T) {
 		t.Error("a dry run wrote the snapshot")
 	}
 }
+
+func TestUnreachableEndpointIsRetriedThenNamed(t *testing.T) {
+	srv := azureFake(t)
+	endpoint := srv.Endpoint(pricingtest.Azure)
+	srv.Close() // nothing listens there any more
+	w := &waits{}
+	_, err := pricing.Sync(context.Background(), site(t), []string{"azure"}, opts(srv, w, map[string]string{"DOSSIER_PRICING_AZURE_ENDPOINT": endpoint}))
+	if err == nil || !strings.Contains(err.Error(), "azure: GET "+endpoint) || !strings.Contains(err.Error(), "gave up after 5 tries") {
+		t.Errorf("err = %v", err)
+	}
+	if len(w.d) != 4 {
+		t.Errorf("waited %v, want four backoffs between five tries", w.d)
+	}
+}
