@@ -197,6 +197,9 @@ func badInputCases() []badCase {
 		{name: "price gpus huge", changes: []change{{priceFile, "gpus: 8\n", "gpus: 9999999999\n"}}, want: []string{"runpod.yaml", "gpus"}},
 		{name: "price as_of impossible (4)", changes: []change{{priceFile, `as_of: "2026-08-06"`, `as_of: "2026-02-30"`}}, want: []string{"runpod.yaml", "as_of"}},
 		{name: "price as_of future in check (4)", changes: []change{{priceFile, `as_of: "2026-08-06"`, `as_of: "2099-01-01"`}, {siteFile, "maxAgeDays: 0 ", "maxAgeDays: 365\n  today: \"2026-12-02\" "}}, args: []string{"check", "--strict"}, code: 1, want: []string{"runpod.yaml", "as_of", "future"}},
+		{name: "price snapshot 1e300 (8)", changes: []change{{"data/pricing/lambda.json", `"usd_per_hour": 6.99,`, `"usd_per_hour": 1e300,`}}, want: []string{"lambda.json", "prices[0].usd_per_hour", "from 0 to"}},
+		{name: "price snapshot gpus huge", changes: []change{{"data/pricing/lambda.json", `"gpus": 1,`, `"gpus": 100000000,`}}, want: []string{"lambda.json", "prices[0].gpus"}},
+		{name: "price snapshot duplicate key (13)", changes: []change{{"data/pricing/lambda.json", `"name": "Lambda",`, `"name": "Lambda", "name": "Lambda",`}}, want: []string{"lambda.json", "field name", "duplicate"}},
 		{name: "unclosed quote in catalog (13)", changes: []change{{priceFile, `provider: RunPod`, `provider: "RunPod`}}, want: []string{"runpod.yaml: line 4:", "not closed"}},
 
 		// Plan configs.

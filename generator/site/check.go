@@ -127,6 +127,12 @@ func freshness(s *Site, opts CheckOptions, rel func(string) string) []Diagnostic
 		for i := n; i < len(ds); i++ {
 			ds[i].Line = lineIn(pl.File, "as_of")
 		}
+		for _, p := range pl.Prices {
+			if p.AsOf != "" && p.AsOf != pl.AsOf {
+				// a hand capture combining pages dates each entry
+				stale(rel(pl.File), fmt.Sprintf("price of %s (%s)", p.SKU, pl.Provider), p.AsOf)
+			}
+		}
 	}
 	return ds
 }
