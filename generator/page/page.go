@@ -36,6 +36,11 @@ type Model struct {
 	Tables   map[string]*render.Table
 	Prose    string // Markdown, fact references expanded
 
+	Answer *Answer
+	// Packed is true when the census counts packed sub-byte payloads, the
+	// only case where its note on counting applies.
+	Packed bool
+
 	Charts       map[string]render.Chart
 	Reviews      []claims.Review
 	Measurements []MeasurementGroup
@@ -111,8 +116,17 @@ func Build(in Input) (*Model, error) {
 	if f := set.Get("arch.family"); f.Known() {
 		m.Family = f.Display
 	}
+	m.Answer = m.answer(cat, in.Reviews)
+	// A payload of fewer than eight bits per quantized parameter is packed
+	// several to a byte.
+	if q, ok := set.Get("params.quantized").Int(); ok && q > 0 {
+		if pay, ok := set.Get("bytes.payload").Int(); ok {
+			m.Packed = pay < q
+		}
+	}
 	m.Tables = map[string]*render.Table{
-		"glance":     m.glance(),
+		"answer":     m.Answer.Table(),
+		"speed":      m.speedTable(),
 		"census":     m.census(),
 		"bytes":      m.bytes(),
 		"arch":       m.arch(),
@@ -161,17 +175,15 @@ func factTable(rows [][]string) *render.Table {
 	return &render.Table{Header: []string{"", "value", "how", "fact"}, Align: []render.Align{render.Left, render.Right}, Rows: rows}
 }
 
-func (m *Model) glance() *render.Table {
-	return factTable(m.rows(
-		[2]string{"parameters", "params.total"},
-		[2]string{"activated per token", "params.active_no_embedding"},
-		[2]string{"checkpoint on disk", "bytes.checkpoint"},
-		[2]string{"bits per parameter", "bits_per_param"},
-		[2]string{"layers", "arch.layers"},
-		[2]string{"hybrid attention", "arch.hybrid"},
-		[2]string{"KV cache per token", "kv.bytes_per_token"},
-		[2]string{"download", "download.seconds"},
-	))
+// speedTable lists the speed predictions, when the build has any.
+func (m *Model) speedTable() *render.Table {
+	var keys [][2]string
+	for _, k := range m.Facts.Keys() {
+		if rest, ok := strings.CutPrefix(k, "speed."); ok {
+			keys = append(keys, [2]string{rest, k})
+		}
+	}
+	return factTable(m.rows(keys...))
 }
 
 func (m *Model) census() *render.Table {
@@ -275,14 +287,14 @@ func (m *Model) contexts() []string {
 
 func (m *Model) fit() *render.Table {
 	t := &render.Table{
-		Header: []string{render.AnchorHeader, "memory", "weights at rest", "margin", "serving", "serving margin", "$/h"},
-		Align:  []render.Align{render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Right},
+		Header: []string{render.AnchorHeader, "layout", "memory", "weights at rest", "margin", "serving", "serving margin", "$/h"},
+		Align:  []render.Align{render.Left, render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Right},
 	}
 	for _, hw := range m.Hardware {
 		if m.Facts.Get("fit."+hw+".memory_bytes") == nil {
 			continue
 		}
-		t.Rows = append(t.Rows, []string{render.Code("fit-" + hw),
+		t.Rows = append(t.Rows, []string{render.Code("fit-" + hw), HWLabel(hw),
 			facts.GB(floatOf(m.Facts.Get("fit." + hw + ".memory_bytes"))),
 			m.d("fit." + hw + ".at_rest"), m.d("fit." + hw + ".margin_bytes"),
 			m.d("fit." + hw + ".serving"), m.d("fit." + hw + ".serving_margin_bytes"),
@@ -434,4 +446,19 @@ func (m *Model) softwareTable() *render.Table {
 		}
 	}
 	return factTable(m.rows(keys...))
+}
+
+// FactsAppendix is every fact of the page, one row each, anchored by its
+// key: the HTML tables link their values here.
+func (m *Model) FactsAppendix() *render.Table {
+	t := &render.Table{Header: []string{render.AnchorHeader, "fact", "value", "how", "sources"}, Align: []render.Align{render.Left, render.Left, render.Right}}
+	for _, k := range m.Facts.Keys() {
+		f := m.Facts.Get(k)
+		how := f.Derivation
+		if !f.Known() {
+			how = "unknown: " + f.Reason
+		}
+		t.Rows = append(t.Rows, []string{render.Code(k), render.Code(k), f.Display, how, strings.Join(f.Sources, "; ")})
+	}
+	return t
 }

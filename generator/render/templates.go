@@ -165,7 +165,10 @@ type HTMLPage struct {
 	JSONLD      []any // structured data; html/template encodes each as JSON in its script element
 	MarkdownURL string
 	FactsURL    string
-	Search      bool // link the search page (Pagefind runs after the build)
+	// FactsPage is the facts appendix a dossier's values link to; set, the
+	// page is converted as a dossier (see NewDossierMarkdown).
+	FactsPage string
+	Search    bool // link the search page (Pagefind runs after the build)
 }
 
 // HTML converts the Markdown page md, inlining its charts, and wraps it in
@@ -175,7 +178,11 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 	for _, c := range charts {
 		svgs[c.File] = c.SVG
 	}
-	body, err := ToHTML(NewMarkdown(svgs), md)
+	gm := NewMarkdown(svgs)
+	if p.FactsPage != "" {
+		gm = NewDossierMarkdown(svgs, p.FactsPage)
+	}
+	body, err := ToHTML(gm, md)
 	if err != nil {
 		return nil, err
 	}

@@ -396,12 +396,21 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	}
 	html, err := s.Templates.HTML(md, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		MarkdownURL: "index.md", FactsURL: "facts.json", Search: s.Config.Search,
+		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
 	}, m.Page.Charts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
+	appendix := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json).\n\n" + m.Page.FactsAppendix().Markdown()
+	factsHTML, err := s.Templates.HTML([]byte(appendix), render.HTMLPage{
+		PageTitle: m.Page.Title + " facts · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
+		FactsURL: "facts.json", Search: s.Config.Search,
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("render the facts of %s: %w", m.Content.Path, err)
+	}
+	out[dir+"facts.html"] = factsHTML
 	fj, err := FactsJSON(m)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,229 @@
+package page
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"dossier/generator/catalog"
+	"dossier/generator/claims"
+	"dossier/generator/config"
+	"dossier/generator/content"
+	"dossier/generator/facts"
+	"dossier/generator/render"
+)
+
+// Answer is what a reader decides on, at the top of every dossier: each
+// line a plain-words answer and the fact that carries it (empty when the
+// line is a count over several facts).
+type Answer struct {
+	Lines []AnswerLine
+}
+
+// AnswerLine is one question of the answer box.
+type AnswerLine struct {
+	Question string
+	Text     string
+	Key      string
+}
+
+// HWLabel writes a COUNTxACCELERATOR layout as a reader says it: "8 × B200".
+func HWLabel(hw string) string {
+	if n, id, ok := config.ParseHardware(hw); ok {
+		return fmt.Sprintf("%d × %s", n, id)
+	}
+	return hw
+}
+
+func (m *Model) answer(cat *catalog.Catalog, rs []claims.Review) *Answer {
+	a := &Answer{}
+	add := func(q, text, key string) {
+		if m.Facts.Get(key) == nil {
+			key = "" // nothing to link to
+		}
+		a.Lines = append(a.Lines, AnswerLine{Question: q, Text: text, Key: key})
+	}
+	params := m.d("params.total")
+	if f := m.Facts.Get("params.active_no_embedding"); f.Known() {
+		params += " total, " + f.Display + " activated per token"
+	}
+	add("parameters", params, "params.total")
+	add("size on disk", m.d("bytes.checkpoint"), "bytes.checkpoint")
+	text, key := m.referenceFit()
+	add("fits the reference layouts", text, key)
+	add("smallest layout per class", m.smallestPerClass(cat), "")
+	cfg := ""
+	if f := m.Facts.Get("fit.cheapest_serving"); f.Known() {
+		cfg = f.Display
+	}
+	if cfg == "" {
+		add("cheapest serving", "unknown: "+reasonOf(m.Facts.Get("fit.cheapest_serving"), "no priced configuration in the catalog serves it"), "fit.cheapest_serving")
+	} else {
+		add("cheapest serving", HWLabel(cfg)+" at "+m.d("cost.cheapest_serving.usd_per_hour"), "cost.cheapest_serving.usd_per_hour")
+	}
+	mtok, speed := "cost."+cfg+".usd_per_million_output_tokens", "speed."+cfg+".decode_tokens_per_second"
+	add("$ per million output tokens", m.perConfig(mtok, cfg, "price per token"), mtok)
+	add("decode speed (batch 1)", m.perConfig(speed, cfg, "decode speed prediction"), speed)
+	dl := m.d("download.seconds")
+	if f := m.Facts.Get("download.bytes_per_second"); f.Known() {
+		dl += " at " + f.Display
+	}
+	add("download", dl, "download.seconds")
+	add("claims", ClaimsTally(rs), "")
+	return a
+}
+
+// perConfig is the display of a per-configuration fact of the cheapest
+// serving configuration, or unknown with the reason.
+func (m *Model) perConfig(key, cfg, what string) string {
+	if cfg == "" {
+		return "unknown: no priced configuration serves it"
+	}
+	f := m.Facts.Get(key)
+	if f.Known() {
+		return f.Display
+	}
+	return "unknown: " + reasonOf(f, "this build has no "+what+" for "+HWLabel(cfg))
+}
+
+func reasonOf(f *facts.Fact, fallback string) string {
+	if f != nil && f.Reason != "" {
+		return f.Reason
+	}
+	return fallback
+}
+
+// referenceFit says which of the site's reference layouts serve the model
+// at the stated context, with their margins, and how the rest fall short.
+func (m *Model) referenceFit() (string, string) {
+	var fits, short []string
+	key := ""
+	closest, closestMargin := "", 0.0
+	for _, hw := range m.Hardware {
+		verdictKey, marginKey := "fit."+hw+".serving", "fit."+hw+".serving_margin_bytes"
+		if m.Facts.Get(verdictKey) == nil {
+			verdictKey, marginKey = "fit."+hw+".at_rest", "fit."+hw+".margin_bytes"
+		}
+		ok, known := m.Facts.Get(verdictKey).Bool()
+		if !known {
+			continue
+		}
+		margin, _ := m.num(marginKey)
+		if ok {
+			if key == "" {
+				key = verdictKey
+			}
+			fits = append(fits, HWLabel(hw)+" ("+m.d(marginKey)+")")
+			continue
+		}
+		short = append(short, hw)
+		if closest == "" || margin > closestMargin {
+			closest, closestMargin = hw, margin
+		}
+	}
+	if len(fits) == 0 && len(short) == 0 {
+		return "unknown: " + reasonOf(m.Facts.Get("fit.min_gpus"), "no fit verdicts"), "fit.min_gpus"
+	}
+	var parts []string
+	if len(fits) > 0 {
+		parts = append(parts, "yes on "+strings.Join(fits, ", "))
+	}
+	if len(short) > 0 {
+		s := fmt.Sprintf("no on %d of %d", len(short), len(short)+len(fits))
+		if len(fits) == 0 {
+			s = "no on any of " + fmt.Sprint(len(short))
+		}
+		s += "; closest " + HWLabel(closest) + " (" + facts.GB(-closestMargin) + " short)"
+		parts = append(parts, s)
+		if key == "" {
+			key = "fit." + closest + ".serving"
+			if m.Facts.Get(key) == nil {
+				key = "fit." + closest + ".at_rest"
+			}
+		}
+	}
+	return strings.Join(parts, "; "), key
+}
+
+// smallestPerClass names, for each class of hardware, the layout with the
+// fewest GPUs that serves the model (less total memory breaks a tie).
+func (m *Model) smallestPerClass(cat *catalog.Catalog) string {
+	if cat == nil {
+		return "unknown: no hardware catalog"
+	}
+	type pick struct {
+		id       string
+		n, bytes int64
+	}
+	best := map[string]*pick{}
+	classed := false
+	ids := make([]string, 0, len(cat.Accelerators))
+	for id := range cat.Accelerators {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		acc := cat.Accelerators[id]
+		if acc.Class == "" {
+			continue
+		}
+		classed = true
+		n, ok := m.Facts.Get("fit.deployable_gpus_serving." + id).Int()
+		if !ok {
+			continue
+		}
+		p := &pick{id: id, n: n, bytes: n * acc.MemoryBytes}
+		if b := best[acc.Class]; b == nil || p.n < b.n || p.n == b.n && p.bytes < b.bytes {
+			best[acc.Class] = p
+		}
+	}
+	if !classed {
+		return "unknown: the hardware catalog gives no accelerator classes"
+	}
+	var parts []string
+	for _, c := range catalog.Classes {
+		has := slices.ContainsFunc(ids, func(id string) bool { return cat.Accelerators[id].Class == c })
+		switch b := best[c]; {
+		case !has:
+		case b == nil:
+			parts = append(parts, c+": none serves it")
+		default:
+			parts = append(parts, fmt.Sprintf("%s: %d × %s", c, b.n, b.id))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ClaimsTally counts verdicts: "13 checked: 5 supported, 6 refuted, 2
+// misleading". The index prints the same tally.
+func ClaimsTally(rs []claims.Review) string {
+	if len(rs) == 0 {
+		return "none checked"
+	}
+	n := map[string]int{}
+	for _, r := range rs {
+		n[r.Verdict]++
+	}
+	var parts []string
+	for _, v := range content.Verdicts {
+		if n[v] > 0 || v == "supported" || v == "refuted" || v == "misleading" {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	return fmt.Sprintf("%d checked: %s", len(rs), strings.Join(parts, ", "))
+}
+
+// Table is the answer box as a table: the question, the answer and the
+// fact behind it.
+func (a *Answer) Table() *render.Table {
+	t := &render.Table{Header: []string{"question", "answer", "fact"}}
+	for _, l := range a.Lines {
+		key := ""
+		if l.Key != "" {
+			key = render.Code(l.Key)
+		}
+		t.Rows = append(t.Rows, []string{l.Question, l.Text, key})
+	}
+	return t
+}
