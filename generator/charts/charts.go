@@ -227,7 +227,9 @@ func (s *Strip) SVG(id string) string {
 			kindClass[k], pad+float64(i)*cell, math.Max(cell-1, 0.5), i+1, kindName[k])
 	}
 	for i := 0; i < n; i++ {
-		if (i+1)%10 == 0 || i == 0 || i == n-1 {
+		// Decades, the first and the last layer; a decade next to the last
+		// would print over it.
+		if i == 0 || i == n-1 || (i+1)%10 == 0 && n-1-i >= 4 {
 			fmt.Fprintf(&b, `<text class="tick" x="%.2f" y="14" text-anchor="middle">%d</text>`, pad+(float64(i)+0.5)*cell, i+1)
 		}
 	}

@@ -2,7 +2,6 @@ package page
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -146,18 +145,26 @@ func (m *Model) referenceFit() (string, string) {
 	return strings.Join(parts, "; "), key
 }
 
-// smallestPerClass names, for each class of hardware, the layout with the
-// fewest GPUs that serves the model (less total memory breaks a tie).
-func (m *Model) smallestPerClass(cat *catalog.Catalog) string {
+// Layout is a number of one accelerator.
+type Layout struct {
+	GPUs int64
+	ID   string
+	Key  string // the fact that gives the count
+}
+
+// String is the layout as a reader says it: "2 × H100".
+func (l Layout) String() string { return fmt.Sprintf("%d × %s", l.GPUs, l.ID) }
+
+// SmallestLayout is the deployable layout with the fewest GPUs that serves
+// the model at the stated context, among accelerators of class (any class
+// when empty); less total memory breaks a tie, the id a second tie.
+func (m *Model) SmallestLayout(cat *catalog.Catalog, class string) (Layout, bool) {
+	var best Layout
+	var bestBytes int64
+	found := false
 	if cat == nil {
-		return "unknown: no hardware catalog"
+		return best, false
 	}
-	type pick struct {
-		id       string
-		n, bytes int64
-	}
-	best := map[string]*pick{}
-	classed := false
 	ids := make([]string, 0, len(cat.Accelerators))
 	for id := range cat.Accelerators {
 		ids = append(ids, id)
@@ -165,32 +172,44 @@ func (m *Model) smallestPerClass(cat *catalog.Catalog) string {
 	sort.Strings(ids)
 	for _, id := range ids {
 		acc := cat.Accelerators[id]
-		if acc.Class == "" {
+		if class != "" && acc.Class != class {
 			continue
 		}
-		classed = true
-		n, ok := m.Facts.Get("fit.deployable_gpus_serving." + id).Int()
+		key := "fit.deployable_gpus_serving." + id
+		n, ok := m.Facts.Get(key).Int()
 		if !ok {
 			continue
 		}
-		p := &pick{id: id, n: n, bytes: n * acc.MemoryBytes}
-		if b := best[acc.Class]; b == nil || p.n < b.n || p.n == b.n && p.bytes < b.bytes {
-			best[acc.Class] = p
+		if !found || n < best.GPUs || n == best.GPUs && n*acc.MemoryBytes < bestBytes {
+			best, bestBytes, found = Layout{GPUs: n, ID: id, Key: key}, n*acc.MemoryBytes, true
 		}
 	}
-	if !classed {
-		return "unknown: the hardware catalog gives no accelerator classes"
+	return best, found
+}
+
+// smallestPerClass names, for each class of hardware, the smallest layout
+// that serves the model.
+func (m *Model) smallestPerClass(cat *catalog.Catalog) string {
+	if cat == nil {
+		return "unknown: no hardware catalog"
+	}
+	has := map[string]bool{}
+	for _, acc := range cat.Accelerators {
+		has[acc.Class] = true
 	}
 	var parts []string
 	for _, c := range catalog.Classes {
-		has := slices.ContainsFunc(ids, func(id string) bool { return cat.Accelerators[id].Class == c })
-		switch b := best[c]; {
-		case !has:
-		case b == nil:
-			parts = append(parts, c+": none serves it")
-		default:
-			parts = append(parts, fmt.Sprintf("%s: %d × %s", c, b.n, b.id))
+		if !has[c] {
+			continue
 		}
+		if l, ok := m.SmallestLayout(cat, c); ok {
+			parts = append(parts, c+": "+l.String())
+		} else {
+			parts = append(parts, c+": none serves it")
+		}
+	}
+	if len(parts) == 0 {
+		return "unknown: the hardware catalog gives no accelerator classes"
 	}
 	return strings.Join(parts, "; ")
 }
@@ -226,4 +245,18 @@ func (a *Answer) Table() *render.Table {
 		t.Rows = append(t.Rows, []string{l.Question, l.Text, key})
 	}
 	return t
+}
+
+// HubLinks are the model's Hub page, its file listing and its config.json
+// at the pinned revision (the default branch when none was recorded).
+type HubLinks struct{ Page, Files, Config string }
+
+// Hub returns the model's Hub links.
+func (m *Model) Hub() HubLinks {
+	rev := m.Revision
+	if rev == "" {
+		rev = "main"
+	}
+	base := "https://huggingface.co/" + m.ModelID
+	return HubLinks{Page: base, Files: base + "/tree/" + rev, Config: base + "/blob/" + rev + "/config.json"}
 }

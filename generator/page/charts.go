@@ -59,7 +59,7 @@ func (m *Model) buildCharts() map[string]render.Chart {
 				segs = append(segs, charts.Segment{Label: "KV cache + state", Value: cache, Class: "cache"})
 			}
 			margin, _ := m.num("fit." + hw + ".serving_margin_bytes")
-			bar := charts.Bar{Label: hw, Segments: segs, Capacity: total, Usable: usable, ID: "fit-" + hw,
+			bar := charts.Bar{Label: HWLabel(hw), Segments: segs, Capacity: total, Usable: usable, ID: "fit-" + hw,
 				Note: m.Facts.Get("fit." + hw + ".serving_margin_bytes").Display, Bad: margin < 0}
 			if f := m.Facts.Get("fit." + hw + ".serving_margin_bytes"); f == nil {
 				bar.Note = m.Facts.Get("fit." + hw + ".margin_bytes").Display

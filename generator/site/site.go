@@ -353,6 +353,17 @@ func (s *Site) Render() (map[string][]byte, error) {
 		return nil, err
 	}
 	out["sort.js"] = s.Templates.JS
+	out["models.js"] = s.Templates.ModelsJS
+	mj, err := s.modelsJSON()
+	if err != nil {
+		return nil, err
+	}
+	out[ModelsPath] = mj
+	cmp, err := s.Templates.ComparePage(render.HTMLPage{PageTitle: "Compare models · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: s.Config.Search})
+	if err != nil {
+		return nil, err
+	}
+	out["compare/index.html"] = cmp
 	if s.Config.Search {
 		b, err := s.Templates.SearchPage(render.HTMLPage{PageTitle: "Search · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: true})
 		if err != nil {
