@@ -83,7 +83,8 @@
       ["smallest serving layout", function (m) { return m.smallest_layout || "none in the catalog"; }],
       ["cheapest serving", function (m) {
         var c = m.facts["fit.cheapest_serving"];
-        return fact(m, "cost.cheapest_serving.usd_per_hour") + (c && c.display ? " on " + c.display : "");
+        var layout = c && c.display ? c.display.replace(/^(\d+)x/, "$1 × ") : "";
+        return fact(m, "cost.cheapest_serving.usd_per_hour") + (layout ? " on " + layout : "");
       }],
       ["claims", function (m) { return m.claims.tally; }],
       ["revision", function (m) { return m.revision ? m.revision.slice(0, 12) : "not recorded"; }]

@@ -39,7 +39,11 @@ type Stacked struct {
 	// Unit writes a value of the axis whose largest value is axisMax, so
 	// every label of one chart shares a unit that fits its magnitude.
 	Unit func(v, axisMax float64) string
-	Bars []Bar
+	// Value writes one segment's or capacity's own value in its hover
+	// title, in the unit that fits it (a 3 KB header in a 4 MB bar); nil
+	// uses Unit.
+	Value func(v float64) string
+	Bars  []Bar
 }
 
 // The geometry is in viewBox units; the chart is drawn at most at about
@@ -73,6 +77,10 @@ func (c *Stacked) SVG(id string) string {
 		max = 1
 	}
 	unit := func(v float64) string { return c.Unit(v, max) }
+	value := unit
+	if c.Value != nil {
+		value = c.Value
+	}
 	x := func(v float64) float64 { return plotLeft + v/max*(plotRight-plotLeft) }
 	seen := map[string]string{}
 	var order []string
@@ -105,16 +113,16 @@ func (c *Stacked) SVG(id string) string {
 				continue
 			}
 			fmt.Fprintf(&b, `<rect class="seg %s" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s: %s</title></rect>`,
-				esc(s.Class), x(pos), y, x(pos+s.Value)-x(pos), barH, esc(s.Label), esc(unit(s.Value)))
+				esc(s.Class), x(pos), y, x(pos+s.Value)-x(pos), barH, esc(s.Label), esc(value(s.Value)))
 			pos += s.Value
 		}
 		if bar.Capacity > 0 {
 			fmt.Fprintf(&b, `<rect class="capacity" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>memory: %s</title></rect>`,
-				plotLeft, y-2, x(bar.Capacity)-plotLeft, barH+4, esc(unit(bar.Capacity)))
+				plotLeft, y-2, x(bar.Capacity)-plotLeft, barH+4, esc(value(bar.Capacity)))
 		}
 		if bar.Usable > 0 {
 			fmt.Fprintf(&b, `<line class="usable" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"><title>usable: %s</title></line>`,
-				x(bar.Usable), x(bar.Usable), y-3, y+barH+3, esc(unit(bar.Usable)))
+				x(bar.Usable), x(bar.Usable), y-3, y+barH+3, esc(value(bar.Usable)))
 		}
 	}
 	axisY := topPad + float64(len(c.Bars))*rowH

@@ -14,8 +14,14 @@ import (
 // siteRoot is the shipped site, relative to this package.
 const siteRoot = "../.."
 
-// built is the shipped site, built once for the whole package.
-var built struct {
+// fixtureRoot is the browser tests' frozen site: three shipped models, a
+// tiny one, and a catalog with accelerator classes and an RTX 4090. Its
+// templates are the repository's.
+const fixtureRoot = "testdata/site"
+
+// built is the shipped site, built once for the whole package; fixture is
+// the fixture site.
+var built, fixture struct {
 	dir string
 	err error
 }
@@ -34,6 +40,8 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(tmp)
 	built.dir = filepath.Join(tmp, "public")
 	built.err = buildSite(siteRoot, built.dir)
+	fixture.dir = filepath.Join(tmp, "fixture")
+	fixture.err = buildSite(fixtureRoot, fixture.dir)
 	defer stopBrowser()
 	return m.Run()
 }
@@ -59,6 +67,15 @@ func builtSite(t *testing.T) string {
 		t.Fatalf("build the shipped site: %v", built.err)
 	}
 	return built.dir
+}
+
+// fixtureSite returns the directory of the fixture site's build.
+func fixtureSite(t *testing.T) string {
+	t.Helper()
+	if fixture.err != nil {
+		t.Fatalf("build the fixture site %s: %v", fixtureRoot, fixture.err)
+	}
+	return fixture.dir
 }
 
 // dossierPages lists the dossier pages of a build as URL paths

@@ -30,7 +30,10 @@ func TestDisplayRules(t *testing.T) {
 		{UnitShare, 2722740830208.0 / 2779931837184.0, "97.9%"},
 		{UnitCount, int64(497220), "497,220"},
 		{UnitUSDHour, 47.84, "$47.84/h"},
+		{UnitUSD, 0.0000065, "<$0.01"},
 		{UnitSeconds, 12359.0, "12,359 s (3.4 h)"},
+		{UnitSeconds, 4247096 / 126.3e6, "34 ms"},
+		{UnitSeconds, 0.5, "0.5 s"},
 		{UnitBool, false, "no"},
 		{UnitBytes, nil, "unknown"},
 	} {

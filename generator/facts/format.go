@@ -158,6 +158,9 @@ func BytesIn(b, ref float64) string {
 	if !ok {
 		return Fixed(b, 0) + " B"
 	}
+	if b == 0 {
+		return "0 " + s.decName
+	}
 	digits := 0
 	if math.Abs(ref)/s.dec < 10 {
 		digits = 1
@@ -208,8 +211,12 @@ func Percent(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) +
 
 // USD shows dollars with two decimals: $47.84.
 func USD(f float64) string {
-	if f < 0 {
+	switch {
+	case f < 0:
 		return "-$" + Fixed(-f, 2)
+	case f > 0 && f < 0.005:
+		// A price that rounds to nothing is still not free.
+		return "<$0.01"
 	}
 	return "$" + Fixed(f, 2)
 }
@@ -221,6 +228,9 @@ func Duration(s float64) string {
 		return Fixed(s, 0) + " s (" + strconv.FormatFloat(s/3600, 'f', 1, 64) + " h)"
 	case s >= 60:
 		return Fixed(s, 0) + " s (" + strconv.FormatFloat(s/60, 'f', 1, 64) + " min)"
+	case s > 0 && s < 0.1:
+		// A download of a few megabytes takes milliseconds, not "0.0 s".
+		return strconv.FormatFloat(math.Max(s*1000, 0.1), 'g', 2, 64) + " ms"
 	}
 	return strconv.FormatFloat(s, 'f', 1, 64) + " s"
 }

@@ -95,10 +95,14 @@ func reasonOf(f *facts.Fact, fallback string) string {
 
 // referenceFit says which of the site's reference layouts serve the model
 // at the stated context, with their margins, and how the rest fall short.
+// It names every layout that fits when there are two or fewer, else the
+// one with the least to spare.
 func (m *Model) referenceFit() (string, string) {
-	var fits, short []string
-	key := ""
-	closest, closestMargin := "", 0.0
+	type verdict struct {
+		hw, key, margin string
+		spare           float64
+	}
+	var fits, short []verdict
 	for _, hw := range m.Hardware {
 		verdictKey, marginKey := "fit."+hw+".serving", "fit."+hw+".serving_margin_bytes"
 		if m.Facts.Get(verdictKey) == nil {
@@ -108,39 +112,45 @@ func (m *Model) referenceFit() (string, string) {
 		if !known {
 			continue
 		}
-		margin, _ := m.num(marginKey)
+		spare, _ := m.num(marginKey)
+		v := verdict{hw: hw, key: verdictKey, margin: m.d(marginKey), spare: spare}
 		if ok {
-			if key == "" {
-				key = verdictKey
-			}
-			fits = append(fits, HWLabel(hw)+" ("+m.d(marginKey)+")")
-			continue
-		}
-		short = append(short, hw)
-		if closest == "" || margin > closestMargin {
-			closest, closestMargin = hw, margin
+			fits = append(fits, v)
+		} else {
+			short = append(short, v)
 		}
 	}
-	if len(fits) == 0 && len(short) == 0 {
+	total := len(fits) + len(short)
+	if total == 0 {
 		return "unknown: " + reasonOf(m.Facts.Get("fit.min_gpus"), "no fit verdicts"), "fit.min_gpus"
 	}
+	// Least spare first among those that fit, least short first among the rest.
+	sort.SliceStable(fits, func(i, j int) bool { return fits[i].spare < fits[j].spare })
+	sort.SliceStable(short, func(i, j int) bool { return short[i].spare > short[j].spare })
 	var parts []string
+	key := ""
+	switch {
+	case len(fits) == total:
+		parts = append(parts, fmt.Sprintf("yes on all %d; least spare on %s (%s)", total, HWLabel(fits[0].hw), fits[0].margin))
+	case len(fits) > 2:
+		parts = append(parts, fmt.Sprintf("yes on %d of %d; least spare on %s (%s)", len(fits), total, HWLabel(fits[0].hw), fits[0].margin))
+	case len(fits) > 0:
+		var named []string
+		for _, v := range fits {
+			named = append(named, HWLabel(v.hw)+" ("+v.margin+")")
+		}
+		parts = append(parts, "yes on "+strings.Join(named, ", "))
+	}
 	if len(fits) > 0 {
-		parts = append(parts, "yes on "+strings.Join(fits, ", "))
+		key = fits[0].key
 	}
 	if len(short) > 0 {
-		s := fmt.Sprintf("no on %d of %d", len(short), len(short)+len(fits))
+		s := fmt.Sprintf("no on %d of %d", len(short), total)
 		if len(fits) == 0 {
-			s = "no on any of " + fmt.Sprint(len(short))
+			s = fmt.Sprintf("no on any of %d", total)
+			key = short[0].key
 		}
-		s += "; closest " + HWLabel(closest) + " (" + facts.GB(-closestMargin) + " short)"
-		parts = append(parts, s)
-		if key == "" {
-			key = "fit." + closest + ".serving"
-			if m.Facts.Get(key) == nil {
-				key = "fit." + closest + ".at_rest"
-			}
-		}
+		parts = append(parts, s+"; closest "+HWLabel(short[0].hw)+" ("+short[0].margin+")")
 	}
 	return strings.Join(parts, "; "), key
 }

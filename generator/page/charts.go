@@ -47,7 +47,7 @@ func (m *Model) buildCharts() map[string]render.Chart {
 	}
 	if w := m.weightSegments(); w != nil && len(m.Hardware) > 0 {
 		cache, _ := m.num("fit.cache_bytes")
-		c := &charts.Stacked{Unit: byteTick}
+		c := &charts.Stacked{Unit: byteTick, Value: facts.GB}
 		for _, hw := range m.Hardware {
 			total, ok := m.num("fit." + hw + ".memory_bytes")
 			if !ok {
@@ -91,7 +91,7 @@ func (m *Model) buildCharts() map[string]render.Chart {
 		add("layers", s.Desc, s.SVG("chart-layers"))
 	}
 	if w := m.weightSegments(); w != nil {
-		c := &charts.Stacked{Unit: byteTick, Title: "The naive multiplication against the real checkpoint"}
+		c := &charts.Stacked{Unit: byteTick, Value: facts.GB, Title: "The naive multiplication against the real checkpoint"}
 		var parts []string
 		for _, k := range [][2]string{{"headline parameters × nominal bits", "bytes.naive_headline"}, {"exact parameters × nominal bits", "bytes.naive_exact"}} {
 			if v, ok := m.num(k[1]); ok {
