@@ -55,6 +55,7 @@ type Catalog struct {
 	Accelerators map[string]*Accelerator
 	PriceLists   []*PriceList
 	Software     []*Window
+	References   []*Reference // documents inputs cite by a short id
 }
 
 // Window is the range of a library's versions a model's code was found to
@@ -123,6 +124,9 @@ func Load(dataDir string) (*Catalog, error) {
 		c.Accelerators[a.ID] = a
 	}
 	if err := loadSoftware(filepath.Join(dataDir, "software.yaml"), c); err != nil {
+		return nil, err
+	}
+	if err := loadReferences(filepath.Join(dataDir, "references.yaml"), c); err != nil {
 		return nil, err
 	}
 	files, err := filepath.Glob(filepath.Join(dataDir, "pricing", "*.yaml"))

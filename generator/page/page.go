@@ -37,6 +37,8 @@ type Model struct {
 	Prose    string // Markdown, fact references expanded
 
 	Answer *Answer
+	namer func(string) string // names cited references (nameReferences)
+
 	// Packed is true when the census counts packed sub-byte payloads, the
 	// only case where its note on counting applies.
 	Packed bool
@@ -144,7 +146,59 @@ func Build(in Input) (*Model, error) {
 		"claims":     m.claimsTable(in.Reviews),
 	}
 	m.Charts = m.buildCharts()
+	m.nameReferences(cat)
 	return m, nil
+}
+
+// nameReferences rewrites every citation of a reference by its short id
+// in the page's text and tables as its name, and lists the references the
+// page names under Sources.
+func (m *Model) nameReferences(cat *catalog.Catalog) {
+	if cat == nil {
+		return
+	}
+	used := map[string]*catalog.Reference{}
+	name := func(s string) string {
+		out, named := cat.NameReferences(s)
+		for _, r := range named {
+			used[r.ID] = r
+		}
+		return out
+	}
+	m.namer = name
+	m.Prose, m.Summary = name(m.Prose), name(m.Summary)
+	tables := make([]*render.Table, 0, len(m.Tables)+len(m.Measurements))
+	for _, t := range m.Tables {
+		tables = append(tables, t)
+	}
+	for _, g := range m.Measurements {
+		tables = append(tables, g.Table)
+	}
+	for _, t := range tables {
+		for _, row := range t.Rows {
+			for i := range row {
+				row[i] = name(row[i])
+			}
+		}
+	}
+	refs := &render.Table{Header: []string{"reference", "by", "date", "address"}}
+	ids := make([]string, 0, len(used))
+	for id := range used {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		r := used[id]
+		date, url := r.Date, r.URL
+		if date == "" {
+			date = "undated"
+		}
+		if url == "" {
+			url = "no public address recorded"
+		}
+		refs.Rows = append(refs.Rows, []string{"“" + r.Title + "”", r.By, date, url})
+	}
+	m.Tables["references"] = refs
 }
 
 // row returns the display of key and whether the fact exists.
@@ -383,7 +437,7 @@ func (m *Model) sources() *render.Table {
 	}
 	sort.Strings(srcs)
 	for _, s := range srcs {
-		t.Rows = append(t.Rows, []string{s, strconv.Itoa(count[s])})
+		t.Rows = append(t.Rows, []string{SourceName(s), strconv.Itoa(count[s])})
 	}
 	return t
 }
@@ -391,9 +445,45 @@ func (m *Model) sources() *render.Table {
 func rowsOf(rows [][3]string) [][]string {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
-		out[i] = []string{r[0], r[1], r[2]}
+		out[i] = []string{SourceName(r[0]), r[1], r[2]}
 	}
 	return out
+}
+
+// sourceNames say in words what a fact's source id points at.
+var sourceNames = []struct{ prefix, name string }{
+	{"hub:census", "the Hub's dtype census"},
+	{"hub:tree", "the repository's file listing"},
+	{"hub:index", "model.safetensors.index.json"},
+	{"hub:headers", "the safetensors headers"},
+	{"hub:", "the Hub"},
+	{"config.json", "config.json"},
+	{"hf_quant_config.json", "hf_quant_config.json"},
+	{"catalog:hardware.yaml#", "hardware catalog: "},
+	{"catalog:software.yaml", "software windows"},
+	{"pricing:", "price list: "},
+	{"site:hugo-like.yaml", "the site's sizing settings"},
+	{"analytic:module-tree", "the module tree built from config.json"},
+}
+
+// SourceName is a fact source id in words: "hub:tree" is "the
+// repository's file listing", "catalog:hardware.yaml#B200" is "hardware
+// catalog: B200". An id it does not know is returned as it is.
+func SourceName(id string) string {
+	for _, s := range sourceNames {
+		if rest, ok := strings.CutPrefix(id, s.prefix); ok {
+			if strings.HasSuffix(s.name, ": ") {
+				return s.name + rest
+			}
+			switch {
+			case rest == "" || strings.HasPrefix(rest, " "):
+				return s.name + rest
+			case strings.HasPrefix(rest, "@"):
+				return s.name + " at " + rest[1:]
+			}
+		}
+	}
+	return id
 }
 
 func (m *Model) streamTable() *render.Table {
@@ -458,7 +548,15 @@ func (m *Model) FactsAppendix() *render.Table {
 		if !f.Known() {
 			how = "unknown: " + f.Reason
 		}
-		t.Rows = append(t.Rows, []string{render.Code(k), render.Code(k), f.Display, how, strings.Join(f.Sources, "; ")})
+		srcs := make([]string, len(f.Sources))
+		for i, src := range f.Sources {
+			srcs[i] = SourceName(src)
+		}
+		row := []string{render.Code(k), render.Code(k), f.Display, how, strings.Join(srcs, "; ")}
+		if m.namer != nil {
+			row[3], row[4] = m.namer(row[3]), m.namer(row[4])
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
