@@ -37,7 +37,7 @@ type Model struct {
 	Prose    string // Markdown, fact references expanded
 
 	Answer *Answer
-	namer func(string) string // names cited references (nameReferences)
+	namer  func(string) string // names cited references (nameReferences)
 
 	// Packed is true when the census counts packed sub-byte payloads, the
 	// only case where its note on counting applies.
