@@ -126,15 +126,14 @@ func (c *calc) minGPUsAtContexts(id string, memPerGPU, tb int64, tsrc, hsrc stri
 	for _, n := range sz.Contexts {
 		key := fmt.Sprintf("fit.min_gpus_at.%d.%s", n, id)
 		per, ok := int64(0), false
-		if c.cache != nil {
+		// The cache at n is sized only where kv.bytes_at_context is: not
+		// beyond the model's own context.
+		kv := c.s.Get(fmt.Sprintf("kv.bytes_at_context.%d", n))
+		if c.cache != nil && kv.Known() {
 			per, ok = c.cache(n)
 		}
 		if !ok {
-			why := "cache at this context unknown"
-			if f := c.s.Get(fmt.Sprintf("kv.bytes_at_context.%d", n)); f != nil && f.Reason != "" {
-				why = f.Reason
-			}
-			c.s.Unknown(key, facts.UnitCount, why)
+			c.s.Unknown(key, facts.UnitCount, reasonOr(reasonOf(kv), "cache at this context unknown"))
 			continue
 		}
 		ms, ok := c.servingMinimum(memPerGPU, tb, per*sz.Concurrency)
@@ -144,6 +143,13 @@ func (c *calc) minGPUsAtContexts(id string, memPerGPU, tb int64, tsrc, hsrc stri
 		}
 		c.add(key, ms, facts.UnitCount, fmt.Sprintf("⌈(tensor bytes + cache of %d sequence(s) at %s tokens) ÷ usable memory per GPU⌉", sz.Concurrency, facts.Int(n)), tsrc, hsrc, srcConfig)
 	}
+}
+
+func reasonOf(f *facts.Fact) string {
+	if f == nil {
+		return ""
+	}
+	return f.Reason
 }
 
 func (c *calc) fitOne(hw string, tb int64, tsrc string, cacheBytes int64, cacheOK bool) {
