@@ -435,7 +435,11 @@ func (m *Model) sources() *render.Table {
 	for s := range count {
 		srcs = append(srcs, s)
 	}
-	sort.Strings(srcs)
+	// In the order a reader scans them: by name.
+	sort.Slice(srcs, func(i, j int) bool {
+		a, b := SourceName(srcs[i]), SourceName(srcs[j])
+		return a < b || a == b && srcs[i] < srcs[j]
+	})
 	for _, s := range srcs {
 		t.Rows = append(t.Rows, []string{SourceName(s), strconv.Itoa(count[s])})
 	}
