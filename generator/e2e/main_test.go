@@ -8,20 +8,24 @@ import (
 	"testing"
 
 	"dossier/generator/config"
+	"dossier/generator/internal/sitetest"
 	"dossier/generator/site"
 )
 
-// siteRoot is the shipped site, relative to this package.
-const siteRoot = "../.."
+// built is the fixture site, built once for the whole package.
+var built struct {
+	dir string
+	err error
+}
 
-// fixtureRoot is the browser tests' frozen site: three shipped models, a
-// tiny one, and a catalog with accelerator classes and an RTX 4090. Its
-// templates are the repository's.
-const fixtureRoot = "testdata/site"
+// pagesRoot is the frozen site of the reader-facing browser tests (answer
+// box, phones, index, filter, compare, units): K3, Llama 3.1 8B,
+// Qwen3-30B-A3B, a tiny two-layer model, and a catalog with accelerator
+// classes and an RTX 4090. Its templates are the repository's.
+const pagesRoot = "testdata/site"
 
-// built is the shipped site, built once for the whole package; fixture is
-// the fixture site.
-var built, fixture struct {
+// pagesSite is pagesRoot's build.
+var pagesSite struct {
 	dir string
 	err error
 }
@@ -39,9 +43,13 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	built.dir = filepath.Join(tmp, "public")
-	built.err = buildSite(siteRoot, built.dir)
-	fixture.dir = filepath.Join(tmp, "fixture")
-	fixture.err = buildSite(fixtureRoot, fixture.dir)
+	// The browser tests build the frozen fixture site, not the live one.
+	root := filepath.Join(tmp, "site")
+	if built.err = sitetest.CopyFixture(root, nil); built.err == nil {
+		built.err = buildSite(root, built.dir)
+	}
+	pagesSite.dir = filepath.Join(tmp, "pages")
+	pagesSite.err = buildSite(pagesRoot, pagesSite.dir)
 	defer stopBrowser()
 	return m.Run()
 }
@@ -60,22 +68,22 @@ func buildSite(root, dest string) error {
 	return err
 }
 
-// builtSite returns the directory of the shipped site's build.
+// builtSite returns the directory of the fixture site's build.
 func builtSite(t *testing.T) string {
 	t.Helper()
 	if built.err != nil {
-		t.Fatalf("build the shipped site: %v", built.err)
+		t.Fatalf("build the fixture site: %v", built.err)
 	}
 	return built.dir
 }
 
-// fixtureSite returns the directory of the fixture site's build.
+// fixtureSite returns the directory of pagesRoot's build.
 func fixtureSite(t *testing.T) string {
 	t.Helper()
-	if fixture.err != nil {
-		t.Fatalf("build the fixture site %s: %v", fixtureRoot, fixture.err)
+	if pagesSite.err != nil {
+		t.Fatalf("build the fixture site %s: %v", pagesRoot, pagesSite.err)
 	}
-	return fixture.dir
+	return pagesSite.dir
 }
 
 // dossierPages lists the dossier pages of a build as URL paths
