@@ -94,7 +94,7 @@ func TestBrowserAnswerValues(t *testing.T) {
 		"size on disk":               "1,560.9 GB (1,453.7 GiB)",
 		"fits the reference layouts": "yes on 8 × B300 (508.7 GB spare), 8 × MI355X (508.7 GB spare); no on 7 of 9; closest 8 × MI300X (182.5 GB short)",
 		"smallest layout per class":  "consumer: 72 × RTX4090; workstation: 24 × RTXPRO6000; datacenter: 8 × B300",
-		"claims":                     "14 checked: 2 supported, 6 refuted, 5 misleading, 1 outdated",
+		"claims":                     k3Tally(t),
 	}
 	for _, r := range rows {
 		if w, ok := want[r.Question]; ok {
@@ -127,6 +127,36 @@ func TestBrowserAnswerValues(t *testing.T) {
 		}
 		at += i + 1
 	}
+}
+
+// k3Tally counts the verdicts of K3's claims in its facts.json: "N
+// checked: a supported, b refuted, c misleading" and the other verdicts
+// that occur, in the order the content package lists them.
+func k3Tally(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixtureSite(t), "models", "kimi-k3", "facts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Claims []struct {
+			Verdict string `json:"verdict"`
+		} `json:"claims"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, c := range doc.Claims {
+		n[c.Verdict]++
+	}
+	var parts []string
+	for _, v := range []string{"supported", "refuted", "misleading", "outdated", "unverifiable"} {
+		if n[v] > 0 || v == "supported" || v == "refuted" || v == "misleading" {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	return fmt.Sprintf("%d checked: %s", len(doc.Claims), strings.Join(parts, ", "))
 }
 
 // TestBrowserPhonesDoNotScrollSideways: at 390 px no page of the fixture
