@@ -42,6 +42,12 @@ func (m *Model) answer(cat *catalog.Catalog, rs []claims.Review) *Answer {
 			key = "" // nothing to link to
 		}
 		a.Lines = append(a.Lines, AnswerLine{Question: q, Text: text, Key: key})
+		if key != "" && m.labels[key] == "" {
+			if m.labels == nil {
+				m.labels = map[string]string{}
+			}
+			m.labels[key] = q
+		}
 	}
 	params := m.d("params.total")
 	if f := m.Facts.Get("params.active_no_embedding"); f.Known() {

@@ -38,6 +38,7 @@ type Model struct {
 
 	Answer *Answer
 	namer  func(string) string // names cited references (nameReferences)
+	labels map[string]string   // fact key → the words a table labels it with
 
 	// Packed is true when the census counts packed sub-byte payloads, the
 	// only case where its note on counting applies.
@@ -144,7 +145,6 @@ func Build(in Input) (*Model, error) {
 		"stream":     m.streamTable(),
 		"software":   m.softwareTable(),
 		"variants":   m.variantsTable(p.Front.Variants),
-		"published":  m.published(p.Front.Published),
 		"reconcile":  m.reconcile(),
 		"sources":    m.sources(),
 		"provenance": {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},
@@ -152,6 +152,8 @@ func Build(in Input) (*Model, error) {
 		"documents":  sourcesTable(&p.Front),
 		"conflicts":  conflictsTable(&p.Front),
 	}
+	// After the other tables: it labels figures with their words.
+	m.Tables["published"] = m.published(p.Front.Published)
 	m.Charts = m.buildCharts()
 	m.nameReferences(cat)
 	return m, nil
@@ -230,6 +232,12 @@ func (m *Model) rows(keys ...[2]string) [][]string {
 			continue
 		}
 		out = append(out, []string{k[0], m.d(k[1]), f.Derivation, render.Code(k[1])})
+		if m.labels == nil {
+			m.labels = map[string]string{}
+		}
+		if _, ok := m.labels[k[1]]; !ok {
+			m.labels[k[1]] = k[0]
+		}
 	}
 	return out
 }
@@ -243,11 +251,15 @@ func (m *Model) speedTable() *render.Table {
 	var keys [][2]string
 	for _, k := range m.Facts.Keys() {
 		if rest, ok := strings.CutPrefix(k, "speed."); ok {
-			keys = append(keys, [2]string{rest, k})
+			keys = append(keys, [2]string{words(rest), k})
 		}
 	}
 	return factTable(m.rows(keys...))
 }
+
+// words turns the tail of a fact key into a row label: "header_bytes_per_tensor"
+// reads "header bytes per tensor".
+func words(key string) string { return strings.NewReplacer("_", " ", ".", " ").Replace(key) }
 
 func (m *Model) census() *render.Table {
 	t := &render.Table{Header: []string{"dtype", "parameters", "share", "fact"}, Align: []render.Align{render.Left, render.Right, render.Right}}
@@ -417,7 +429,11 @@ func (m *Model) published(pubs []content.Published) *render.Table {
 		if text == "" {
 			text = facts.Display(p.Unit, p.Value)
 		}
-		t.Rows = append(t.Rows, []string{p.Key, text, p.Source, m.d(p.Key), render.Code(p.Key)})
+		label := m.labels[p.Key]
+		if label == "" {
+			label = p.Key // no table names it; the key is the only name it has
+		}
+		t.Rows = append(t.Rows, []string{label, text, p.Source, m.d(p.Key), render.Code(p.Key)})
 	}
 	return t
 }
@@ -426,7 +442,7 @@ func (m *Model) reconcile() *render.Table {
 	var rows [][2]string
 	for _, k := range m.Facts.Keys() {
 		if strings.HasPrefix(k, "reconcile.") {
-			rows = append(rows, [2]string{strings.TrimPrefix(k, "reconcile."), k})
+			rows = append(rows, [2]string{words(strings.TrimPrefix(k, "reconcile.")), k})
 		}
 	}
 	return factTable(m.rows(rows...))
