@@ -16,8 +16,7 @@ import (
 
 // NewMarkdown returns the goldmark converter every page uses: GFM tables,
 // footnotes, automatic heading IDs (no heading attributes: a {#id style=…}
-// in a title or prose stays text, never markup), row
-// anchors, and the safe default that drops raw HTML and dangerous link
+// in prose stays text, never markup), row anchors, and the safe default that drops raw HTML and dangerous link
 // targets. charts maps an image destination to SVG this generator drew;
 // such images are inlined, every other image stays an <img>.
 func NewMarkdown(charts map[string]string) goldmark.Markdown {
@@ -26,6 +25,22 @@ func NewMarkdown(charts map[string]string) goldmark.Markdown {
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
 			parser.WithASTTransformers(util.Prioritized(rowAnchors{}, 100))),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1))),
+	)
+}
+
+// NewDossierMarkdown is NewMarkdown for a dossier page read in a browser,
+// with heading attributes for the template's anchors ({#answer}) but only
+// the id kept (headingAttrAllowlist):
+// fact keys leave the tables for links into factsPage (the key shows on
+// hover), and a table of contents follows the answer box.
+func NewDossierMarkdown(charts map[string]string, factsPage string) goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithHeadingAttribute(),
+			parser.WithASTTransformers(util.Prioritized(headingAttrAllowlist{}, 50), util.Prioritized(rowAnchors{}, 100), util.Prioritized(factLinks{page: factsPage}, 110),
+				util.Prioritized(tableOfContents{}, 120))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1),
+			util.Prioritized(contentsRenderer{}, 1))),
 	)
 }
 
