@@ -25,7 +25,18 @@ type manifest struct {
 	// Shared is every other published file (lists, feeds, assets, the
 	// cache) and its sha256, so a build can tell it would change nothing.
 	Shared map[string]string `json:"shared"`
+	// SharedKey hashes what the lists, feeds and assets are rendered
+	// from; when it is unchanged they are reused like a page.
+	SharedKey string `json:"shared_key"`
+	// Stamps is the size and modification time of every file, so reuse
+	// can trust a file without reading it. They describe the file system,
+	// not the site, so they live apart in StampsPath: every other file of
+	// an incremental build is byte for byte that of a full build.
+	Stamps map[string]stamp `json:"-"`
 }
+
+// StampsPath holds manifest.Stamps.
+const StampsPath = ".dossier/stamps.json"
 
 type manifestEntry struct {
 	Hash     string            `json:"hash"`
@@ -160,6 +171,9 @@ func loadManifest(dir string) *manifest {
 	if json.Unmarshal(b, &m) != nil {
 		return nil
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(StampsPath))); err == nil {
+		json.Unmarshal(b, &m.Stamps) // without stamps, files are hashed
+	}
 	return &m
 }
 
@@ -176,14 +190,29 @@ func (s *Site) reuse(e *entry) {
 		return
 	}
 	for f, want := range me.Files {
-		if !filepath.IsLocal(f) {
-			return
-		}
-		if got, err := fileSum(filepath.Join(s.prevDir, filepath.FromSlash(f))); err != nil || got != want {
+		if !s.intact(f, want) {
 			return
 		}
 	}
 	e.reused, e.summary, e.files, e.analytic = true, me.Summary, me.Files, me.Analytic
+}
+
+// intact says whether the previous output's file name still has the bytes
+// it was published with: by its stamp, or else by hashing it.
+func (s *Site) intact(name, sum string) bool {
+	if !filepath.IsLocal(name) {
+		return false
+	}
+	p := filepath.Join(s.prevDir, filepath.FromSlash(name))
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if st, ok := s.prev.Stamps[name]; ok && st == stampOf(fi) {
+		return true
+	}
+	got, err := fileSum(p)
+	return err == nil && got == sum
 }
 
 func fileExists(p string) bool {

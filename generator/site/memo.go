@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"dossier/generator/sizing"
 )
@@ -27,6 +28,8 @@ type analytics struct {
 	prev string // previous output directory, "" for none
 	mu   sync.Mutex
 	byID map[string]*analyticResult
+	// built counts module trees built, not read from a cache.
+	built atomic.Int64
 }
 
 type analyticResult struct {
@@ -85,6 +88,7 @@ func (m *analytics) compute(key string, config, hfQuant []byte) (*sizing.Analyti
 			}
 		}
 	}
+	m.built.Add(1)
 	an, err := Analytic(config, hfQuant)
 	cf := cacheFile{Analytic: an}
 	if err != nil {

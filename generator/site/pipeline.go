@@ -1,6 +1,8 @@
 package site
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -21,13 +23,25 @@ func (s *Site) produce(out output) error {
 	if err := firstError(errs); err != nil {
 		return err
 	}
-	shared, err := s.sharedFiles()
+	key, err := s.sharedKey()
 	if err != nil {
 		return err
 	}
-	for _, name := range sortedKeys(shared) {
-		if err := out.put(name, shared[name]); err != nil {
+	if reused, ok := s.reusableShared(key); ok {
+		for _, name := range sortedKeys(reused) {
+			if err := out.reuse(name, filepath.Join(s.prevDir, filepath.FromSlash(name)), reused[name]); err != nil {
+				return err
+			}
+		}
+	} else {
+		shared, err := s.sharedFiles()
+		if err != nil {
 			return err
+		}
+		for _, name := range sortedKeys(shared) {
+			if err := out.put(name, shared[name]); err != nil {
+				return err
+			}
 		}
 	}
 	for _, name := range sortedKeys(s.cacheFiles()) {
@@ -35,11 +49,17 @@ func (s *Site) produce(out output) error {
 			return err
 		}
 	}
-	b, err := s.manifestFor(out.sums())
+	b, err := s.manifestFor(out.sums(), key)
 	if err != nil {
 		return err
 	}
-	return out.put(ManifestPath, b)
+	if err := out.put(ManifestPath, b); err != nil {
+		return err
+	}
+	if b, err = json.Marshal(out.stamps()); err != nil {
+		return fmt.Errorf("%s: %w", StampsPath, err)
+	}
+	return out.put(StampsPath, append(b, '\n'))
 }
 
 func (s *Site) produceModel(e *entry, out output) error {
@@ -139,8 +159,47 @@ func (s *Site) putCache(out output, name string) error {
 	return out.reuse(name, from, sum)
 }
 
-func (s *Site) manifestFor(sums map[string]string) ([]byte, error) {
-	man := manifest{Models: map[string]manifestEntry{}, Shared: maps.Clone(sums)}
+// sharedKey hashes everything the shared files are rendered from: the
+// inputs every page depends on (templates, configuration, generator), the
+// index page and every model's summary, in order.
+func (s *Site) sharedKey() (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "inputs %s\n", s.inputs)
+	if s.Content.Index != nil {
+		if err := hashFile(h, s.Content.Index.Path); err != nil {
+			return "", err
+		}
+	}
+	enc := json.NewEncoder(h)
+	for _, e := range s.entries {
+		if err := enc.Encode(e.summary); err != nil {
+			return "", fmt.Errorf("summary of %s: %w", e.slug, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// reusableShared returns the previous output's shared files (not the
+// cache) when they were rendered from the same key and are intact.
+func (s *Site) reusableShared(key string) (map[string]string, bool) {
+	if s.prev == nil || s.prev.SharedKey != key || s.prev.Shared == nil {
+		return nil, false
+	}
+	out := map[string]string{}
+	for name, sum := range s.prev.Shared {
+		if strings.HasPrefix(name, CacheDir) {
+			continue
+		}
+		if !s.intact(name, sum) {
+			return nil, false
+		}
+		out[name] = sum
+	}
+	return out, true
+}
+
+func (s *Site) manifestFor(sums map[string]string, key string) ([]byte, error) {
+	man := manifest{Models: map[string]manifestEntry{}, Shared: maps.Clone(sums), SharedKey: key}
 	for _, e := range s.entries {
 		man.Models[e.slug] = manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Analytic: e.analytic}
 		for name := range e.files {
@@ -170,12 +229,20 @@ func (s *Site) unchanged(dest string) ([]string, bool, error) {
 		}
 		maps.Copy(want, e.files)
 	}
-	shared, err := s.sharedFiles()
+	key, err := s.sharedKey()
 	if err != nil {
 		return nil, false, err
 	}
-	for name, b := range shared {
-		want[name] = sum256(b)
+	if reused, ok := s.reusableShared(key); ok {
+		maps.Copy(want, reused)
+	} else {
+		shared, err := s.sharedFiles()
+		if err != nil {
+			return nil, false, err
+		}
+		for name, b := range shared {
+			want[name] = sum256(b)
+		}
 	}
 	for name := range s.cacheFiles() {
 		sum, ok := s.prev.Shared[name]
@@ -200,11 +267,11 @@ func (s *Site) unchanged(dest string) ([]string, bool, error) {
 	}
 	// Model files were verified by reuse; check the rest on disk.
 	for name, sum := range s.prev.Shared {
-		if got, err := fileSum(filepath.Join(dest, filepath.FromSlash(name))); err != nil || got != sum {
+		if !s.intact(name, sum) {
 			return nil, false, nil
 		}
 	}
-	want[ManifestPath] = ""
+	want[ManifestPath], want[StampsPath] = "", ""
 	return sortedKeys(want), true, nil
 }
 

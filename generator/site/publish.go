@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,12 +23,45 @@ type output interface {
 	reuse(name, from, sum string) error
 	// sums is every file published so far and its sha256.
 	sums() map[string]string
+	// stamps is the size and modification time of every file on disk.
+	stamps() map[string]stamp
 }
+
+// stamp is what a later build compares with a file's os.Stat before
+// trusting its recorded sha256 without reading it (as make does); a file
+// whose stamp differs is hashed again.
+type stamp struct {
+	Size int64 `json:"size"`
+	Mod  int64 `json:"mod"` // modification time, Unix nanoseconds
+}
+
+func stampOf(fi os.FileInfo) stamp { return stamp{Size: fi.Size(), Mod: fi.ModTime().UnixNano()} }
 
 // ledger records what an output published.
 type ledger struct {
 	mu  sync.Mutex
 	sum map[string]string
+	st  map[string]stamp
+}
+
+func (l *ledger) setStamp(name, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.st == nil {
+		l.st = map[string]stamp{}
+	}
+	l.st[name] = stampOf(fi)
+	return nil
+}
+
+func (l *ledger) stamps() map[string]stamp {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.st)
 }
 
 func (l *ledger) record(name, sum string) error {
@@ -49,11 +83,7 @@ func (l *ledger) record(name, sum string) error {
 func (l *ledger) sums() map[string]string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make(map[string]string, len(l.sum))
-	for k, v := range l.sum {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(l.sum)
 }
 
 // staging is a fresh sibling directory of the destination that replaces it
@@ -100,7 +130,7 @@ func (st *staging) put(name string, b []byte) error {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
-	return nil
+	return st.setStamp(name, p)
 }
 
 // reuse hardlinks the previous file into the staging directory (both are
@@ -114,10 +144,12 @@ func (st *staging) reuse(name, from, sum string) error {
 	if err != nil {
 		return err
 	}
-	if os.Link(from, p) == nil {
-		return nil
+	if os.Link(from, p) != nil {
+		if err := copyFile(from, p); err != nil {
+			return err
+		}
 	}
-	return copyFile(from, p)
+	return st.setStamp(name, p)
 }
 
 func copyFile(from, to string) error {

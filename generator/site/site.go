@@ -74,6 +74,7 @@ type Site struct {
 	prevDir  string     // Options.Previous
 	prev     *manifest  // its manifest, nil when there is nothing to reuse
 	analytic *analytics // module-tree figures by config hash
+	inputs   string     // hash of what every page depends on (sharedInputs)
 }
 
 // Report says what a build did.
@@ -86,6 +87,9 @@ type Report struct {
 	// Unchanged says the output already held exactly these files, so
 	// nothing was written.
 	Unchanged bool
+	// ModuleTrees is how many module trees were built; the others came
+	// from the cache or from another page with the same config.
+	ModuleTrees int
 }
 
 // Load reads the site and decides, per model, whether the previous
@@ -113,6 +117,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.inputs = shared
 	if !opts.Collect {
 		s.prev = loadManifest(opts.Previous)
 	}

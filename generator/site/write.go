@@ -84,6 +84,7 @@ func Build(s *Site, opts Options) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Destination: dest}
+	defer func() { r.ModuleTrees = int(s.analytic.built.Load()) }()
 	names, unchanged, err := s.unchanged(dest)
 	if err != nil {
 		return nil, err
