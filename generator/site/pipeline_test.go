@@ -1,7 +1,6 @@
 package site
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,22 +30,6 @@ func fileIDs(t *testing.T, dir string) map[string]os.FileInfo {
 	return out
 }
 
-// edit replaces old by new in a file of the site, failing if old is not
-// there (the fixture changed under the test).
-func edit(t *testing.T, path, old, new string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(b, []byte(old)) {
-		t.Fatalf("%s has no %q", path, old)
-	}
-	if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestCachedBuildsMatchFullBuild makes each kind of change in turn. After
 // each, a build over the previous output (incremental) and a build into a
 // new directory reading the previous output's pages and cache (cached)
@@ -57,7 +40,7 @@ func edit(t *testing.T, path, old, new string) {
 // not a single file written.
 func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	keep := []string{"content/models/kimi-k3.md", "content/models/llama-3-1-8b.md", "content/models/gpt-oss-20b.md"}
-	root := sitetest.Copy(t, repoRoot, func(rel string) bool { return slices.Contains(keep, rel) })
+	root := sitetest.Fixture(t, func(rel string) bool { return slices.Contains(keep, rel) })
 	out := t.TempDir()
 	dest := filepath.Join(out, "public")
 	build := func(prev, to string) *Report {
@@ -128,7 +111,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	sameAsFull("unchanged", dest)
 
 	// One snapshot changed: that page only, its module tree from the cache.
-	edit(t, filepath.Join(root, "data/hub/moonshotai/Kimi-K3/snapshot.json"), `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`)
+	sitetest.Edit(t, filepath.Join(root, "data/hub/moonshotai/Kimi-K3/snapshot.json"), `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`)
 	r = build(dest, dest)
 	if r.Unchanged || !slices.Equal(r.Rebuilt, []string{"kimi-k3"}) || r.ModuleTrees != 0 {
 		t.Errorf("K3's snapshot changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
@@ -136,7 +119,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	sameAsFull("snapshot", dest)
 
 	// A price changed: every page's cost facts, no module tree.
-	edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 6.10")
+	sitetest.Edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 6.10")
 	cached := filepath.Join(out, "cached")
 	r = build(dest, cached)
 	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 {
@@ -150,7 +133,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	sameAsFull("price", dest)
 
 	// A page's prose changed: that page, and the lists it appears in.
-	edit(t, filepath.Join(root, "content/models/llama-3-1-8b.md"), "This is a dense model", "This is a dense model, edited")
+	sitetest.Edit(t, filepath.Join(root, "content/models/llama-3-1-8b.md"), "This is a dense model", "This is a dense model, edited")
 	r = build(dest, dest)
 	if !slices.Equal(r.Rebuilt, []string{"llama-3-1-8b"}) || r.ModuleTrees != 0 {
 		t.Errorf("llama's prose changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
@@ -158,7 +141,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	sameAsFull("prose", dest)
 
 	// A config changed: its module tree is built again, the others' are not.
-	edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"rope_theta"`, `"x_bench_note": 1, "rope_theta"`)
+	sitetest.Edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"rope_theta"`, `"x_bench_note": 1, "rope_theta"`)
 	r = build(dest, dest)
 	if !slices.Equal(r.Rebuilt, []string{"llama-3-1-8b"}) || r.ModuleTrees != 1 {
 		t.Errorf("llama's config changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
