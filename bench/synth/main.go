@@ -72,7 +72,7 @@ func run(src, out string, n int, small bool) error {
 			return err
 		}
 	}
-	for _, f := range []string{"hugo-like.yaml", "content/_index.md", "data/hardware.yaml", "data/software.yaml"} {
+	for _, f := range []string{"hugo-like.yaml", "content/_index.md", "data/hardware.yaml"} {
 		if err := copyFile(filepath.Join(src, f), filepath.Join(ds, f)); err != nil {
 			return err
 		}
@@ -86,6 +86,10 @@ func run(src, out string, n int, small bool) error {
 		}
 	}
 	if err := hugoSkeleton(hs); err != nil {
+		return err
+	}
+	software, windows, err := softwareWindows(filepath.Join(src, "data/software.yaml"))
+	if err != nil {
 		return err
 	}
 	for i := range n {
@@ -103,13 +107,45 @@ func run(src, out string, n int, small bool) error {
 		if err := write(filepath.Join(ds, "data/hub", id, "snapshot.json"), snap); err != nil {
 			return err
 		}
+		for _, w := range windows[m.id] {
+			software = append(software, bytes.Replace(w, []byte(m.id), []byte(id), 1)...)
+		}
 		title := fmt.Sprintf("%s (%05d)", m.slug, i)
 		front := fmt.Sprintf("---\ntitle: %q\ndate: 2026-08-06\norgs: [%q]\nfamilies: [%q]\n---\n", title, strings.Split(m.id, "/")[0], m.slug)
 		if err := write(filepath.Join(hs, "content/models", slug+".md"), append([]byte(front), m.rendered...)); err != nil {
 			return err
 		}
 	}
-	return nil
+	return write(filepath.Join(ds, "data/software.yaml"), software)
+}
+
+var windowRe = regexp.MustCompile(`(?m)^  - model: *(\S+)\s*$`)
+
+// softwareWindows splits data/software.yaml into its head and the
+// windows of each model, so every copy gets its original's windows (the
+// pages cite them).
+func softwareWindows(path string) ([]byte, map[string][][]byte, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	locs := windowRe.FindAllSubmatchIndex(b, -1)
+	if locs == nil {
+		return b, nil, nil
+	}
+	windows := map[string][][]byte{}
+	for i, l := range locs {
+		end := len(b)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		id := string(b[l[2]:l[3]])
+		windows[id] = append(windows[id], b[l[0]:end])
+	}
+	return append([]byte(nil), b[:locs[0][0]]...), windows, nil
 }
 
 func load(src string) ([]*model, error) {
