@@ -34,7 +34,8 @@ type Options struct {
 	// on the first page that has one (dossier check reports them all).
 	Collect bool
 	// Previous is the publish directory of an earlier build: model pages
-	// whose inputs are unchanged are taken from it instead of recomputed.
+	// whose inputs are unchanged are taken from it instead of recomputed,
+	// and module trees from its cache. With Collect only the cache is used.
 	Previous string
 }
 
