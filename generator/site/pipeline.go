@@ -206,7 +206,7 @@ func (s *Site) manifestFor(sums map[string]string, key string) ([]byte, error) {
 			delete(man.Shared, name)
 		}
 	}
-	b, err := json.MarshalIndent(man, "", " ")
+	b, err := json.Marshal(man) // not indented: 16 MB at 5,000 pages, read by machines only
 	if err != nil {
 		return nil, fmt.Errorf("build manifest: %w", err)
 	}
