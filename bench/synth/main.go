@@ -72,7 +72,7 @@ func run(src, out string, n int, small bool) error {
 			return err
 		}
 	}
-	for _, f := range []string{"hugo-like.yaml", "content/_index.md", "data/hardware.yaml"} {
+	for _, f := range []string{"hugo-like.yaml", "content/_index.md", "data/hardware.yaml", "data/references.yaml"} {
 		if err := copyFile(filepath.Join(src, f), filepath.Join(ds, f)); err != nil {
 			return err
 		}

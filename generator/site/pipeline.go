@@ -107,6 +107,17 @@ func (s *Site) sharedFiles() (map[string][]byte, error) {
 	if err := s.renderLists(files); err != nil {
 		return nil, err
 	}
+	files["models.js"] = s.Templates.ModelsJS
+	mj, err := s.modelsJSON()
+	if err != nil {
+		return nil, err
+	}
+	files[ModelsPath] = mj
+	cmp, err := s.Templates.ComparePage(render.HTMLPage{PageTitle: "Compare models · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: s.Config.Search})
+	if err != nil {
+		return nil, err
+	}
+	files["compare/index.html"] = cmp
 	if s.Config.Search {
 		b, err := s.Templates.SearchPage(render.HTMLPage{PageTitle: "Search · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: true})
 		if err != nil {

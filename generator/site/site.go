@@ -282,8 +282,8 @@ func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site)
 		a := cat.Accelerators[id]
 		out = append(out, [3]string{"catalog:hardware.yaml#" + id, fmt.Sprintf("%s, %s: %s", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source), asOf(a.AsOf)})
 	}
-	for _, pl := range cat.PriceLists {
-		out = append(out, [3]string{"pricing:" + pl.Provider + " " + pl.AsOf, pl.Source, asOf(pl.AsOf)})
+	for _, ps := range cat.PriceSources() {
+		out = append(out, [3]string{ps.Key, ps.Source, asOf(ps.AsOf)})
 	}
 	out = append(out, [3]string{"site:hugo-like.yaml", "sizing assumptions: " + cfg.Sizing.DownloadSource, ""})
 	return out
@@ -425,12 +425,21 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	}
 	html, err := s.Templates.HTML(md, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		MarkdownURL: "index.md", FactsURL: "facts.json", Search: s.Config.Search,
+		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
 	}, m.Page.Charts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
+	appendix := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json).\n\n" + m.Page.FactsAppendix().Markdown()
+	factsHTML, err := s.Templates.HTML([]byte(appendix), render.HTMLPage{
+		PageTitle: m.Page.Title + " facts · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
+		FactsURL: "facts.json", Search: s.Config.Search,
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("render the facts of %s: %w", m.Content.Path, err)
+	}
+	out[dir+"facts.html"] = factsHTML
 	fj, err := FactsJSON(m)
 	if err != nil {
 		return nil, err
