@@ -222,9 +222,10 @@ func (r *Report) Empty() bool {
 	return len(r.Added)+len(r.Removed)+len(r.Changed)+len(r.Common) == 0
 }
 
-// headline are the figures an added model is introduced with: the numeric
-// columns of the site's model table.
-var headline = []string{"params.total", "params.active_no_embedding", "bytes.checkpoint", "bits_per_param",
+// Headline are the figures an added model is introduced with, and that a
+// corrections log names one by one: the numeric columns of the site's
+// model table.
+var Headline = []string{"params.total", "params.active_no_embedding", "bytes.checkpoint", "bits_per_param",
 	"fit.cheapest_serving", "cost.cheapest_serving.usd_per_hour"}
 
 // Compare diffs base against head. inputs are the input files that changed
@@ -238,7 +239,7 @@ func Compare(base, head Set, inputs []string) *Report {
 		if base[m] == nil {
 			h := head[m]
 			a := AddedModel{Model: m, Revision: h.Revision, Headline: map[string]Value{}}
-			for _, k := range headline {
+			for _, k := range Headline {
 				if v := value(h.Facts.Get(k)); v != nil {
 					a.Headline[k] = *v
 				}
@@ -258,13 +259,15 @@ func Compare(base, head Set, inputs []string) *Report {
 		if d := diffModel(b, h); len(d.Facts)+len(d.Claims) > 0 || b.Revision != h.Revision {
 			r.Changed = append(r.Changed, d)
 			r.Summary.ModelsAffected = append(r.Summary.ModelsAffected, m)
+			// A verdict flips when it had a value before and after; a new
+			// or dropped verdict (or claim) is a change, not a flip.
 			for _, c := range d.Facts {
-				if c.Flip {
+				if c.Flip && c.Old != nil && c.New != nil {
 					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, c.Key, display(c.Old), display(c.New)})
 				}
 			}
 			for _, c := range d.Claims {
-				if c.Old != c.New {
+				if c.Old != c.New && c.Old != "none" && c.New != "removed" {
 					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, "claim " + c.ID, c.Old, c.New})
 				}
 			}

@@ -5,6 +5,7 @@
 package site
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"dossier/generator/claims"
 	"dossier/generator/config"
 	"dossier/generator/content"
+	"dossier/generator/corrections"
 	"dossier/generator/facts"
 	"dossier/generator/page"
 	"dossier/generator/render"
@@ -65,6 +67,9 @@ type Site struct {
 	Problems  []claims.Problem // with Options.Collect
 
 	entries []*entry // every published model, computed or reused, in content order
+	// corrections are the dossiers' logs from the committed history of
+	// their facts.json, by slug (none outside a git repository).
+	corrections map[string][]corrections.Entry
 }
 
 // Report says what a build did.
@@ -98,12 +103,15 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.corrections, err = corrections.ForSite(cfg.Root, cfg.Dir(cfg.PublishDir)); err != nil {
+		return nil, fmt.Errorf("corrections log: %w", err)
+	}
 	prev := loadManifest(opts.Previous)
 	for _, p := range s.Content.Models {
 		if p.Front.Draft && !opts.Drafts {
 			continue
 		}
-		hash, err := modelHash(shared, p, snapshotPath(cfg, p.Front.Model))
+		hash, err := modelHash(shared+corrections.Key(s.corrections[p.Slug]), p, snapshotPath(cfg, p.Front.Model))
 		if err != nil {
 			return nil, err
 		}
@@ -394,7 +402,13 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
-	html, err := s.Templates.HTML(md, render.HTMLPage{
+	// The HTML page adds the corrections log, which the committed Markdown
+	// leaves out: it is read from the commits of that very output.
+	withLog := md
+	if log := corrections.Markdown(s.corrections[m.Page.Slug]); log != "" {
+		withLog = append(append(bytes.Clone(md), '\n'), log...)
+	}
+	html, err := s.Templates.HTML(withLog, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
 		MarkdownURL: "index.md", FactsURL: "facts.json", Search: s.Config.Search,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
