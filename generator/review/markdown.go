@@ -123,7 +123,7 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	}
 	b.WriteString("- Models: " + strings.Join(parts, ", ") + ": " + strings.Join(s.ModelsAffected, ", ") + "\n")
 	for _, f := range s.VerdictsFlip {
-		fmt.Fprintf(b, "- Flipped: %s `%s`: %s → %s\n", f.Model, f.What, f.Old, f.New)
+		fmt.Fprintf(b, "- Flipped: %s `%s`: %s → %s\n", f.Model, f.What, display(f.Old), display(f.New))
 	}
 	b.WriteString("\n")
 }

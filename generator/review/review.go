@@ -188,12 +188,18 @@ type AddedModel struct {
 	Headline map[string]Value `json:"headline"`
 }
 
-// Flip is a verdict that changed: a verdict fact or a claim's verdict.
+// Flip is a verdict that changed: a verdict fact, with its values, or a
+// claim's verdict (text).
 type Flip struct {
 	Model string `json:"model"`
 	What  string `json:"what"` // fact key, or "claim ID"
-	Old   string `json:"old"`
-	New   string `json:"new"`
+	Old   *Value `json:"old"`
+	New   *Value `json:"new"`
+}
+
+// verdictValue is a claim's verdict as a report value.
+func verdictValue(v string) *Value {
+	return &Value{Value: v, Unit: facts.UnitText, Display: v}
 }
 
 // Summary is the top of a report: which inputs changed, which models that
@@ -263,12 +269,12 @@ func Compare(base, head Set, inputs []string) *Report {
 			// or dropped verdict (or claim) is a change, not a flip.
 			for _, c := range d.Facts {
 				if c.Flip && c.Old != nil && c.New != nil {
-					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, c.Key, display(c.Old), display(c.New)})
+					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, c.Key, c.Old, c.New})
 				}
 			}
 			for _, c := range d.Claims {
 				if c.Old != c.New && c.Old != "none" && c.New != "removed" {
-					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, "claim " + c.ID, c.Old, c.New})
+					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, "claim " + c.ID, verdictValue(c.Old), verdictValue(c.New)})
 				}
 			}
 		}
