@@ -9,7 +9,31 @@ import (
 
 	"dossier/generator/hub/hubtest"
 	"dossier/generator/internal/sitetest"
+	"dossier/generator/pricing/pricingtest"
 )
+
+// priceFake serves one GPU on each fake price API and maps them in root's
+// data/pricing/skus.yaml, so the prices step writes three snapshots.
+func priceFake(t *testing.T, root string) *pricingtest.Server {
+	t.Helper()
+	srv := pricingtest.New(t)
+	srv.AzureItems = []pricingtest.AzureItem{pricingtest.AzureVM("Standard_ND96isr_H200_v5", "eastus", 110.0)}
+	srv.RunPodKey = "rp-test-key"
+	srv.RunPodGPUs = []pricingtest.RunPodGPU{{ID: "NVIDIA B200", DisplayName: "B200", MemoryInGb: 180, SecureCloud: true, SecurePrice: pricingtest.Price(4.49)}}
+	srv.VastOffers = []pricingtest.VastOffer{{ID: 1, GPUName: "B200", NumGPUs: 1, GPURAM: 183000, DPHTotal: 5.10, Reliability2: 0.99, Rentable: true, Verified: true, Geolocation: "US"}}
+	skus := `providers:
+  azure:
+    - {sku: Standard_ND96isr_H200_v5, accelerator: H200, gpus: 8, source: "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/nd-h200-v5-series"}
+  runpod:
+    - {sku: "NVIDIA B200", accelerator: B200, gpus: 1, source: "https://docs.runpod.io/references/gpu-types"}
+  vastai:
+    - {sku: "B200", accelerator: B200, gpus: 1, source: "https://vast.ai/pricing"}
+`
+	if err := os.WriteFile(filepath.Join(root, "data", "pricing", "skus.yaml"), []byte(skus), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
 
 // asDossier makes the test binary the dossier command when a script runs
 // it with this variable set, so scripts/regenerate can be tested without
@@ -26,9 +50,10 @@ func TestMain(m *testing.M) {
 // TestRegenerateScript runs scripts/regenerate, the steps of the
 // regenerate workflow, on a fixture site in a git repository against the
 // fake Hub, where a tracked model has a newer commit and a watched
-// organisation a new model. The branch it commits must hold the updated
-// snapshot, the new snapshot and draft, the rebuilt outputs, and the body
-// must be the diff report naming them; a second run commits nothing.
+// organisation a new model, and the fake price APIs. The branch it commits
+// must hold the updated snapshot, the new snapshot and draft, the price
+// snapshots, the rebuilt outputs, and the body must be the diff report
+// naming them; a second run commits nothing.
 func TestRegenerateScript(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
@@ -48,6 +73,7 @@ func TestRegenerateScript(t *testing.T) {
 		newTinyLlama(t, newTracked, v1, 1, 2048, "2026-10-01T00:00:00.000Z"),
 		newTinyLlama(t, newArrival, hubtest.SHAFor("tiny 2L"), 2, 4096, "2026-11-20T09:30:00.000Z"))
 	edit(t, filepath.Join(root, "hugo-like.yaml"), "watchOrgs: []", "watchOrgs: ["+newOrg+"]")
+	prices := priceFake(t, root)
 	if code, out, errs := run("--source", root, "new", newTracked); code != 0 {
 		t.Fatalf("new: exit %d\n%s%s", code, out, errs)
 	}
@@ -68,7 +94,10 @@ func TestRegenerateScript(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command("bash", script, "--base", "main", "--branch", "regenerate/auto", "--body", body)
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), asDossier+"=1", "DOSSIER="+os.Args[0],
+		cmd.Env = append(os.Environ(), asDossier+"=1", "DOSSIER="+os.Args[0], "RUNPOD_API_KEY="+prices.RunPodKey,
+			"DOSSIER_PRICING_AZURE_ENDPOINT="+prices.Endpoint(pricingtest.Azure),
+			"DOSSIER_PRICING_RUNPOD_ENDPOINT="+prices.Endpoint(pricingtest.RunPod),
+			"DOSSIER_PRICING_VASTAI_ENDPOINT="+prices.Endpoint(pricingtest.Vast),
 			"GIT_AUTHOR_NAME=dossier test", "GIT_AUTHOR_EMAIL=test@dossier.invalid",
 			"GIT_COMMITTER_NAME=dossier test", "GIT_COMMITTER_EMAIL=test@dossier.invalid")
 		out, err := cmd.CombinedOutput()
@@ -92,6 +121,9 @@ func TestRegenerateScript(t *testing.T) {
 		"A\t" + newDraft,
 		"M\tpublic/models/tiny-llama-1l/facts.json",
 		"M\tpublic/models/tiny-llama-1l/index.md",
+		"A\tdata/pricing/azure.json",
+		"A\tdata/pricing/runpod.json",
+		"A\tdata/pricing/vastai.json",
 	} {
 		if !strings.Contains(changed, want+"\n") {
 			t.Errorf("the branch lacks %q:\n%s", want, changed)
@@ -111,13 +143,11 @@ func TestRegenerateScript(t *testing.T) {
 		"## " + newTracked,
 		"Snapshot revision " + v1[:7] + " → " + v2[:7],
 		"`arch.context`",
+		"`data/pricing/runpod.json`",
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the body lacks %q:\n%s", want, b)
 		}
-	}
-	if !strings.Contains(out, "this dossier has no prices command") && !strings.Contains(out, "== dossier prices sync") {
-		t.Errorf("the prices step did not run:\n%s", out)
 	}
 
 	if out := regenerate(); !strings.Contains(out, "nothing changed: no commit") {
