@@ -94,10 +94,7 @@ func deepseekLayer(b *builder, lp string, i int64, d deepseekDims) {
 	if d.noaux {
 		b.paramT(p+"gate.e_score_correction_bias", "F32", 0, d.E)
 	}
-	ep := p + "experts."
-	for j := range d.E {
-		swiGLU(b, ep+itoa(j)+".", d.H, d.moeI, fExpert)
-	}
+	b.experts(p+"experts.", d.E, func(x string) { swiGLU(b, x, d.H, d.moeI, fExpert) })
 	if d.shared > 0 {
 		swiGLU(b, p+"shared_experts.", d.H, d.moeI*d.shared, 0)
 	}

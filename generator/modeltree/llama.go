@@ -132,12 +132,11 @@ func buildMixtral(top *reader, hfq []byte) (*Inventory, error) {
 		g.attention(b, lp+"self_attn.")
 		m := lp + "block_sparse_moe."
 		b.linear(m+"gate", 0, E, g.H) // router: an nn.Linear
-		for j := range E {
-			x := m + "experts." + itoa(j) + "."
+		b.experts(m+"experts.", E, func(x string) {
 			b.linear(x+"w1", fExpert, I, g.H)
 			b.linear(x+"w2", fExpert, g.H, I)
 			b.linear(x+"w3", fExpert, I, g.H)
-		}
+		})
 	}
 	if err := firstErr(top.Err(), b.err); err != nil {
 		return nil, fmt.Errorf("mixtral: %w", err)

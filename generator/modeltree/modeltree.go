@@ -66,7 +66,7 @@ func FromConfig(config, hfQuantConfig []byte) (*Inventory, error) {
 
 // finish wraps up a built inventory.
 func finish(b *builder, fam string, moe moeInfo, convention string) *Inventory {
-	inv := &Inventory{Family: fam, Tensors: b.ts, Convention: convention}
+	inv := &Inventory{Family: fam, Groups: b.gs, Convention: convention}
 	if b.q != nil {
 		inv.Quantization = b.q.label
 	}
@@ -95,7 +95,8 @@ func checkWork(layers, experts int64) error {
 	return nil
 }
 
-// capHint estimates the tensor count so the slice is allocated once.
+// capHint estimates the group count so the slice is allocated once: a few
+// dozen groups per layer, experts included (they are groups of E).
 func capHint(t *reader) int {
 	peek := func(keys ...string) int64 {
 		for _, k := range keys {
@@ -108,10 +109,5 @@ func capHint(t *reader) int {
 		return 0
 	}
 	layers := peek("num_hidden_layers") + peek("num_nextn_predict_layers")
-	experts := peek("num_experts", "n_routed_experts", "num_local_experts")
-	n := layers*(experts*6+64) + 2048 // 3 expert matrices, ~2 tensors each when quantized
-	if n > maxTensors {
-		n = maxTensors
-	}
-	return int(n)
+	return int(min(layers*64+1024, 1<<16))
 }

@@ -17,6 +17,20 @@ type quant struct {
 	label  string    // one-line description, Inventory.Quantization
 }
 
+// digitBlind reports whether no rule of q tells module names apart by
+// their digits, so one expert's answer holds for all.
+func (q *quant) digitBlind() bool {
+	if q.ignore != nil && !q.ignore.canon {
+		return false
+	}
+	for _, s := range q.groups {
+		if s.targets != nil && !s.targets.canon {
+			return false
+		}
+	}
+	return true
+}
+
 // scope ties a component to the prefix its names lose before rules see them.
 type scope struct{ comp, strip string }
 

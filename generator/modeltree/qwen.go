@@ -35,10 +35,7 @@ func (m qwenMoE) mlp(b *builder, p string, i, H int64) (isMoE bool) {
 		return false
 	}
 	b.linear(p+"gate", 0, m.E, H)
-	ep := p + "experts."
-	for j := range m.E {
-		swiGLU(b, ep+itoa(j)+".", H, m.moeI, fExpert)
-	}
+	b.experts(p+"experts.", m.E, func(x string) { swiGLU(b, x, H, m.moeI, fExpert) })
 	return true
 }
 

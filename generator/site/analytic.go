@@ -29,11 +29,6 @@ func Analytic(config, hfQuant []byte) (*sizing.Analytic, error) {
 	a.ScaleBytes = byRole[modeltree.Scale] + byRole[modeltree.Aux]
 	a.UnquantBytes = byRole[modeltree.Unquantized]
 	a.UnquantParams = paramsByRole[modeltree.Unquantized]
-	for i := range inv.Tensors {
-		if t := &inv.Tensors[i]; t.Expert && t.Component == modeltree.CompText {
-			a.Experts += t.Params
-			a.ExpertBytes += t.Bytes()
-		}
-	}
+	a.Experts, a.ExpertBytes = inv.ExpertParams()
 	return a, nil
 }
