@@ -5,32 +5,6 @@ import (
 	"fmt"
 )
 
-type buildFunc func(top *reader, hfq []byte) (*Inventory, error)
-
-func family(modelType string) buildFunc {
-	switch modelType {
-	case "kimi_k3":
-		return buildKimiK3
-	case "kimi_linear":
-		return buildKimiLinear
-	case "kimi_k25":
-		return buildKimiK25
-	case "deepseek_v3", "kimi_k2":
-		return buildDeepseek(modelType)
-	case "llama", "mistral", "qwen2", "qwen3":
-		return buildLlama(modelType)
-	case "mixtral":
-		return buildMixtral
-	case "gpt_oss":
-		return buildGptOss
-	case "qwen3_moe":
-		return buildQwen3Moe
-	case "qwen3_next":
-		return buildQwen3Next
-	}
-	return nil
-}
-
 // FromConfig enumerates the tensors of the checkpoint described by a
 // config.json and, for NVIDIA ModelOpt exports whose config.json carries no
 // quantization_config, its hf_quant_config.json (nil when absent).
@@ -50,11 +24,11 @@ func FromConfig(config, hfQuantConfig []byte) (*Inventory, error) {
 	if mt == "" {
 		return nil, fmt.Errorf("config: missing required field model_type")
 	}
-	build := family(mt)
-	if build == nil {
+	fam, ok := Lookup(mt)
+	if !ok || fam.Build == nil {
 		return nil, fmt.Errorf("%w %q", ErrUnsupportedFamily, mt)
 	}
-	inv, err := build(top, hfQuantConfig)
+	inv, err := fam.Build(mt, top, hfQuantConfig)
 	if err != nil {
 		return nil, err
 	}

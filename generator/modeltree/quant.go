@@ -115,11 +115,16 @@ func (s *scheme) emit(b *builder, module string, f tflag, out, in int64) {
 			s.addScale(b, module+".weight_zero_point", "I8", f, out, in)
 		}
 	case hfFP8:
+		// The Hub's census counts these F32 block scales as parameters:
+		// DeepSeek-V3's F32 41,555,600 = 15,104 router biases + 41,540,496
+		// scale_inv elements (BF16 3,918,786,560 + F8_E4M3 680,571,043,840
+		// + F32 41,555,600 = 684,531,386,000). They stay Role Scale; only
+		// the census and totals include them, as the Hub does.
 		b.add(module+".weight", "F8_E4M3", Payload, logical, f, out, in)
 		if s.block[0] > 0 {
-			b.add(module+".weight_scale_inv", "F32", Scale, 0, f, ceilDiv(out, s.block[0]), ceilDiv(in, s.block[1]))
+			b.add(module+".weight_scale_inv", "F32", Scale, -1, f, ceilDiv(out, s.block[0]), ceilDiv(in, s.block[1]))
 		} else {
-			b.add(module+".weight_scale_inv", "F32", Scale, 0, f)
+			b.add(module+".weight_scale_inv", "F32", Scale, 0, f) // a scalar: the Hub skips it
 		}
 	case moNVFP4:
 		b.add(module+".weight", "U8", Payload, logical, f, out, ceilDiv(in, 2))
