@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"dossier/generator/modeltree"
 )
 
 // LayerKind is how a decoder layer attends.
@@ -333,8 +335,9 @@ func jsonKind(t []byte) string {
 }
 
 type parser struct {
-	a   *Architecture
-	err error
+	a          *Architecture
+	layoutRule modeltree.Layout // the family's layout defaults (registry)
+	err        error
 }
 
 // keep records the first error so the field reads below stay linear.
@@ -381,7 +384,9 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 	if a.Family == "" {
 		a.Missing["family"] = "config lacks model_type"
 	}
-	a.FamilyKnown = knownFamilies[a.Family]
+	if f, ok := modeltree.Lookup(a.Family); ok {
+		a.FamilyKnown, p.layoutRule = true, f.Layout
+	}
 	for _, src := range []struct {
 		o      obj
 		prefix string
@@ -480,7 +485,7 @@ func (p *parser) layout(text obj, prefix string) {
 	p.keep(err)
 	// Qwen configs apply sliding_window only with use_sliding_window
 	// (default false in transformers); Mistral applies it when set.
-	useSliding := !strings.HasPrefix(a.Family, "qwen")
+	useSliding := p.layoutRule.Sliding == modeltree.SlidingAll
 	if text.has("use_sliding_window") {
 		useSliding, err = text.bool(prefix, "use_sliding_window")
 		p.keep(err)
@@ -542,14 +547,29 @@ func (p *parser) layout(text obj, prefix string) {
 			}
 		}
 		a.LayoutSource = fmt.Sprintf("full_attention_interval = %d", interval)
-	case a.Family == "qwen3_next":
-		// transformers' Qwen3NextConfig defaults full_attention_interval to 4.
+	case p.layoutRule.FullInterval > 0:
+		// e.g. transformers' Qwen3NextConfig defaults full_attention_interval to 4.
+		n := p.layoutRule.FullInterval
 		for i := range kinds {
-			if (i+1)%4 != 0 {
+			if (i+1)%n != 0 {
 				kinds[i] = Linear
 			}
 		}
-		a.LayoutSource = "full_attention_interval absent: qwen3_next default 4"
+		a.LayoutSource = fmt.Sprintf("full_attention_interval absent: %s default %d", a.Family, n)
+	case p.layoutRule.SlidingPattern > 0 && window > 0:
+		// Gemma: every n-th layer global, the others sliding.
+		n := p.int(text, prefix, p.layoutRule.SlidingPatternKey)
+		src := p.layoutRule.SlidingPatternKey + " = " + fmt.Sprint(n)
+		if n <= 0 {
+			n = int64(p.layoutRule.SlidingPattern)
+			src = fmt.Sprintf("%s absent: %s default %d", p.layoutRule.SlidingPatternKey, a.Family, n)
+		}
+		for i := range kinds {
+			if int64(i+1)%n != 0 {
+				kinds[i] = Sliding
+			}
+		}
+		a.LayoutSource = "every layer sliding but each n-th global, " + src
 	case !a.FamilyKnown:
 		// An unknown family may mix attention, sliding windows and state-space
 		// layers by its own convention: do not guess "all full attention".
@@ -557,7 +577,7 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LayoutSource = ""
 		a.Missing["layer_kinds"] = fmt.Sprintf("unsupported family %s: config.json lists no layer kinds (layer_types, linear_attn_config, full_attention_interval) and the family's default layout is not known", familyName(a.Family))
 		return
-	case window > 0 && useSliding && a.Family != "mixtral":
+	case window > 0 && useSliding && p.layoutRule.Sliding != modeltree.SlidingIgnore:
 		// A window with no per-layer list applies to every layer, or with
 		// Qwen's max_window_layers to the layers from that index on.
 		from := 0
@@ -584,17 +604,6 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LinearConvKernel = p.int(text, prefix, "linear_conv_kernel_dim")
 	}
 	a.LayerKinds = kinds
-}
-
-// knownFamilies are the text-backbone model_types whose layer layout this
-// package knows when config.json does not list it per layer: attention on
-// every layer unless a layer-kind field or the family's sliding-window rule
-// says otherwise.
-var knownFamilies = map[string]bool{
-	"llama": true, "mistral": true, "mixtral": true,
-	"qwen2": true, "qwen2_moe": true, "qwen3": true, "qwen3_moe": true, "qwen3_next": true,
-	"deepseek_v2": true, "deepseek_v3": true, "kimi_k2": true, "kimi_linear": true,
-	"gpt_oss": true,
 }
 
 func familyName(f string) string {

@@ -9,13 +9,20 @@ import (
 	"testing"
 )
 
-// configs are real config.json files captured from public repositories,
-// shipped beside the project in ../shared (see SIZES.md there).
-const configs = "../../../shared/reference/configs"
+// configPath finds a real config.json among the family test inputs in
+// ../modeltree/testdata/<model_type>/<org>__<name>.config.json (sources in
+// SOURCES.md there).
+func configPath(name string) string {
+	m, _ := filepath.Glob(filepath.Join("..", "modeltree", "testdata", "*", strings.TrimSuffix(name, ".json")+".config.json"))
+	if len(m) != 1 {
+		return name // not found: the read fails naming it
+	}
+	return m[0]
+}
 
 func load(t *testing.T, name string) *Architecture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(configs, name))
+	b, err := os.ReadFile(configPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +159,7 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"moonshotai__Kimi-K3.json", "openai__gpt-oss-20b.json", "Qwen__Qwen3-Next-80B-A3B-Thinking.json"} {
-		if b, err := os.ReadFile(filepath.Join(configs, name)); err == nil {
+		if b, err := os.ReadFile(configPath(name)); err == nil {
 			f.Add(b)
 		}
 	}
@@ -265,7 +272,7 @@ func TestContextAlias(t *testing.T) {
 // value deletes the field).
 func patched(t *testing.T, name string, patch map[string]any) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(configs, name))
+	b, err := os.ReadFile(configPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +294,7 @@ func patched(t *testing.T, name string, patch map[string]any) []byte {
 
 func readConfig(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(configs, name))
+	b, err := os.ReadFile(configPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
