@@ -17,6 +17,94 @@ type decoderSpec struct {
 	mlpBias     flag     // MLP biases
 	qkNorm      qkNormKind
 	tie         flag // tie_word_embeddings (key and transformers default)
+	normBias    bool // LayerNorm with bias instead of RMSNorm (PhiMoE)
+	headBias    flag // lm_head carries a bias (PhiMoE)
+	moe         *moeSpec
+}
+
+// moeSpec describes a family's sparse MLP: where the router and experts
+// sit, how the expert matrices are named, the shared expert and which
+// layers are sparse.
+type moeSpec struct {
+	block       string    // module of the sparse MLP: "mlp" or "block_sparse_moe"
+	expertNames [3]string // gate, up, down: {"gate_proj","up_proj","down_proj"} or {"w1","w3","w2"}
+	routerBias  string    // dtype of gate.e_score_correction_bias, "" for none
+	shared      string    // shared expert module ("shared_expert", "shared_experts"), "" for none
+	sharedGate  bool      // shared_expert_gate [1, H] (Qwen2-MoE)
+	// Keys, in order of preference, of the expert counts and widths.
+	expertsKeys, perTokKeys, widthKeys, sharedWidthKeys, sharedCountKeys []string
+	firstDenseKey                                                       string // first_k_dense_replace
+	stepKey                                                             string // decoder_sparse_step: (i+1) % step == 0
+	convention                                                          string
+}
+
+type moeDims struct {
+	E, k, I, sharedI, firstDense, step int64
+	dense                              map[int64]bool
+}
+
+func firstKey(t *reader, keys []string) string {
+	for _, k := range keys {
+		if t.has(k) {
+			return k
+		}
+	}
+	if len(keys) > 0 {
+		return keys[0]
+	}
+	return ""
+}
+
+func (m *moeSpec) read(t *reader) moeDims {
+	d := moeDims{
+		E: t.size(m.expertsKeys...), k: t.size(m.perTokKeys...), I: t.size(m.widthKeys...),
+		step: 1, dense: map[int64]bool{},
+	}
+	if len(m.sharedWidthKeys) > 0 {
+		d.sharedI = t.intOpt(firstKey(t, m.sharedWidthKeys), 0)
+		if len(m.sharedCountKeys) > 0 {
+			d.sharedI *= t.intOpt(firstKey(t, m.sharedCountKeys), 0)
+		}
+	}
+	if m.firstDenseKey != "" {
+		d.firstDense = t.intOpt(m.firstDenseKey, 0)
+	}
+	if m.stepKey != "" {
+		d.step = t.sizeOpt(m.stepKey, 1)
+	}
+	for _, l := range t.ints("mlp_only_layers") {
+		d.dense[l] = true
+	}
+	return d
+}
+
+func (d moeDims) sparse(i int64) bool {
+	return !d.dense[i] && i >= d.firstDense && (i+1)%d.step == 0
+}
+
+// layer adds layer i's sparse MLP under lp; false when the layer is dense.
+func (m *moeSpec) layer(b *builder, lp string, i, H int64, d moeDims) bool {
+	if !d.sparse(i) {
+		return false
+	}
+	p := lp + m.block + "."
+	b.linear(p+"gate", 0, d.E, H)
+	if m.routerBias != "" {
+		b.paramT(p+"gate.e_score_correction_bias", m.routerBias, 0, d.E)
+	}
+	n := m.expertNames
+	b.experts(p+"experts.", d.E, func(x string) {
+		b.linear(x+n[0], fExpert, d.I, H)
+		b.linear(x+n[1], fExpert, d.I, H)
+		b.linear(x+n[2], fExpert, H, d.I)
+	})
+	if m.shared != "" && d.sharedI > 0 {
+		swiGLU(b, p+m.shared+".", H, d.sharedI, 0)
+		if m.sharedGate {
+			b.linear(p+"shared_expert_gate", 0, 1, H)
+		}
+	}
+	return true
 }
 
 // flag is a boolean a config may state under key, else def.
@@ -55,16 +143,20 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 	V := top.size("vocab_size")
 	qkvBias, oBias, mlpBias := s.qkvBias.read(top), s.oBias.read(top), s.mlpBias.read(top)
 	tie := s.tie.read(top)
+	var md moeDims
+	if s.moe != nil {
+		md = s.moe.read(top)
+	}
 	if err := top.Err(); err != nil {
 		return nil, err
 	}
-	if err := checkWork(L, 0); err != nil {
+	if err := checkWork(L, md.E); err != nil {
 		return nil, fmt.Errorf("%s: %w", family, err)
 	}
 	b.param("model.embed_tokens.weight", embedFlags(tie), V, g.H)
-	for _, lp := range indexed("model.layers.", L) {
+	for i, lp := range indexed("model.layers.", L) {
 		for _, n := range s.norms {
-			b.param(lp+n+".weight", 0, g.H)
+			s.norm(b, lp+n, g.H)
 		}
 		a := lp + "self_attn."
 		q, kv := g.heads*g.headDim, g.kvHeads*g.headDim
@@ -84,6 +176,9 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 			b.param(a+"q_norm.weight", 0, q)
 			b.param(a+"k_norm.weight", 0, kv)
 		}
+		if s.moe != nil && s.moe.layer(b, lp, int64(i), g.H, md) {
+			continue
+		}
 		m := lp + "mlp."
 		if s.fusedGateUp {
 			b.linearBias(m+"gate_up_proj", 0, 2*I, g.H, mlpBias)
@@ -93,14 +188,27 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 		}
 		b.linearBias(m+"down_proj", 0, g.H, I, mlpBias)
 	}
-	b.param("model.norm.weight", 0, g.H)
+	s.norm(b, "model.norm", g.H)
 	if !tie {
-		b.linear("lm_head", fHead, V, g.H)
+		b.linearBias("lm_head", fHead, V, g.H, false)
+		if s.headBias.read(top) {
+			b.param("lm_head.bias", fHead, V)
+		}
 	}
 	if err := firstErr(top.Err(), b.err); err != nil {
 		return nil, fmt.Errorf("%s: %w", family, err)
 	}
+	if s.moe != nil {
+		return finish(b, family, moeInfo{md.E, md.k}, s.moe.convention), nil
+	}
 	return finish(b, family, moeInfo{}, "dense: every parameter is active; ActiveParams(false) drops the input embedding"), nil
+}
+
+func (s decoderSpec) norm(b *builder, name string, H int64) {
+	b.param(name+".weight", 0, H)
+	if s.normBias {
+		b.param(name+".bias", 0, H)
+	}
 }
 
 // denseFamily is a registry entry built from a decoderSpec.

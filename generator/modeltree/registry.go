@@ -54,6 +54,9 @@ type Check struct {
 	Published string // the figure as published, e.g. "9.24B"
 	Params    int64  // the figure in parameters (exact, or at its rounding)
 	Tolerance int64  // the published figure's rounding, 0 when exact
+	// NonEmbedding: the figure leaves out the input embedding and the
+	// output head (model cards of Qwen and EXAONE state it so).
+	NonEmbedding bool
 	Source    string // where it is published (URL)
 }
 
@@ -66,6 +69,8 @@ func registry() []Family {
 		llamaFamily(), mistralFamily(), mixtralFamily(),
 		qwen2Family(), qwen3Family(), qwen3MoeFamily(), qwen3NextFamily(),
 		gptOssFamily(),
+		gemma2Family(), phi3Family(), graniteFamily(), olmo2Family(), seedOssFamily(), exaone4Family(), glm4Family(),
+		qwen2MoeFamily(), olmoeFamily(), phimoeFamily(), deepseekV2Family(),
 	}
 }
 
