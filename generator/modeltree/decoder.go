@@ -33,9 +33,9 @@ type moeSpec struct {
 	sharedGate  bool      // shared_expert_gate [1, H] (Qwen2-MoE)
 	// Keys, in order of preference, of the expert counts and widths.
 	expertsKeys, perTokKeys, widthKeys, sharedWidthKeys, sharedCountKeys []string
-	firstDenseKey                                                       string // first_k_dense_replace
-	stepKey                                                             string // decoder_sparse_step: (i+1) % step == 0
-	convention                                                          string
+	firstDenseKey                                                        string // first_k_dense_replace
+	stepKey                                                              string // decoder_sparse_step: (i+1) % step == 0
+	convention                                                           string
 }
 
 type moeDims struct {

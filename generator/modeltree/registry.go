@@ -57,7 +57,7 @@ type Check struct {
 	// NonEmbedding: the figure leaves out the input embedding and the
 	// output head (model cards of Qwen and EXAONE state it so).
 	NonEmbedding bool
-	Source    string // where it is published (URL)
+	Source       string // where it is published (URL)
 }
 
 // registry lists every family. An explicit table, not init() side
