@@ -166,7 +166,7 @@ func buildQwen3Next(top *reader, hfq []byte) (*Inventory, error) {
 	inv := finish(b, "qwen3_next", moeInfo{m.E, m.k},
 		"Qwen's \"A3B\" ≈ ActiveParams(true): non-expert params incl. embedding and lm_head + routed experts × k/E; MTP excluded")
 	if !top.has("num_nextn_predict_layers") && !top.has("mtp_num_hidden_layers") && mtp > 0 {
-		inv.Extras = "mtp.* (one multi-token-prediction layer): shipped by the checkpoint, not declared in config.json; loaded only with speculative decoding"
+		inv.Extras = "mtp.* (one multi-token-prediction layer)"
 	}
 	return inv, nil
 }

@@ -22,6 +22,7 @@ func Analytic(config, hfQuant []byte) (*sizing.Analytic, error) {
 		Active:        inv.ActiveParams(true),
 		ActiveNoEmbed: inv.ActiveParams(false),
 		ByComponent:   inv.ParamsByComponent(),
+		Extras:        inv.Extras,
 	}
 	byRole := inv.BytesByRole()
 	paramsByRole := inv.ParamsByRole()

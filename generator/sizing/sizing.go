@@ -36,6 +36,9 @@ type Analytic struct {
 	// "vision", "projector", "mtp"). The main/MTP split reads it; without
 	// it that split is unknown (see mtp.go).
 	ByComponent map[string]int64
+	// Extras names weights the checkpoint ships that config.json does not
+	// declare (modeltree.Inventory.Extras); "" for none.
+	Extras string
 	// ExpertBytes is the stored bytes of routed-expert tensors (payload and
 	// scales), what a streaming runtime reads per expert.
 	ExpertBytes int64
@@ -186,10 +189,16 @@ func (c *calc) params() {
 		return
 	}
 	total := sum(census)
-	c.add("params.total", total, facts.UnitParams, "sum of the dtype census", src)
+	// Say where the count came from: a census is what the Hub read from
+	// the safetensors headers; the module tree is arithmetic on config.json.
+	what := "Hub census (safetensors headers)"
+	if src == srcAnalytic {
+		what = "analytic count (from config.json)"
+	}
+	c.add("params.total", total, facts.UnitParams, "sum over dtypes of the "+what, src)
 	for _, dt := range sortedKeys(census) {
 		f := c.add("params.census."+dt, census[dt], facts.UnitParams,
-			fmt.Sprintf("%s parameters in the census (%s of the total)", dt, facts.Percent(float64(census[dt])/float64(total))), src)
+			fmt.Sprintf("%s parameters in the %s (%s of the total)", dt, what, facts.Percent(float64(census[dt])/float64(total))), src)
 		f.Display = facts.Int(census[dt]) + " (" + facts.Params(float64(census[dt])) + ")"
 	}
 	if a := c.in.Analytic; a != nil {
