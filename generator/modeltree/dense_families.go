@@ -16,7 +16,7 @@ func qwen3Family() Family {
 	return denseFamily("qwen3", []string{"qwen3"}, Layout{Sliding: SlidingOptIn},
 		decoderSpec{norms: llamaNorms, qkvBias: flag{key: "attention_bias"}, oBias: flag{key: "attention_bias"}, qkNorm: qkPerHead, tie: flag{key: "tie_word_embeddings"}},
 		Check{Config: "qwen3/Qwen__Qwen3-8B.config.json", Repo: "Qwen/Qwen3-8B",
-			Published: "8.2B (non-embedding 6.95B)", Params: 8_190_735_360, Tolerance: 50_000_000, Source: "https://huggingface.co/Qwen/Qwen3-8B (model card: Number of Parameters 8.2B; Hub safetensors 8.19B)"})
+			Published: "8.2B", Params: 8_200_000_000, Tolerance: 50_000_000, Source: "https://huggingface.co/Qwen/Qwen3-8B (model card: Number of Parameters 8.2B; Hub safetensors 8.19B)"})
 }
 
 // Gemma 2: four RMSNorms per layer (pre/post attention, pre/post MLP),

@@ -526,3 +526,26 @@ func (c *calc) analyticStatus() {
 	}
 	c.add("analytic.supported", false, facts.UnitBool, reason, srcConfig).Display = "no: " + reason
 }
+
+// UnderivedError says that no parameter count could be derived: no census
+// in a snapshot and no module tree from config.json. `plan` exits with
+// status 3 on it.
+type UnderivedError struct {
+	Reason string // params.total's reason, naming the missing family support
+}
+
+func (e *UnderivedError) Error() string {
+	return "no parameter count derived: " + e.Reason + "; `dossier families` lists the supported families"
+}
+
+// Underived returns an *UnderivedError when set holds no parameter count.
+func Underived(set *facts.Set) error {
+	f := set.Get("params.total")
+	switch {
+	case f.Known():
+		return nil
+	case f == nil:
+		return &UnderivedError{Reason: "params.total was not computed"}
+	}
+	return &UnderivedError{Reason: f.Reason}
+}
