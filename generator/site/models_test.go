@@ -48,7 +48,7 @@ func TestShippedModels(t *testing.T) {
 				"bytes.headers":                688586727753 - 688574839360,
 				"kv.bytes_per_token":           70272, // (512 + 64) × 2 B × 61 MLA layers
 				"kv.bytes_per_token_per_layer": 1152,
-				"bytes.quant_scales":           166161984, // F32 per 128 × 128 block
+				"bytes.quant_scales":           166161984,    // F32 per 128 × 128 block
 				"params.main":                  671067257432, // F32 block scales counted, as the Hub counts them
 				"params.mtp":                   13464128568,
 				"params.total":                 684531386000, // the Hub's total to the unit
