@@ -1,6 +1,9 @@
 package modeltree
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // decoderSpec describes a dense decoder-only family declaratively: what
 // differs between Llama, Qwen2/3, Gemma 2, Phi-3, Granite, OLMo 2,
@@ -16,10 +19,13 @@ type decoderSpec struct {
 	oBias       flag     // o_proj bias
 	mlpBias     flag     // MLP biases
 	qkNorm      qkNormKind
-	tie         flag // tie_word_embeddings (key and transformers default)
-	normBias    bool // LayerNorm with bias instead of RMSNorm (PhiMoE)
-	headBias    flag // lm_head carries a bias (PhiMoE)
+	tie         flag      // tie_word_embeddings (key and transformers default)
+	normBias    bool      // LayerNorm with bias instead of RMSNorm (PhiMoE)
+	headBias    flag      // lm_head carries a bias (PhiMoE)
+	qkNames     [2]string // q/k norm module names, default q_norm / k_norm
+	qkNormIf    flag      // when its key is set, q/k norms exist only if the config says so (use_qk_norm)
 	moe         *moeSpec
+	mtpKey      string // config key of the multi-token-prediction layer count
 }
 
 // moeSpec describes a family's sparse MLP: where the router and experts
@@ -27,19 +33,25 @@ type decoderSpec struct {
 // layers are sparse.
 type moeSpec struct {
 	block       string    // module of the sparse MLP: "mlp" or "block_sparse_moe"
+	router      string    // router module under block: "gate" (default) or "gate.wg" (Hunyuan)
+	routerParam bool      // the router is a bare parameter (DeepSeek-style TopkRouter), never quantized
+	biasName    string    // module path of the routing bias under block (default "gate.e_score_correction_bias")
+	biasRow     bool      // the bias is stored [1, E] (ERNIE's moe_statics)
 	expertNames [3]string // gate, up, down: {"gate_proj","up_proj","down_proj"} or {"w1","w3","w2"}
 	routerBias  string    // dtype of gate.e_score_correction_bias, "" for none
 	shared      string    // shared expert module ("shared_expert", "shared_experts"), "" for none
 	sharedGate  bool      // shared_expert_gate [1, H] (Qwen2-MoE)
 	// Keys, in order of preference, of the expert counts and widths.
 	expertsKeys, perTokKeys, widthKeys, sharedWidthKeys, sharedCountKeys []string
-	firstDenseKey                                                        string // first_k_dense_replace
-	stepKey                                                              string // decoder_sparse_step: (i+1) % step == 0
+	firstDenseKey                                                        string // first_k_dense_replace / moe_layer_start_index
+	stepKey                                                              string // decoder_sparse_step / moe_layer_interval: (i+1) % step == 0
+	endKey                                                               string // moe_layer_end_index: last sparse layer (inclusive, -1 = last)
 	convention                                                           string
 }
 
 type moeDims struct {
 	E, k, I, sharedI, firstDense, step int64
+	end                                int64 // last sparse layer; -1 for no limit
 	dense                              map[int64]bool
 }
 
@@ -58,7 +70,12 @@ func firstKey(t *reader, keys []string) string {
 func (m *moeSpec) read(t *reader) moeDims {
 	d := moeDims{
 		E: t.size(m.expertsKeys...), k: t.size(m.perTokKeys...), I: t.size(m.widthKeys...),
-		step: 1, dense: map[int64]bool{},
+		step: 1, end: -1, dense: map[int64]bool{},
+	}
+	if m.endKey != "" && t.has(m.endKey) {
+		if v, ok := t.toInt(m.endKey, t.m[m.endKey]); ok {
+			d.end = v
+		}
 	}
 	if len(m.sharedWidthKeys) > 0 {
 		d.sharedI = t.intOpt(firstKey(t, m.sharedWidthKeys), 0)
@@ -79,7 +96,7 @@ func (m *moeSpec) read(t *reader) moeDims {
 }
 
 func (d moeDims) sparse(i int64) bool {
-	return !d.dense[i] && i >= d.firstDense && (i+1)%d.step == 0
+	return !d.dense[i] && i >= d.firstDense && (i+1)%d.step == 0 && (d.end < 0 || i <= d.end)
 }
 
 // layer adds layer i's sparse MLP under lp; false when the layer is dense.
@@ -88,9 +105,19 @@ func (m *moeSpec) layer(b *builder, lp string, i, H int64, d moeDims) bool {
 		return false
 	}
 	p := lp + m.block + "."
-	b.linear(p+"gate", 0, d.E, H)
+	router := cmp.Or(m.router, "gate")
+	if m.routerParam {
+		b.param(p+router+".weight", 0, d.E, H)
+	} else {
+		b.linear(p+router, 0, d.E, H)
+	}
 	if m.routerBias != "" {
-		b.paramT(p+"gate.e_score_correction_bias", m.routerBias, 0, d.E)
+		name := p + cmp.Or(m.biasName, "gate.e_score_correction_bias")
+		if m.biasRow {
+			b.paramT(name, m.routerBias, 0, 1, d.E)
+		} else {
+			b.paramT(name, m.routerBias, 0, d.E)
+		}
 	}
 	n := m.expertNames
 	b.experts(p+"experts.", d.E, func(x string) {
@@ -143,6 +170,14 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 	V := top.size("vocab_size")
 	qkvBias, oBias, mlpBias := s.qkvBias.read(top), s.oBias.read(top), s.mlpBias.read(top)
 	tie := s.tie.read(top)
+	qkNorm := s.qkNorm
+	if s.qkNormIf.key != "" && !s.qkNormIf.read(top) {
+		qkNorm = qkNone
+	}
+	var mtp int64
+	if s.mtpKey != "" {
+		mtp = top.intOpt(s.mtpKey, 0)
+	}
 	var md moeDims
 	if s.moe != nil {
 		md = s.moe.read(top)
@@ -150,11 +185,11 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 	if err := top.Err(); err != nil {
 		return nil, err
 	}
-	if err := checkWork(L, md.E); err != nil {
+	if err := checkWork(L+mtp, md.E); err != nil {
 		return nil, fmt.Errorf("%s: %w", family, err)
 	}
 	b.param("model.embed_tokens.weight", embedFlags(tie), V, g.H)
-	for i, lp := range indexed("model.layers.", L) {
+	layer := func(lp string, i int64) {
 		for _, n := range s.norms {
 			s.norm(b, lp+n, g.H)
 		}
@@ -168,16 +203,17 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 			b.linearBias(a+"v_proj", 0, kv, g.H, qkvBias)
 		}
 		b.linearBias(a+"o_proj", 0, g.H, q, oBias)
-		switch s.qkNorm {
+		qn, kn := cmp.Or(s.qkNames[0], "q_norm"), cmp.Or(s.qkNames[1], "k_norm")
+		switch qkNorm {
 		case qkPerHead:
-			b.param(a+"q_norm.weight", 0, g.headDim)
-			b.param(a+"k_norm.weight", 0, g.headDim)
+			b.param(a+qn+".weight", 0, g.headDim)
+			b.param(a+kn+".weight", 0, g.headDim)
 		case qkFull:
-			b.param(a+"q_norm.weight", 0, q)
-			b.param(a+"k_norm.weight", 0, kv)
+			b.param(a+qn+".weight", 0, q)
+			b.param(a+kn+".weight", 0, kv)
 		}
-		if s.moe != nil && s.moe.layer(b, lp, int64(i), g.H, md) {
-			continue
+		if s.moe != nil && s.moe.layer(b, lp, i, g.H, md) {
+			return
 		}
 		m := lp + "mlp."
 		if s.fusedGateUp {
@@ -187,6 +223,25 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 			b.linearBias(m+"up_proj", 0, I, g.H, mlpBias)
 		}
 		b.linearBias(m+"down_proj", 0, g.H, I, mlpBias)
+	}
+	lps := indexed("model.layers.", L+mtp)
+	for i, lp := range lps[:L] {
+		layer(lp, int64(i))
+	}
+	for i, lp := range lps[L:] {
+		// DeepSeek-style MTP modules stored as extra layers numbered from
+		// num_hidden_layers: their own embedding, the two pre-projection
+		// norms, eh_proj over [embedding; hidden], one decoder layer and a
+		// shared head.
+		b.component(CompMTP)
+		b.param(lp+"embed_tokens.weight", fEmbed, V, g.H)
+		b.param(lp+"enorm.weight", 0, g.H)
+		b.param(lp+"hnorm.weight", 0, g.H)
+		b.linear(lp+"eh_proj", 0, g.H, 2*g.H)
+		b.param(lp+"shared_head.norm.weight", 0, g.H)
+		b.linear(lp+"shared_head.head", fHead, V, g.H)
+		layer(lp, L+int64(i))
+		b.component(CompText)
 	}
 	s.norm(b, "model.norm", g.H)
 	if !tie {
