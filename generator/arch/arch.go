@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"dossier/generator/modeltree"
@@ -386,6 +387,16 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 	}
 	if f, ok := modeltree.Lookup(a.Family); ok {
 		a.FamilyKnown, p.layoutRule = true, f.Layout
+		// The family's config-class defaults stand for keys the release
+		// omits (Gemma 3 4B's text_config states no head counts).
+		for k, v := range f.Defaults {
+			if !text.has(k) {
+				if text == nil {
+					text = obj{}
+				}
+				text[k] = json.RawMessage(strconv.FormatInt(v, 10))
+			}
+		}
 	}
 	for _, src := range []struct {
 		o      obj
@@ -558,18 +569,21 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LayoutSource = fmt.Sprintf("full_attention_interval absent: %s default %d", a.Family, n)
 	case p.layoutRule.SlidingPattern > 0 && window > 0:
 		// Gemma: every n-th layer global, the others sliding.
-		n := p.int(text, prefix, p.layoutRule.SlidingPatternKey)
-		src := p.layoutRule.SlidingPatternKey + " = " + fmt.Sprint(n)
+		var n int64
+		if key := p.layoutRule.SlidingPatternKey; key != "" {
+			n = p.int(text, prefix, key)
+		}
+		src := fmt.Sprintf("%s = %d", p.layoutRule.SlidingPatternKey, n)
 		if n <= 0 {
 			n = int64(p.layoutRule.SlidingPattern)
-			src = fmt.Sprintf("%s absent: %s default %d", p.layoutRule.SlidingPatternKey, a.Family, n)
+			src = fmt.Sprintf("the %s default", a.Family)
 		}
 		for i := range kinds {
 			if int64(i+1)%n != 0 {
 				kinds[i] = Sliding
 			}
 		}
-		a.LayoutSource = "every layer sliding but each n-th global, " + src
+		a.LayoutSource = fmt.Sprintf("sliding_window on every layer but each %d-th, which is global (%s)", n, src)
 	case !a.FamilyKnown:
 		// An unknown family may mix attention, sliding windows and state-space
 		// layers by its own convention: do not guess "all full attention".

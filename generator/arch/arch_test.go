@@ -413,3 +413,23 @@ func TestConfigShapeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFamilyLayoutDefaults: layouts and config-class defaults come from
+// the family registry. Gemma 3 4B states no head counts and no
+// sliding_window_pattern; Gemma 2 alternates from layer 0 sliding.
+func TestFamilyLayoutDefaults(t *testing.T) {
+	a := load(t, "google__gemma-3-4b-it.json")
+	if a.Family != "gemma3_text" || !a.FamilyKnown || a.Heads != 8 || a.KVHeads != 4 || a.HeadDim != 256 {
+		t.Errorf("gemma3: family %s known %v heads %d kv %d head_dim %d", a.Family, a.FamilyKnown, a.Heads, a.KVHeads, a.HeadDim)
+	}
+	if a.Count(Full) != 5 || a.Count(Sliding) != 29 || a.LayerKinds[5] != Full {
+		t.Errorf("gemma3: %d full, %d sliding (%s)", a.Count(Full), a.Count(Sliding), a.LayoutSource)
+	}
+	g2 := load(t, "google__gemma-2-9b.json")
+	if g2.Count(Full) != 21 || g2.LayerKinds[0] != Sliding || g2.LayerKinds[1] != Full {
+		t.Errorf("gemma2: %v… (%s)", g2.LayerKinds[:2], g2.LayoutSource)
+	}
+	if q := load(t, "Qwen__Qwen2-7B-Instruct.json"); q.Count(Sliding) != 0 {
+		t.Errorf("qwen2 without use_sliding_window: %d sliding layers", q.Count(Sliding))
+	}
+}

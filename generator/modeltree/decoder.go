@@ -164,6 +164,19 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 	if err != nil {
 		return nil, err
 	}
+	md, err := s.text(family, b, top, "")
+	if err != nil {
+		return nil, err
+	}
+	if s.moe != nil {
+		return finish(b, family, moeInfo{md.E, md.k}, s.moe.convention), nil
+	}
+	return finish(b, family, moeInfo{}, "dense: every parameter is active; ActiveParams(false) drops the input embedding"), nil
+}
+
+// text adds the decoder described by config object top under prefix
+// ("" or "language_model.") to b.
+func (s decoderSpec) text(family string, b *builder, top *reader, prefix string) (moeDims, error) {
 	g := readGQA(top)
 	L := top.size("num_hidden_layers")
 	I := top.size("intermediate_size")
@@ -183,12 +196,12 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 		md = s.moe.read(top)
 	}
 	if err := top.Err(); err != nil {
-		return nil, err
+		return md, err
 	}
 	if err := checkWork(L+mtp, md.E); err != nil {
-		return nil, fmt.Errorf("%s: %w", family, err)
+		return md, fmt.Errorf("%s: %w", family, err)
 	}
-	b.param("model.embed_tokens.weight", embedFlags(tie), V, g.H)
+	b.param(prefix+"model.embed_tokens.weight", embedFlags(tie), V, g.H)
 	layer := func(lp string, i int64) {
 		for _, n := range s.norms {
 			s.norm(b, lp+n, g.H)
@@ -224,7 +237,7 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 		}
 		b.linearBias(m+"down_proj", 0, g.H, I, mlpBias)
 	}
-	lps := indexed("model.layers.", L+mtp)
+	lps := indexed(prefix+"model.layers.", L+mtp)
 	for i, lp := range lps[:L] {
 		layer(lp, int64(i))
 	}
@@ -243,20 +256,17 @@ func (s decoderSpec) build(family string, top *reader, hfq []byte) (*Inventory, 
 		layer(lp, L+int64(i))
 		b.component(CompText)
 	}
-	s.norm(b, "model.norm", g.H)
+	s.norm(b, prefix+"model.norm", g.H)
 	if !tie {
-		b.linearBias("lm_head", fHead, V, g.H, false)
+		b.linearBias(prefix+"lm_head", fHead, V, g.H, false)
 		if s.headBias.read(top) {
-			b.param("lm_head.bias", fHead, V)
+			b.param(prefix+"lm_head.bias", fHead, V)
 		}
 	}
 	if err := firstErr(top.Err(), b.err); err != nil {
-		return nil, fmt.Errorf("%s: %w", family, err)
+		return md, fmt.Errorf("%s: %w", family, err)
 	}
-	if s.moe != nil {
-		return finish(b, family, moeInfo{md.E, md.k}, s.moe.convention), nil
-	}
-	return finish(b, family, moeInfo{}, "dense: every parameter is active; ActiveParams(false) drops the input embedding"), nil
+	return md, nil
 }
 
 func (s decoderSpec) norm(b *builder, name string, H int64) {

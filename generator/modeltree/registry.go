@@ -15,6 +15,10 @@ type Family struct {
 	Name       string   // registry key, e.g. "gemma3"
 	ModelTypes []string // config.json model_type values (top level or text_config) it handles
 	Layout     Layout
+	// Defaults are the family's config-class defaults for keys a released
+	// config.json may omit (Gemma 3 4B states no head counts): arch and
+	// the builder read them as if stated.
+	Defaults map[string]int64
 	// Build enumerates the checkpoint's tensor groups; nil for a family
 	// whose layout is known but whose tensors are not (headers only).
 	Build func(modelType string, top *reader, hfq []byte) (*Inventory, error)
@@ -72,6 +76,7 @@ func registry() []Family {
 		gemma2Family(), phi3Family(), graniteFamily(), olmo2Family(), seedOssFamily(), exaone4Family(), glm4Family(),
 		qwen2MoeFamily(), olmoeFamily(), phimoeFamily(), deepseekV2Family(),
 		glm4MoeFamily(), ernie45MoeFamily(), minimaxM2Family(),
+		gemma3Family(),
 	}
 }
 
