@@ -73,6 +73,10 @@ type Architecture struct {
 	QKRopeDim  int64
 	QKNopeDim  int64
 	VHeadDim   int64
+	// DeepSeek-V3.2's lightning indexer: per layer it caches one key of
+	// index_head_dim values per token beside the MLA latent.
+	IndexHeadDim int64
+	IndexHeads   int64
 
 	// Linear attention (KDA, Gated DeltaNet).
 	LinearKind       string // "kda", "gated_deltanet"
@@ -447,6 +451,8 @@ func (p *parser) attention(text obj, prefix string) {
 	a.QKRopeDim = p.int(text, prefix, "qk_rope_head_dim")
 	a.QKNopeDim = p.int(text, prefix, "qk_nope_head_dim")
 	a.VHeadDim = p.int(text, prefix, "v_head_dim")
+	a.IndexHeadDim = p.int(text, prefix, "index_head_dim")
+	a.IndexHeads = p.int(text, prefix, "index_n_heads")
 	if a.KVLoraRank > 0 {
 		// MLA caches one latent per token; num_key_value_heads and head_dim
 		// do not size it, so they are not read for the cache.

@@ -433,3 +433,12 @@ func TestFamilyLayoutDefaults(t *testing.T) {
 		t.Errorf("qwen2 without use_sliding_window: %d sliding layers", q.Count(Sliding))
 	}
 }
+
+// TestIndexerKeyCache: DeepSeek-V3.2's lightning indexer is read, so the
+// KV figure can add its key cache beside the MLA latent.
+func TestIndexerKeyCache(t *testing.T) {
+	a := load(t, "deepseek-ai__DeepSeek-V3.2-Exp.json")
+	if a.Attention != MLA || a.IndexHeadDim != 128 || a.IndexHeads != 64 {
+		t.Errorf("attention %s, index_head_dim %d, index_n_heads %d", a.Attention, a.IndexHeadDim, a.IndexHeads)
+	}
+}

@@ -71,3 +71,10 @@ func qwen3NextFamily() Family {
 		Checks: []Check{{Config: "qwen3_next/Qwen__Qwen3-Next-80B-A3B-Thinking.config.json", Repo: "Qwen/Qwen3-Next-80B-A3B-Thinking",
 			Published: "81.3B", Params: 81_300_000_000, Tolerance: 50_000_000, Source: "https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Thinking (Hub safetensors: 81.3B params)"}}}
 }
+
+func deepseekV32Family() Family {
+	return Family{Name: "deepseek_v32", ModelTypes: []string{"deepseek_v32"},
+		Build: func(mt string, t *reader, h []byte) (*Inventory, error) { return buildDeepseek(mt)(t, h) },
+		Checks: []Check{{Config: "deepseek_v32/deepseek-ai__DeepSeek-V3.2-Exp.config.json", Repo: "deepseek-ai/DeepSeek-V3.2-Exp",
+			Published: "685B", Params: 685_000_000_000, Tolerance: 500_000_000, Source: "https://huggingface.co/deepseek-ai/DeepSeek-V3.2-Exp (Hub safetensors: 685B params)"}}}
+}
