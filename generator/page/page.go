@@ -174,6 +174,18 @@ func (m *Model) glance() *render.Table {
 	))
 }
 
+// CensusNote says where the per-dtype count comes from: a census is what
+// the Hub read from the safetensors headers; without one the count is the
+// module tree's arithmetic on config.json, and the page must not call it
+// a census.
+func (m *Model) CensusNote() string {
+	const how = "logical parameters: a packed 4-bit payload stored as bytes counts two parameters per byte"
+	if f := m.Facts.Get("params.total"); f.Known() && len(f.Sources) > 0 && f.Sources[0] == "analytic:module-tree" {
+		return "No census (safetensors headers) was read: this count is analytic, from config.json's module tree, and counts " + how + ", as the Hub's census does."
+	}
+	return "The dtype census (safetensors headers, as the Hub counts them) counts " + how + "."
+}
+
 func (m *Model) census() *render.Table {
 	t := &render.Table{Header: []string{"dtype", "parameters", "share", "fact"}, Align: []render.Align{render.Left, render.Right, render.Right}}
 	total, _ := m.Facts.Get("params.total").Int()
