@@ -192,7 +192,18 @@ func (o obj) int(prefix string, keys ...string) (int64, string, error) {
 		}
 		var f float64
 		if err := json.Unmarshal(o[k], &f); err != nil {
-			return 0, "", fmt.Errorf("field %s%s: expected a number, found %s", prefix, k, short(o[k]))
+			// Hunyuan states MoE sizes per layer: a list of equal values
+			// reads as that value.
+			var fs []float64
+			if json.Unmarshal(o[k], &fs) != nil || len(fs) == 0 {
+				return 0, "", fmt.Errorf("field %s%s: expected a number, found %s", prefix, k, short(o[k]))
+			}
+			for _, x := range fs[1:] {
+				if x != fs[0] {
+					return 0, "", fmt.Errorf("field %s%s: per-layer values differ (%v, %v): not supported", prefix, k, fs[0], x)
+				}
+			}
+			f = fs[0]
 		}
 		if f != float64(int64(f)) {
 			return 0, "", fmt.Errorf("field %s%s: expected an integer, found %v", prefix, k, f)
@@ -649,13 +660,13 @@ func optInt(o obj, prefix, key string) (int64, error) {
 
 func (p *parser) moe(text obj, prefix string) {
 	a := p.a
-	routed, routedKey, err := text.positive(prefix, "n_routed_experts", "num_experts", "num_local_experts")
+	routed, routedKey, err := text.positive(prefix, "n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
 	p.keep(err)
 	a.RoutedExperts = routed
 	if a.RoutedExperts == 0 {
 		return
 	}
-	active, activeKey, err := text.positive(prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk")
+	active, activeKey, err := text.positive(prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk", "moe_k")
 	p.keep(err)
 	if err == nil && active > routed {
 		p.keep(fmt.Errorf("field %s%s: %d experts per token exceed the %d routed experts of %s%s", prefix, activeKey, active, routed, prefix, routedKey))
@@ -665,7 +676,7 @@ func (p *parser) moe(text obj, prefix string) {
 	if a.ActiveExperts == 0 {
 		a.Missing["num_experts_per_tok"] = "MoE config lacks num_experts_per_tok"
 	}
-	a.SharedExperts = p.int(text, prefix, "n_shared_experts", "num_shared_experts")
+	a.SharedExperts = p.int(text, prefix, "n_shared_experts", "num_shared_experts", "num_shared_expert", "moe_num_shared_experts")
 	a.SharedIntermediate = p.int(text, prefix, "shared_expert_intermediate_size")
 	if a.SharedExperts == 0 && a.SharedIntermediate > 0 {
 		a.SharedExperts = 1
@@ -679,7 +690,7 @@ func (p *parser) moe(text obj, prefix string) {
 		a.ExpertHidden = a.Hidden
 	}
 	a.MTPLayers = p.int(text, prefix, "num_nextn_predict_layers")
-	firstDense := p.int(text, prefix, "first_k_dense_replace")
+	firstDense := p.int(text, prefix, "first_k_dense_replace", "moe_layer_start_index")
 	freq, freqKey, err := text.int(prefix, "moe_layer_freq", "decoder_sparse_step")
 	p.keep(err)
 	if freq <= 0 {

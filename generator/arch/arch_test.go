@@ -442,3 +442,16 @@ func TestIndexerKeyCache(t *testing.T) {
 		t.Errorf("attention %s, index_head_dim %d, index_n_heads %d", a.Attention, a.IndexHeadDim, a.IndexHeads)
 	}
 }
+
+// TestPerLayerListsOfEqualValues: Hunyuan-A13B states its MoE sizes as
+// per-layer lists; equal values read as one, differing ones are refused.
+func TestPerLayerListsOfEqualValues(t *testing.T) {
+	a := load(t, "tencent__Hunyuan-A13B-Instruct.json")
+	if a.RoutedExperts != 64 || a.ActiveExperts != 8 || a.MoEIntermediate != 3072 {
+		t.Errorf("experts %d, per token %d, width %d", a.RoutedExperts, a.ActiveExperts, a.MoEIntermediate)
+	}
+	_, err := Parse([]byte(`{"model_type":"hunyuan_v1_moe","num_hidden_layers":2,"num_experts":4,"moe_topk":[2,3]}`), nil)
+	if err == nil || !strings.Contains(err.Error(), "moe_topk") {
+		t.Errorf("err = %v, want moe_topk named", err)
+	}
+}

@@ -47,3 +47,19 @@ func minimaxM2Family() Family {
 		Check{Config: "minimax_m2/MiniMaxAI__MiniMax-M2.config.json", Repo: "MiniMaxAI/MiniMax-M2",
 			Published: "229B", Params: 229_000_000_000, Tolerance: 500_000_000, Source: "https://huggingface.co/MiniMaxAI/MiniMax-M2 (Hub safetensors: 229B params)"})
 }
+
+// Hunyuan-A13B (hunyuan_v1_moe): per-head q/k RMSNorms named
+// query_layernorm / key_layernorm, a router at mlp.gate.wg, one shared
+// expert (mlp.shared_mlp) of moe_intermediate_size; the MoE sizes are
+// per-layer lists in config.json.
+func hunyuanMoeFamily() Family {
+	return denseFamily("hunyuan_v1_moe", []string{"hunyuan_v1_moe"}, Layout{},
+		decoderSpec{norms: llamaNorms, qkvBias: flag{key: "attention_bias"}, oBias: flag{key: "attention_bias"}, mlpBias: flag{key: "mlp_bias"},
+			qkNorm: qkPerHead, qkNormIf: flag{key: "use_qk_norm"}, qkNames: [2]string{"query_layernorm", "key_layernorm"}, tie: flag{key: "tie_word_embeddings", def: true},
+			moe: &moeSpec{block: "mlp", router: "gate.wg", expertNames: swiGLUNames, shared: "shared_mlp",
+				expertsKeys: []string{"num_experts"}, perTokKeys: []string{"moe_topk"}, widthKeys: []string{"moe_intermediate_size"},
+				sharedWidthKeys: []string{"moe_intermediate_size"}, sharedCountKeys: []string{"num_shared_expert"},
+				convention: "Tencent's \"A13B\" ≈ ActiveParams(true): non-expert params incl. embedding and shared expert + routed experts × k/E"}},
+		Check{Config: "hunyuan_v1_moe/tencent__Hunyuan-A13B-Instruct.config.json", Repo: "tencent/Hunyuan-A13B-Instruct",
+			Published: "80.4B", Params: 80_400_000_000, Tolerance: 50_000_000, Source: "https://huggingface.co/tencent/Hunyuan-A13B-Instruct (Hub safetensors: 80.4B params; card: 80B total, 13B active)"})
+}

@@ -75,7 +75,7 @@ func registry() []Family {
 		gptOssFamily(),
 		gemma2Family(), phi3Family(), graniteFamily(), olmo2Family(), seedOssFamily(), exaone4Family(), glm4Family(),
 		qwen2MoeFamily(), olmoeFamily(), phimoeFamily(), deepseekV2Family(),
-		glm4MoeFamily(), ernie45MoeFamily(), minimaxM2Family(),
+		glm4MoeFamily(), ernie45MoeFamily(), minimaxM2Family(), hunyuanMoeFamily(),
 		gemma3Family(), mistral3Family(), deepseekV32Family(), llama4Family(),
 	}
 }
