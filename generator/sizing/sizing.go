@@ -14,6 +14,7 @@ import (
 	"dossier/generator/catalog"
 	"dossier/generator/config"
 	"dossier/generator/facts"
+	"dossier/generator/safetensors"
 	"dossier/generator/snapshot"
 )
 
@@ -239,23 +240,11 @@ func signedInt(d int64) string {
 	return facts.Int(d)
 }
 
-// dtypeBits is the storage width of a safetensors dtype.
+// dtypeBits is the storage width of a safetensors dtype, from the one
+// table in package safetensors.
 func dtypeBits(dt string) (int64, bool) {
-	switch dt {
-	case "F64", "I64", "U64", "C64":
-		return 64, true
-	case "F32", "I32", "U32":
-		return 32, true
-	case "F16", "BF16", "I16", "U16":
-		return 16, true
-	case "F8_E4M3", "F8_E5M2", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I8", "U8", "BOOL":
-		return 8, true
-	case "F6_E2M3", "F6_E3M2":
-		return 6, true
-	case "F4":
-		return 4, true
-	}
-	return 0, false
+	b, ok := safetensors.BitSize(dt)
+	return int64(b), ok
 }
 
 // torchBits is the width of a torch dtype name from config.json.
