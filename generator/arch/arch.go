@@ -608,6 +608,10 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LayoutSource = ""
 		a.Missing["layer_kinds"] = fmt.Sprintf("unsupported family %s: config.json lists no layer kinds (layer_types, linear_attn_config, full_attention_interval) and the family's default layout is not known", familyName(a.Family))
 		return
+	case window > 0 && a.Context > 0 && window >= a.Context && !text.has("layer_types"):
+		// A window as long as the context never bites (PhiMoE states
+		// 131,072 for a 131,072-token model): every layer is full.
+		a.LayoutSource = fmt.Sprintf("every layer full attention: sliding_window %d ≥ the %d-token context", window, a.Context)
 	case window > 0 && useSliding && p.layoutRule.Sliding != modeltree.SlidingIgnore:
 		// A window with no per-layer list applies to every layer, or with
 		// Qwen's max_window_layers to the layers from that index on.

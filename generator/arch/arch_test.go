@@ -455,3 +455,15 @@ func TestPerLayerListsOfEqualValues(t *testing.T) {
 		t.Errorf("err = %v, want moe_topk named", err)
 	}
 }
+
+// TestWindowAsLongAsTheContext: a sliding window that covers the whole
+// context never bites, so no layer is counted as sliding.
+func TestWindowAsLongAsTheContext(t *testing.T) {
+	a := load(t, "microsoft__Phi-3.5-MoE-instruct.json")
+	if a.Count(Sliding) != 0 || a.Count(Full) != 32 {
+		t.Errorf("phimoe: %d sliding, %d full (%s)", a.Count(Sliding), a.Count(Full), a.LayoutSource)
+	}
+	if p := load(t, "microsoft__Phi-3-mini-4k-instruct.json"); p.Count(Sliding) != 32 || p.SlidingWindow != 2047 {
+		t.Errorf("phi3 4k: %d sliding, window %d", p.Count(Sliding), p.SlidingWindow)
+	}
+}
