@@ -8,6 +8,13 @@
 // Shapes follow the public modeling code of each family. Where no public
 // source pins a detail, the family file says so and shows how published
 // artifact numbers (Hub census, index total_size) prove the chosen layout.
+//
+// Every family is one entry of the registry (registry.go): its model_types,
+// the layout defaults package arch reads, its builder (mostly a declarative
+// decoderSpec) and the published totals its test reproduces. The tree is
+// kept as groups of identical tensors (a layer's routed experts are one
+// group per matrix); aggregates are sums over groups and names are spelled
+// out only by Inventory.All.
 package modeltree
 
 import (
