@@ -55,30 +55,6 @@ type moeDims struct {
 	dense                              map[int64]bool
 }
 
-// uniform reads a size that a config states either as one integer or, as
-// Hunyuan does, as a per-layer list of equal values.
-func uniform(t *reader, keys []string) int64 {
-	k := firstKey(t, keys)
-	if l, ok := t.m[k].([]any); ok {
-		vs := t.ints(k)
-		if len(vs) == 0 || len(vs) != len(l) {
-			t.fail("config field %s: want a non-empty list of integers", t.field(k))
-			return 0
-		}
-		for _, v := range vs[1:] {
-			if v != vs[0] {
-				t.fail("config field %s: per-layer values differ (%d, %d): not supported", t.field(k), vs[0], v)
-				return 0
-			}
-		}
-		if vs[0] <= 0 {
-			t.fail("config field %s: must be positive, got %d", t.field(k), vs[0])
-		}
-		return vs[0]
-	}
-	return t.size(keys...)
-}
-
 func firstKey(t *reader, keys []string) string {
 	for _, k := range keys {
 		if t.has(k) {
@@ -93,22 +69,25 @@ func firstKey(t *reader, keys []string) string {
 
 func (m *moeSpec) read(t *reader) moeDims {
 	d := moeDims{
-		E: t.size(m.expertsKeys...), k: uniform(t, m.perTokKeys), I: uniform(t, m.widthKeys),
+		E: t.size(m.expertsKeys...), k: t.size(m.perTokKeys...), I: t.size(m.widthKeys...),
 		step: 1, end: -1, dense: map[int64]bool{},
 	}
-	if m.endKey != "" && t.has(m.endKey) {
-		if v, ok := t.toInt(m.endKey, t.m[m.endKey]); ok {
+	if m.endKey != "" {
+		// moe_layer_end_index may be -1: the last layer.
+		if v, ok, err := t.o.Signed(t.prefix(), m.endKey); err != nil {
+			t.keep(err)
+		} else if ok && v >= 0 {
 			d.end = v
 		}
 	}
 	if len(m.sharedWidthKeys) > 0 {
 		if t.has(firstKey(t, m.sharedWidthKeys)) {
-			d.sharedI = uniform(t, m.sharedWidthKeys)
+			d.sharedI = t.size(m.sharedWidthKeys...)
 		}
 		if len(m.sharedCountKeys) > 0 {
 			n := int64(0)
 			if t.has(firstKey(t, m.sharedCountKeys)) {
-				n = uniform(t, m.sharedCountKeys)
+				n = t.size(m.sharedCountKeys...)
 			}
 			d.sharedI *= n
 		}

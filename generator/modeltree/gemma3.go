@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"dossier/generator/internal/hfconfig"
 )
 
 // Gemma 3 (transformers modeling_gemma3, modeling_siglip): Gemma 2's
@@ -30,16 +32,16 @@ func gemma3Family() Family {
 
 // withDefaults is r with absent keys read as the family's defaults.
 func withDefaults(r *reader, defs map[string]int64) *reader {
-	m := make(map[string]any, len(r.m)+len(defs))
+	o := make(hfconfig.Object, len(r.o)+len(defs))
 	for k, v := range defs {
-		m[k] = jsonInt(v)
+		o[k] = json.RawMessage(strconv.FormatInt(v, 10))
 	}
-	for k, v := range r.m {
-		if v != nil {
-			m[k] = v
+	for k, v := range r.o {
+		if r.o.Has(k) {
+			o[k] = v
 		}
 	}
-	return &reader{m: m, path: r.path, err: r.err}
+	return &reader{o: o, path: r.path, err: r.err}
 }
 
 func buildGemma3(mt string, top *reader, hfq []byte) (*Inventory, error) {
@@ -112,5 +114,3 @@ func siglip(b *builder, vc *reader, p string) (int64, error) {
 	b.component(CompText)
 	return D, nil
 }
-
-func jsonInt(v int64) any { return json.Number(strconv.FormatInt(v, 10)) }

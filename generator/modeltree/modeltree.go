@@ -1,8 +1,9 @@
 package modeltree
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"dossier/generator/internal/hfconfig"
 )
 
 // FromConfig enumerates the tensors of the checkpoint described by a
@@ -12,7 +13,7 @@ import (
 // An unknown model_type yields an error wrapping ErrUnsupportedFamily; a
 // malformed config or a missing required field an error naming the field.
 func FromConfig(config, hfQuantConfig []byte) (*Inventory, error) {
-	m, err := parseJSON(config, "config.json")
+	m, err := hfconfig.Decode(config, "config.json")
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +73,9 @@ func checkWork(layers, experts int64) error {
 // capHint estimates the group count so the slice is allocated once: a few
 // dozen groups per layer, experts included (they are groups of E).
 func capHint(t *reader) int {
-	peek := func(keys ...string) int64 {
-		for _, k := range keys {
-			if n, ok := t.m[k].(json.Number); ok {
-				if i, err := n.Int64(); err == nil && i > 0 && i < 1<<20 {
-					return i
-				}
-			}
+	peek := func(key string) int64 {
+		if v, _, err := t.o.Int("", key); err == nil {
+			return v
 		}
 		return 0
 	}

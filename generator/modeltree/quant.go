@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"dossier/generator/internal/hfconfig"
 )
 
 // quant is one checkpoint's quantization: which nn.Linear modules it
@@ -168,7 +170,7 @@ func parseQuant(qc *reader, hfq []byte, sc []scope) (*quant, error) {
 		if len(hfq) == 0 {
 			return nil, nil
 		}
-		m, err := parseJSON(hfq, "hf_quant_config.json")
+		m, err := hfconfig.Decode(hfq, "hf_quant_config.json")
 		if err != nil {
 			return nil, err
 		}
@@ -225,10 +227,7 @@ func parseCompressed(qc *reader, sc []scope) (*quant, error) {
 		}
 		return nil, fmt.Errorf("config: missing required field %s", qc.field("config_groups"))
 	}
-	keys := make([]string, 0, len(groups.m))
-	for k := range groups.m {
-		keys = append(keys, k)
-	}
+	keys := groups.keys()
 	sort.Strings(keys) // deterministic: group_0, group_1, ...
 	for _, k := range keys {
 		g := groups.sub(k)
