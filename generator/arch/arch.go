@@ -350,6 +350,10 @@ func (p *parser) layout(text obj, prefix string) {
 	a.LayoutSource = "every layer is full attention (no layer-kind field in config)"
 	window, err := optInt(text, prefix, "sliding_window")
 	p.keep(err)
+	if window == 0 && p.layoutRule.WindowKey != "" {
+		window, err = optInt(text, prefix, p.layoutRule.WindowKey)
+		p.keep(err)
+	}
 	// Qwen configs apply sliding_window only with use_sliding_window
 	// (default false in transformers); Mistral applies it when set.
 	useSliding := p.layoutRule.Sliding == modeltree.SlidingAll
@@ -439,7 +443,7 @@ func (p *parser) layout(text obj, prefix string) {
 				kinds[i] = Sliding
 			}
 		}
-		a.LayoutSource = fmt.Sprintf("sliding_window on every layer but each %d-th, which is global (%s)", n, src)
+		a.LayoutSource = fmt.Sprintf("a %d-token local window on every layer but each %d-th, which is global (%s)", window, n, src)
 	case !a.FamilyKnown:
 		// An unknown family may mix attention, sliding windows and state-space
 		// layers by its own convention: do not guess "all full attention".

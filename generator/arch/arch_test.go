@@ -467,3 +467,12 @@ func TestWindowAsLongAsTheContext(t *testing.T) {
 		t.Errorf("phi3 4k: %d sliding, window %d", p.Count(Sliding), p.SlidingWindow)
 	}
 }
+
+// TestChunkedAttention: Llama 4 Scout's chunked-attention layers (three in
+// four) cache at most attention_chunk_size tokens; every fourth is global.
+func TestChunkedAttention(t *testing.T) {
+	a := load(t, "meta-llama__Llama-4-Scout-17B-16E-Instruct.json")
+	if a.Count(Full) != 12 || a.Count(Sliding) != 36 || a.SlidingWindow != 8192 || a.LayerKinds[3] != Full {
+		t.Errorf("llama4: %d full, %d chunked, window %d (%s)", a.Count(Full), a.Count(Sliding), a.SlidingWindow, a.LayoutSource)
+	}
+}

@@ -11,7 +11,10 @@ import "fmt"
 // patches, LayerNorms and biased projections, then a pixel-shuffle adapter
 // MLP (bias-free) and a bias-free projector to the text width.
 func llama4Family() Family {
+	// Three chunked-attention layers (attention_chunk_size) to one global
+	// NoPE layer: the chunked ones cache at most one chunk.
 	return Family{Name: "llama4", ModelTypes: []string{"llama4", "llama4_text"}, Build: buildLlama4,
+		Layout: Layout{SlidingPattern: 4, WindowKey: "attention_chunk_size"},
 		Checks: []Check{{Config: "llama4/meta-llama__Llama-4-Scout-17B-16E-Instruct.config.json", Repo: "meta-llama/Llama-4-Scout-17B-16E-Instruct",
 			Published: "109B", Params: 109_000_000_000, Tolerance: 500_000_000, Source: "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct (Hub safetensors: 109B params; card: 17B active, 109B total)"}}}
 }

@@ -40,6 +40,10 @@ type Layout struct {
 	SlidingPattern int
 	// SlidingPatternKey is the config field that overrides SlidingPattern.
 	SlidingPatternKey string
+	// WindowKey names the field holding the local layers' window when it
+	// is not sliding_window (Llama 4's attention_chunk_size: chunked
+	// attention caches at most one chunk).
+	WindowKey string
 }
 
 // SlidingRule says how a family applies a config's sliding_window.
