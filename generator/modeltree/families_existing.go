@@ -45,7 +45,9 @@ func llamaFamily() Family {
 }
 
 func mistralFamily() Family {
-	return denseFamily("mistral", []string{"mistral"}, Layout{}, decoderSpec{norms: llamaNorms, tie: flag{key: "tie_word_embeddings"}})
+	return denseFamily("mistral", []string{"mistral"}, Layout{}, decoderSpec{norms: llamaNorms, tie: flag{key: "tie_word_embeddings"}},
+		Check{Config: "mistral/mistralai__Mistral-7B-v0.3.config.json", Repo: "mistralai/Mistral-7B-v0.3",
+			Published: "7.25B", Params: 7_250_000_000, Tolerance: 5_000_000, Source: "https://huggingface.co/mistralai/Mistral-7B-v0.3 (Hub safetensors: 7.25B params)"})
 }
 
 func mixtralFamily() Family {
