@@ -91,9 +91,11 @@ func sharedInputs(cfg *config.Site) (string, error) {
 	if err := hashFile(h, filepath.Join(cfg.Dir(cfg.DataDir), "hardware.yaml")); err != nil {
 		return "", err
 	}
-	if sw := filepath.Join(cfg.Dir(cfg.DataDir), "software.yaml"); fileExists(sw) {
-		if err := hashFile(h, sw); err != nil {
-			return "", err
+	for _, name := range []string{"software.yaml", "references.yaml"} {
+		if f := filepath.Join(cfg.Dir(cfg.DataDir), name); fileExists(f) {
+			if err := hashFile(h, f); err != nil {
+				return "", err
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

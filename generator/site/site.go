@@ -357,6 +357,17 @@ func (s *Site) Render() (map[string][]byte, error) {
 		return nil, err
 	}
 	out["sort.js"] = s.Templates.JS
+	out["models.js"] = s.Templates.ModelsJS
+	mj, err := s.modelsJSON()
+	if err != nil {
+		return nil, err
+	}
+	out[ModelsPath] = mj
+	cmp, err := s.Templates.ComparePage(render.HTMLPage{PageTitle: "Compare models · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: s.Config.Search})
+	if err != nil {
+		return nil, err
+	}
+	out["compare/index.html"] = cmp
 	if s.Config.Search {
 		b, err := s.Templates.SearchPage(render.HTMLPage{PageTitle: "Search · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: true})
 		if err != nil {
@@ -400,12 +411,21 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	}
 	html, err := s.Templates.HTML(md, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		MarkdownURL: "index.md", FactsURL: "facts.json", Search: s.Config.Search,
+		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
 	}, m.Page.Charts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
+	appendix := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json).\n\n" + m.Page.FactsAppendix().Markdown()
+	factsHTML, err := s.Templates.HTML([]byte(appendix), render.HTMLPage{
+		PageTitle: m.Page.Title + " facts · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
+		FactsURL: "facts.json", Search: s.Config.Search,
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("render the facts of %s: %w", m.Content.Path, err)
+	}
+	out[dir+"facts.html"] = factsHTML
 	fj, err := FactsJSON(m)
 	if err != nil {
 		return nil, err
