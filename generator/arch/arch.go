@@ -6,14 +6,14 @@
 package arch
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
-	"dossier/generator/internal/jsoncheck"
+	"dossier/generator/internal/hfconfig"
+	"dossier/generator/modeltree"
 )
 
 // LayerKind is how a decoder layer attends.
@@ -72,6 +72,10 @@ type Architecture struct {
 	QKRopeDim  int64
 	QKNopeDim  int64
 	VHeadDim   int64
+	// DeepSeek-V3.2's lightning indexer: per layer it caches one key of
+	// index_head_dim values per token beside the MLA latent.
+	IndexHeadDim int64
+	IndexHeads   int64
 
 	// Linear attention (KDA, Gated DeltaNet).
 	LinearKind       string // "kda", "gated_deltanet"
@@ -169,128 +173,12 @@ func (a *Architecture) Cadence() (int, bool) {
 	return best, true
 }
 
-// MaxConfigInt bounds every size or count read from a config: far above
-// any real width, layer or expert count, and low enough that a wrapped
-// product is caught by sizing's checked arithmetic rather than published.
-const MaxConfigInt = 1 << 32
-
-// obj is a config object with alias-aware typed accessors.
-type obj map[string]json.RawMessage
-
-func (o obj) has(key string) bool {
-	r, ok := o[key]
-	return ok && string(r) != "null"
-}
-
-// int reads the first alias present. A value of the wrong type is an
-// error naming the field, and so is a negative one: no size, count or
-// index a config states is below zero.
-func (o obj) int(prefix string, keys ...string) (int64, string, error) {
-	for _, k := range keys {
-		if !o.has(k) {
-			continue
-		}
-		var f float64
-		if err := json.Unmarshal(o[k], &f); err != nil {
-			return 0, "", fmt.Errorf("field %s%s: expected a number, found %s", prefix, k, short(o[k]))
-		}
-		if f != float64(int64(f)) {
-			return 0, "", fmt.Errorf("field %s%s: expected an integer, found %v", prefix, k, f)
-		}
-		if f < 0 {
-			return 0, "", fmt.Errorf("field %s%s: expected a non-negative integer, found %v", prefix, k, f)
-		}
-		if f > MaxConfigInt {
-			return 0, "", fmt.Errorf("field %s%s: expected at most %d, found %v", prefix, k, int64(MaxConfigInt), f)
-		}
-		return int64(f), k, nil
-	}
-	return 0, "", nil
-}
-
-// positive is int for a size whose zero is meaningless (layers, widths,
-// heads, experts): stated, it must be at least 1. Absent, it reads 0.
-func (o obj) positive(prefix string, keys ...string) (int64, string, error) {
-	v, k, err := o.int(prefix, keys...)
-	if err == nil && k != "" && v == 0 {
-		return 0, "", fmt.Errorf("field %s%s: expected a positive integer, found 0", prefix, k)
-	}
-	return v, k, err
-}
-
-func (o obj) str(prefix, key string) (string, error) {
-	if !o.has(key) {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(o[key], &s); err != nil {
-		return "", fmt.Errorf("field %s%s: expected a string, found %s", prefix, key, short(o[key]))
-	}
-	return s, nil
-}
-
-func (o obj) bool(prefix, key string) (bool, error) {
-	if !o.has(key) {
-		return false, nil
-	}
-	var b bool
-	if err := json.Unmarshal(o[key], &b); err != nil {
-		return false, fmt.Errorf("field %s%s: expected true or false, found %s", prefix, key, short(o[key]))
-	}
-	return b, nil
-}
-
-func (o obj) sub(prefix, key string) (obj, error) {
-	if !o.has(key) {
-		return nil, nil
-	}
-	var m obj
-	if err := json.Unmarshal(o[key], &m); err != nil {
-		return nil, fmt.Errorf("field %s%s: expected an object, found %s", prefix, key, short(o[key]))
-	}
-	return m, nil
-}
-
-func (o obj) ints(prefix, key string) ([]int64, error) {
-	if !o.has(key) {
-		return nil, nil
-	}
-	var fs []float64
-	if err := json.Unmarshal(o[key], &fs); err != nil {
-		return nil, fmt.Errorf("field %s%s: expected a list of integers, found %s", prefix, key, short(o[key]))
-	}
-	out := make([]int64, len(fs))
-	for i, f := range fs {
-		if f != float64(int64(f)) {
-			return nil, fmt.Errorf("field %s%s[%d]: expected an integer, found %v", prefix, key, i, f)
-		}
-		out[i] = int64(f)
-	}
-	return out, nil
-}
-
-func (o obj) strs(prefix, key string) ([]string, error) {
-	if !o.has(key) {
-		return nil, nil
-	}
-	var ss []string
-	if err := json.Unmarshal(o[key], &ss); err != nil {
-		return nil, fmt.Errorf("field %s%s: expected a list of strings, found %s", prefix, key, short(o[key]))
-	}
-	return ss, nil
-}
-
-func short(r json.RawMessage) string {
-	s := string(r)
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
-}
+// obj is a config object: the shared reader's.
+type obj = hfconfig.Object
 
 // Parse reads a config.json. hfQuant is a sibling hf_quant_config.json or nil.
 func Parse(config, hfQuant []byte) (*Architecture, error) {
-	top, err := decodeObject(config, "config.json")
+	top, err := hfconfig.Decode(config, "config.json")
 	if err != nil {
 		return nil, err
 	}
@@ -301,56 +189,10 @@ func Parse(config, hfQuant []byte) (*Architecture, error) {
 	return p.a, nil
 }
 
-// decodeObject decodes a file that must hold one JSON object. Valid JSON of
-// another kind (an array, null) is named as such rather than reported as a
-// failed decode into this package's types.
-func decodeObject(b []byte, file string) (obj, error) {
-	if !json.Valid(b) {
-		var o obj
-		err := json.Unmarshal(b, &o) // reports where the syntax breaks
-		if err == nil {
-			err = errors.New("invalid JSON")
-		}
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	t := bytes.TrimLeft(b, " \t\r\n")
-	if len(t) == 0 || t[0] != '{' {
-		return nil, fmt.Errorf("%s: expected a JSON object, found %s", file, jsonKind(t))
-	}
-	if err := jsoncheck.Check(b, ""); err != nil {
-		if file != "config.json" { // config.json field errors are named by the caller
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		return nil, err
-	}
-	var o obj
-	if err := json.Unmarshal(b, &o); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return o, nil
-}
-
-// jsonKind names the kind of a valid JSON value from its first byte.
-func jsonKind(t []byte) string {
-	if len(t) == 0 {
-		return "nothing"
-	}
-	switch t[0] {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "a boolean"
-	}
-	return "a number"
-}
-
 type parser struct {
-	a   *Architecture
-	err error
+	a          *Architecture
+	layoutRule modeltree.Layout // the family's layout defaults (registry)
+	err        error
 }
 
 // keep records the first error so the field reads below stay linear.
@@ -361,7 +203,7 @@ func (p *parser) keep(err error) {
 }
 
 func (p *parser) int(o obj, prefix string, keys ...string) int64 {
-	v, _, err := o.int(prefix, keys...)
+	v, _, err := o.Int(prefix, keys...)
 	p.keep(err)
 	return v
 }
@@ -369,7 +211,7 @@ func (p *parser) int(o obj, prefix string, keys ...string) int64 {
 // need reads a size the sizing needs and whose zero is meaningless: a
 // stated value must be positive, an absent one is recorded in Missing.
 func (p *parser) need(o obj, prefix, name string, keys ...string) int64 {
-	v, _, err := o.positive(prefix, keys...)
+	v, _, err := o.Positive(prefix, keys...)
 	p.keep(err)
 	if v == 0 && p.err == nil {
 		p.a.Missing[name] = "config lacks " + strings.Join(keys, " / ")
@@ -380,16 +222,16 @@ func (p *parser) need(o obj, prefix, name string, keys ...string) int64 {
 func (p *parser) parse(top obj, hfQuant []byte) error {
 	a := p.a
 	var err error
-	a.ModelType, err = top.str("", "model_type")
+	a.ModelType, err = top.Str("", "model_type")
 	p.keep(err)
 	text, prefix := top, ""
-	if tc, err := top.sub("", "text_config"); err != nil {
+	if tc, err := top.Sub("", "text_config"); err != nil {
 		p.keep(err)
 	} else if tc != nil {
 		text, prefix, a.Wrapped = tc, "text_config.", true
 	}
-	a.HasVision = top.has("vision_config")
-	a.Family, err = text.str(prefix, "model_type")
+	a.HasVision = top.Has("vision_config")
+	a.Family, err = text.Str(prefix, "model_type")
 	p.keep(err)
 	if a.Family == "" {
 		a.Family = a.ModelType
@@ -397,14 +239,26 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 	if a.Family == "" {
 		a.Missing["family"] = "config lacks model_type"
 	}
-	a.FamilyKnown = knownFamilies[a.Family]
+	if f, ok := modeltree.Lookup(a.Family); ok {
+		a.FamilyKnown, p.layoutRule = true, f.Layout
+		// The family's config-class defaults stand for keys the release
+		// omits (Gemma 3 4B's text_config states no head counts).
+		for k, v := range f.Defaults {
+			if !text.Has(k) {
+				if text == nil {
+					text = obj{}
+				}
+				text[k] = json.RawMessage(strconv.FormatInt(v, 10))
+			}
+		}
+	}
 	for _, src := range []struct {
 		o      obj
 		prefix string
 	}{{text, prefix}, {top, ""}} {
 		for _, k := range []string{"torch_dtype", "dtype"} {
 			if a.TorchDType == "" {
-				v, err := src.o.str(src.prefix, k)
+				v, err := src.o.Str(src.prefix, k)
 				p.keep(err)
 				a.TorchDType = v
 			}
@@ -413,7 +267,7 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 
 	a.Hidden = p.need(text, prefix, "hidden_size", "hidden_size", "d_model", "n_embd")
 	a.Vocab = p.need(text, prefix, "vocab_size", "vocab_size")
-	ctx, ctxKey, err := text.positive(prefix, "max_position_embeddings", "max_seq_len", "n_positions", "model_max_length")
+	ctx, ctxKey, err := text.Positive(prefix, "max_position_embeddings", "max_seq_len", "n_positions", "model_max_length")
 	p.keep(err)
 	a.Context, a.ContextSrc = ctx, ctxKey
 	if ctx == 0 && p.err == nil {
@@ -421,10 +275,10 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 	}
 	a.Layers = p.need(text, prefix, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
 	a.Intermediate = p.int(text, prefix, "intermediate_size")
-	tied, err := text.bool(prefix, "tie_word_embeddings")
+	tied, err := text.Bool(prefix, "tie_word_embeddings")
 	p.keep(err)
-	if !text.has("tie_word_embeddings") {
-		tied, err = top.bool("", "tie_word_embeddings")
+	if !text.Has("tie_word_embeddings") {
+		tied, err = top.Bool("", "tie_word_embeddings")
 		p.keep(err)
 	}
 	a.TiedEmbed = tied
@@ -447,6 +301,8 @@ func (p *parser) attention(text obj, prefix string) {
 	a.QKRopeDim = p.int(text, prefix, "qk_rope_head_dim")
 	a.QKNopeDim = p.int(text, prefix, "qk_nope_head_dim")
 	a.VHeadDim = p.int(text, prefix, "v_head_dim")
+	a.IndexHeadDim = p.int(text, prefix, "index_head_dim")
+	a.IndexHeads = p.int(text, prefix, "index_n_heads")
 	if a.KVLoraRank > 0 {
 		// MLA caches one latent per token; num_key_value_heads and head_dim
 		// do not size it, so they are not read for the cache.
@@ -457,7 +313,7 @@ func (p *parser) attention(text obj, prefix string) {
 		return
 	}
 	a.Attention = GQA
-	kv, key, err := text.positive(prefix, "num_key_value_heads", "num_kv_heads", "multi_query_group_num")
+	kv, key, err := text.Positive(prefix, "num_key_value_heads", "num_kv_heads", "multi_query_group_num")
 	p.keep(err)
 	if key == "" && a.Heads > 0 {
 		kv = a.Heads // transformers' default: no key/value grouping
@@ -466,7 +322,7 @@ func (p *parser) attention(text obj, prefix string) {
 	if a.Heads > 0 && kv > 0 && (kv > a.Heads || a.Heads%kv != 0) {
 		p.keep(fmt.Errorf("field %s%s: expected a divisor of the %d attention heads (num_attention_heads), found %d", prefix, key, a.Heads, kv))
 	}
-	hd, key, err := text.positive(prefix, "head_dim", "kv_channels")
+	hd, key, err := text.Positive(prefix, "head_dim", "kv_channels")
 	p.keep(err)
 	switch {
 	case key != "" && hd > 0:
@@ -497,26 +353,30 @@ func (p *parser) layout(text obj, prefix string) {
 	a.LayoutSource = "every layer is full attention (no layer-kind field in config)"
 	window, err := optInt(text, prefix, "sliding_window")
 	p.keep(err)
-	// Qwen configs apply sliding_window only with use_sliding_window
-	// (default false in transformers); Mistral applies it when set.
-	useSliding := !strings.HasPrefix(a.Family, "qwen")
-	if text.has("use_sliding_window") {
-		useSliding, err = text.bool(prefix, "use_sliding_window")
+	if window == 0 && p.layoutRule.WindowKey != "" {
+		window, err = optInt(text, prefix, p.layoutRule.WindowKey)
 		p.keep(err)
 	}
-	maxWindow, mwKey, err := text.int(prefix, "max_window_layers")
+	// Qwen configs apply sliding_window only with use_sliding_window
+	// (default false in transformers); Mistral applies it when set.
+	useSliding := p.layoutRule.Sliding == modeltree.SlidingAll
+	if text.Has("use_sliding_window") {
+		useSliding, err = text.Bool(prefix, "use_sliding_window")
+		p.keep(err)
+	}
+	maxWindow, mwKey, err := text.Int(prefix, "max_window_layers")
 	p.keep(err)
 
-	lac, err := text.sub(prefix, "linear_attn_config")
+	lac, err := text.Sub(prefix, "linear_attn_config")
 	p.keep(err)
-	types, err := text.strs(prefix, "layer_types")
+	types, err := text.Strs(prefix, "layer_types")
 	p.keep(err)
 	interval := p.int(text, prefix, "full_attention_interval")
 
 	switch {
 	case lac != nil:
 		lp := prefix + "linear_attn_config."
-		full, err := lac.ints(lp, "full_attn_layers")
+		full, err := lac.Ints(lp, "full_attn_layers")
 		p.keep(err)
 		for i := range kinds {
 			kinds[i] = Linear
@@ -561,14 +421,32 @@ func (p *parser) layout(text obj, prefix string) {
 			}
 		}
 		a.LayoutSource = fmt.Sprintf("full_attention_interval = %d", interval)
-	case a.Family == "qwen3_next":
-		// transformers' Qwen3NextConfig defaults full_attention_interval to 4.
+	case p.layoutRule.FullInterval > 0:
+		// e.g. transformers' Qwen3NextConfig defaults full_attention_interval to 4.
+		n := p.layoutRule.FullInterval
 		for i := range kinds {
-			if (i+1)%4 != 0 {
+			if (i+1)%n != 0 {
 				kinds[i] = Linear
 			}
 		}
-		a.LayoutSource = "full_attention_interval absent: qwen3_next default 4"
+		a.LayoutSource = fmt.Sprintf("full_attention_interval absent: %s default %d", a.Family, n)
+	case p.layoutRule.SlidingPattern > 0 && window > 0:
+		// Gemma: every n-th layer global, the others sliding.
+		var n int64
+		if key := p.layoutRule.SlidingPatternKey; key != "" {
+			n = p.int(text, prefix, key)
+		}
+		src := fmt.Sprintf("%s = %d", p.layoutRule.SlidingPatternKey, n)
+		if n <= 0 {
+			n = int64(p.layoutRule.SlidingPattern)
+			src = fmt.Sprintf("the %s default", a.Family)
+		}
+		for i := range kinds {
+			if int64(i+1)%n != 0 {
+				kinds[i] = Sliding
+			}
+		}
+		a.LayoutSource = fmt.Sprintf("a %d-token local window on every layer but each %d-th, which is global (%s)", window, n, src)
 	case !a.FamilyKnown:
 		// An unknown family may mix attention, sliding windows and state-space
 		// layers by its own convention: do not guess "all full attention".
@@ -576,7 +454,11 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LayoutSource = ""
 		a.Missing["layer_kinds"] = fmt.Sprintf("unsupported family %s: config.json lists no layer kinds (layer_types, linear_attn_config, full_attention_interval) and the family's default layout is not known", familyName(a.Family))
 		return
-	case window > 0 && useSliding && a.Family != "mixtral":
+	case window > 0 && a.Context > 0 && window >= a.Context && !text.Has("layer_types"):
+		// A window as long as the context never bites (PhiMoE states
+		// 131,072 for a 131,072-token model): every layer is full.
+		a.LayoutSource = fmt.Sprintf("every layer full attention: sliding_window %d ≥ the %d-token context", window, a.Context)
+	case window > 0 && useSliding && p.layoutRule.Sliding != modeltree.SlidingIgnore:
 		// A window with no per-layer list applies to every layer, or with
 		// Qwen's max_window_layers to the layers from that index on.
 		from := 0
@@ -605,17 +487,6 @@ func (p *parser) layout(text obj, prefix string) {
 	a.LayerKinds = kinds
 }
 
-// knownFamilies are the text-backbone model_types whose layer layout this
-// package knows when config.json does not list it per layer: attention on
-// every layer unless a layer-kind field or the family's sliding-window rule
-// says otherwise.
-var knownFamilies = map[string]bool{
-	"llama": true, "mistral": true, "mixtral": true,
-	"qwen2": true, "qwen2_moe": true, "qwen3": true, "qwen3_moe": true, "qwen3_next": true,
-	"deepseek_v2": true, "deepseek_v3": true, "kimi_k2": true, "kimi_linear": true,
-	"gpt_oss": true,
-}
-
 func familyName(f string) string {
 	if f == "" {
 		return "(no model_type)"
@@ -633,19 +504,19 @@ func containsKind(ks []LayerKind, k LayerKind) bool {
 }
 
 func optInt(o obj, prefix, key string) (int64, error) {
-	v, _, err := o.int(prefix, key)
+	v, _, err := o.Int(prefix, key)
 	return v, err
 }
 
 func (p *parser) moe(text obj, prefix string) {
 	a := p.a
-	routed, routedKey, err := text.positive(prefix, "n_routed_experts", "num_experts", "num_local_experts")
+	routed, routedKey, err := text.Positive(prefix, "n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
 	p.keep(err)
 	a.RoutedExperts = routed
 	if a.RoutedExperts == 0 {
 		return
 	}
-	active, activeKey, err := text.positive(prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk")
+	active, activeKey, err := text.Positive(prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk", "moe_k")
 	p.keep(err)
 	if err == nil && active > routed {
 		p.keep(fmt.Errorf("field %s%s: %d experts per token exceed the %d routed experts of %s%s", prefix, activeKey, active, routed, prefix, routedKey))
@@ -655,7 +526,7 @@ func (p *parser) moe(text obj, prefix string) {
 	if a.ActiveExperts == 0 {
 		a.Missing["num_experts_per_tok"] = "MoE config lacks num_experts_per_tok"
 	}
-	a.SharedExperts = p.int(text, prefix, "n_shared_experts", "num_shared_experts")
+	a.SharedExperts = p.int(text, prefix, "n_shared_experts", "num_shared_experts", "num_shared_expert", "moe_num_shared_experts")
 	a.SharedIntermediate = p.int(text, prefix, "shared_expert_intermediate_size")
 	if a.SharedExperts == 0 && a.SharedIntermediate > 0 {
 		a.SharedExperts = 1
@@ -669,13 +540,13 @@ func (p *parser) moe(text obj, prefix string) {
 		a.ExpertHidden = a.Hidden
 	}
 	a.MTPLayers = p.int(text, prefix, "num_nextn_predict_layers")
-	firstDense := p.int(text, prefix, "first_k_dense_replace")
-	freq, freqKey, err := text.int(prefix, "moe_layer_freq", "decoder_sparse_step")
+	firstDense := p.int(text, prefix, "first_k_dense_replace", "moe_layer_start_index")
+	freq, freqKey, err := text.Int(prefix, "moe_layer_freq", "decoder_sparse_step")
 	p.keep(err)
 	if freq <= 0 {
 		freq = 1
 	}
-	mlpOnly, err := text.ints(prefix, "mlp_only_layers")
+	mlpOnly, err := text.Ints(prefix, "mlp_only_layers")
 	p.keep(err)
 	dense := map[int64]bool{}
 	for _, l := range mlpOnly {
@@ -701,13 +572,13 @@ func (p *parser) moe(text obj, prefix string) {
 func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	a := p.a
 	qc, src := obj(nil), ""
-	if q, err := top.sub("", "quantization_config"); err != nil {
+	if q, err := top.Sub("", "quantization_config"); err != nil {
 		p.keep(err)
 	} else if q != nil {
 		qc, src = q, "quantization_config"
 	}
 	if qc == nil && prefix != "" {
-		if q, err := text.sub(prefix, "quantization_config"); err != nil {
+		if q, err := text.Sub(prefix, "quantization_config"); err != nil {
 			p.keep(err)
 		} else if q != nil {
 			qc, src = q, prefix+"quantization_config"
@@ -724,21 +595,21 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	q.Source = "config.json " + src
 	pre := src + "."
 	var err error
-	q.Method, err = qc.str(pre, "quant_method")
+	q.Method, err = qc.Str(pre, "quant_method")
 	p.keep(err)
-	q.Format, err = qc.str(pre, "format")
+	q.Format, err = qc.Str(pre, "format")
 	p.keep(err)
-	ign, err := qc.strs(pre, "ignore")
+	ign, err := qc.Strs(pre, "ignore")
 	p.keep(err)
-	mnc, err := qc.strs(pre, "modules_to_not_convert")
+	mnc, err := qc.Strs(pre, "modules_to_not_convert")
 	p.keep(err)
 	q.Ignore = append(ign, mnc...)
-	q.BlockSize, err = qc.ints(pre, "weight_block_size")
+	q.BlockSize, err = qc.Ints(pre, "weight_block_size")
 	p.keep(err)
 	if q.Method == "modelopt" {
 		// A ModelOpt export may carry its hf_quant_config.json section in
 		// config.json: nested under "quantization" or flat.
-		sec, err := qc.sub(pre, "quantization")
+		sec, err := qc.Sub(pre, "quantization")
 		p.keep(err)
 		if sec != nil {
 			p.modeloptSection(sec, pre+"quantization.")
@@ -753,7 +624,7 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	case "mxfp4":
 		q.Bits, q.Type, q.GroupSize, q.ScaleDType = 4, "float", 32, "uint8"
 	}
-	groups, err := qc.sub(pre, "config_groups")
+	groups, err := qc.Sub(pre, "config_groups")
 	p.keep(err)
 	names := make([]string, 0, len(groups))
 	for k := range groups {
@@ -762,20 +633,20 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	sort.Strings(names)
 	if len(names) > 0 {
 		gp := pre + "config_groups." + names[0] + "."
-		g, err := groups.sub(pre+"config_groups.", names[0])
+		g, err := groups.Sub(pre+"config_groups.", names[0])
 		p.keep(err)
-		w, err := g.sub(gp, "weights")
+		w, err := g.Sub(gp, "weights")
 		p.keep(err)
 		if w != nil {
 			q.Bits = p.int(w, gp+"weights.", "num_bits")
 			q.GroupSize = p.int(w, gp+"weights.", "group_size")
-			sd, err := w.str(gp+"weights.", "scale_dtype")
+			sd, err := w.Str(gp+"weights.", "scale_dtype")
 			p.keep(err)
 			q.ScaleDType = strings.TrimPrefix(sd, "torch.")
-			q.Type, err = w.str(gp+"weights.", "type")
+			q.Type, err = w.Str(gp+"weights.", "type")
 			p.keep(err)
 		}
-		if f, err := g.str(gp, "format"); err == nil && f != "" && q.Format == "" {
+		if f, err := g.Str(gp, "format"); err == nil && f != "" && q.Format == "" {
 			q.Format = f
 		}
 	}
@@ -795,7 +666,7 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 // modelopt reads a sibling hf_quant_config.json: NVIDIA ModelOpt's
 // "quantization" section.
 func (p *parser) modelopt(b []byte) {
-	top, err := decodeObject(b, "hf_quant_config.json")
+	top, err := hfconfig.Decode(b, "hf_quant_config.json")
 	if err != nil {
 		p.keep(err)
 		return
@@ -803,7 +674,7 @@ func (p *parser) modelopt(b []byte) {
 	q := &p.a.Quant
 	q.Method, q.Source = "modelopt", "hf_quant_config.json"
 	before := p.err
-	if sec, err := top.sub("", "quantization"); err != nil {
+	if sec, err := top.Sub("", "quantization"); err != nil {
 		p.keep(err)
 	} else if sec != nil {
 		p.modeloptSection(sec, "quantization.")
@@ -822,11 +693,11 @@ func (p *parser) modelopt(b []byte) {
 func (p *parser) modeloptSection(sec obj, pre string) {
 	q := &p.a.Quant
 	q.Method = "modelopt"
-	algo, err := sec.str(pre, "quant_algo")
+	algo, err := sec.Str(pre, "quant_algo")
 	p.keep(err)
 	q.Format = strings.ToLower(algo)
 	q.GroupSize = p.int(sec, pre, "group_size")
-	q.Ignore, err = sec.strs(pre, "exclude_modules")
+	q.Ignore, err = sec.Strs(pre, "exclude_modules")
 	p.keep(err)
 	switch q.Format {
 	case "fp8":

@@ -9,13 +9,20 @@ import (
 	"testing"
 )
 
-// configs are real config.json files captured from public repositories,
-// shipped beside the project in ../shared (see SIZES.md there).
-const configs = "../../../shared/reference/configs"
+// configPath finds a real config.json among the family test inputs in
+// ../modeltree/testdata/<model_type>/<org>__<name>.config.json (sources in
+// SOURCES.md there).
+func configPath(name string) string {
+	m, _ := filepath.Glob(filepath.Join("..", "modeltree", "testdata", "*", strings.TrimSuffix(name, ".json")+".config.json"))
+	if len(m) != 1 {
+		return name // not found: the read fails naming it
+	}
+	return m[0]
+}
 
 func load(t *testing.T, name string) *Architecture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(configs, name))
+	b, err := os.ReadFile(configPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +159,7 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"moonshotai__Kimi-K3.json", "openai__gpt-oss-20b.json", "Qwen__Qwen3-Next-80B-A3B-Thinking.json"} {
-		if b, err := os.ReadFile(filepath.Join(configs, name)); err == nil {
+		if b, err := os.ReadFile(configPath(name)); err == nil {
 			f.Add(b)
 		}
 	}
@@ -265,7 +272,7 @@ func TestContextAlias(t *testing.T) {
 // value deletes the field).
 func patched(t *testing.T, name string, patch map[string]any) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(configs, name))
+	b, err := os.ReadFile(configPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +294,7 @@ func patched(t *testing.T, name string, patch map[string]any) []byte {
 
 func readConfig(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(configs, name))
+	b, err := os.ReadFile(configPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +375,7 @@ func TestImpossibleSizesAreErrors(t *testing.T) {
 		{mixtral, map[string]any{"num_experts_per_tok": 9}, "field num_experts_per_tok: 9 experts per token exceed the 8 routed experts of num_local_experts"},
 		// Issue 15: sizes that would wrap the arithmetic, head counts that
 		// cannot be, a stated head_dim of 0.
-		{llama, map[string]any{"hidden_size": 1e15}, "field hidden_size: expected at most 4294967296, found 1e+15"},
+		{llama, map[string]any{"hidden_size": 1e15}, "field hidden_size: 1e+15 is out of range (at most 4294967296)"},
 		{llama, map[string]any{"num_key_value_heads": 64}, "field num_key_value_heads: expected a divisor of the 32 attention heads (num_attention_heads), found 64"},
 		{llama, map[string]any{"num_key_value_heads": 7}, "field num_key_value_heads: expected a divisor of the 32 attention heads (num_attention_heads), found 7"},
 		{llama, map[string]any{"head_dim": 0}, "field head_dim: expected a positive integer, found 0"},
@@ -412,5 +419,68 @@ func TestConfigShapeErrors(t *testing.T) {
 		if err != nil && contains(err.Error(), "arch.obj") {
 			t.Errorf("Parse(%s): error names a Go type: %v", tc.config, err)
 		}
+	}
+}
+
+// TestFamilyLayoutDefaults: layouts and config-class defaults come from
+// the family registry. Gemma 3 4B states no head counts and no
+// sliding_window_pattern; Gemma 2 alternates from layer 0 sliding.
+func TestFamilyLayoutDefaults(t *testing.T) {
+	a := load(t, "google__gemma-3-4b-it.json")
+	if a.Family != "gemma3_text" || !a.FamilyKnown || a.Heads != 8 || a.KVHeads != 4 || a.HeadDim != 256 {
+		t.Errorf("gemma3: family %s known %v heads %d kv %d head_dim %d", a.Family, a.FamilyKnown, a.Heads, a.KVHeads, a.HeadDim)
+	}
+	if a.Count(Full) != 5 || a.Count(Sliding) != 29 || a.LayerKinds[5] != Full {
+		t.Errorf("gemma3: %d full, %d sliding (%s)", a.Count(Full), a.Count(Sliding), a.LayoutSource)
+	}
+	g2 := load(t, "google__gemma-2-9b.json")
+	if g2.Count(Full) != 21 || g2.LayerKinds[0] != Sliding || g2.LayerKinds[1] != Full {
+		t.Errorf("gemma2: %v… (%s)", g2.LayerKinds[:2], g2.LayoutSource)
+	}
+	if q := load(t, "Qwen__Qwen2-7B-Instruct.json"); q.Count(Sliding) != 0 {
+		t.Errorf("qwen2 without use_sliding_window: %d sliding layers", q.Count(Sliding))
+	}
+}
+
+// TestIndexerKeyCache: DeepSeek-V3.2's lightning indexer is read, so the
+// KV figure can add its key cache beside the MLA latent.
+func TestIndexerKeyCache(t *testing.T) {
+	a := load(t, "deepseek-ai__DeepSeek-V3.2-Exp.json")
+	if a.Attention != MLA || a.IndexHeadDim != 128 || a.IndexHeads != 64 {
+		t.Errorf("attention %s, index_head_dim %d, index_n_heads %d", a.Attention, a.IndexHeadDim, a.IndexHeads)
+	}
+}
+
+// TestPerLayerListsOfEqualValues: Hunyuan-A13B states its MoE sizes as
+// per-layer lists; equal values read as one, differing ones are refused.
+func TestPerLayerListsOfEqualValues(t *testing.T) {
+	a := load(t, "tencent__Hunyuan-A13B-Instruct.json")
+	if a.RoutedExperts != 64 || a.ActiveExperts != 8 || a.MoEIntermediate != 3072 {
+		t.Errorf("experts %d, per token %d, width %d", a.RoutedExperts, a.ActiveExperts, a.MoEIntermediate)
+	}
+	_, err := Parse([]byte(`{"model_type":"hunyuan_v1_moe","num_hidden_layers":2,"num_experts":4,"moe_topk":[2,3]}`), nil)
+	if err == nil || !strings.Contains(err.Error(), "moe_topk") {
+		t.Errorf("err = %v, want moe_topk named", err)
+	}
+}
+
+// TestWindowAsLongAsTheContext: a sliding window that covers the whole
+// context never bites, so no layer is counted as sliding.
+func TestWindowAsLongAsTheContext(t *testing.T) {
+	a := load(t, "microsoft__Phi-3.5-MoE-instruct.json")
+	if a.Count(Sliding) != 0 || a.Count(Full) != 32 {
+		t.Errorf("phimoe: %d sliding, %d full (%s)", a.Count(Sliding), a.Count(Full), a.LayoutSource)
+	}
+	if p := load(t, "microsoft__Phi-3-mini-4k-instruct.json"); p.Count(Sliding) != 32 || p.SlidingWindow != 2047 {
+		t.Errorf("phi3 4k: %d sliding, window %d", p.Count(Sliding), p.SlidingWindow)
+	}
+}
+
+// TestChunkedAttention: Llama 4 Scout's chunked-attention layers (three in
+// four) cache at most attention_chunk_size tokens; every fourth is global.
+func TestChunkedAttention(t *testing.T) {
+	a := load(t, "meta-llama__Llama-4-Scout-17B-16E-Instruct.json")
+	if a.Count(Full) != 12 || a.Count(Sliding) != 36 || a.SlidingWindow != 8192 || a.LayerKinds[3] != Full {
+		t.Errorf("llama4: %d full, %d chunked, window %d (%s)", a.Count(Full), a.Count(Sliding), a.SlidingWindow, a.LayoutSource)
 	}
 }

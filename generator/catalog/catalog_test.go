@@ -7,8 +7,10 @@ import (
 	"testing"
 )
 
+// TestShippedCatalog reads the fixture site's catalogs (testdata/site/data
+// at the repository root), a frozen copy of the shipped ones.
 func TestShippedCatalog(t *testing.T) {
-	c, err := Load(filepath.Join("..", "..", "data"))
+	c, err := Load(filepath.Join("..", "..", "testdata", "site", "data"))
 	if err != nil {
 		t.Fatal(err)
 	}

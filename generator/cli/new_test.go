@@ -36,9 +36,9 @@ func newTinyLlama(t *testing.T, id, sha string, layers, context int, created str
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := make([]hubtest.Tensor, len(inv.Tensors))
-	for i, x := range inv.Tensors {
-		ts[i] = hubtest.Tensor{Name: x.Name, DType: x.DType, Shape: x.Shape}
+	var ts []hubtest.Tensor
+	for x := range inv.All() {
+		ts = append(ts, hubtest.Tensor{Name: x.Name, DType: x.DType, Shape: x.Shape})
 	}
 	files := hubtest.ShardFiles(hubtest.Split(ts, 2), 5, 5)
 	files = append(files, hubtest.File{Path: "config.json", Content: []byte(cfg)}, hubtest.File{Path: "README.md", Content: []byte("# " + id + "\n")})

@@ -62,10 +62,7 @@ facts document on stdout.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			if asJSON {
-				return writePlanJSON(a.stdout, name, set)
-			}
-			return writePlanTable(a.stdout, name, set)
+			return planDone(a.stdout, name, set, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&cfgPath, "config", "", "config.json to size, or a directory holding config.json (and hf_quant_config.json)")
@@ -143,8 +140,21 @@ func (a *app) planSnapshot(cfg *config.Site, cat *catalog.Catalog, model string,
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	name := model + "@" + snap.Revision
+	return planDone(a.stdout, name, set, asJSON)
+}
+
+// planDone writes the report and fails with status 3 when it holds no
+// parameter count, so a script can tell that nothing was derived.
+func planDone(w io.Writer, name string, set *facts.Set, asJSON bool) error {
+	write := writePlanTable
 	if asJSON {
-		return writePlanJSON(a.stdout, name, set)
+		write = writePlanJSON
 	}
-	return writePlanTable(a.stdout, name, set)
+	if err := write(w, name, set); err != nil {
+		return err
+	}
+	if err := sizing.Underived(set); err != nil {
+		return codeError{3, fmt.Errorf("%s: %w", name, err)}
+	}
+	return nil
 }

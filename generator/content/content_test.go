@@ -132,7 +132,7 @@ func TestClaimLinesPointIntoTheFile(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	if b, err := os.ReadFile(filepath.Join("..", "..", "content", "models", "kimi-k3.md")); err == nil {
+	if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "site", "content", "models", "kimi-k3.md")); err == nil {
 		f.Add(b)
 	}
 	f.Add([]byte("---\ntitle: x\nmodel: a/b\n---\nbody"))

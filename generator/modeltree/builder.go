@@ -30,12 +30,16 @@ func embedFlags(tied bool) tflag {
 	return fEmbed
 }
 
-// builder accumulates tensors. Family code calls param for tensors that are
-// never quantized and linear for nn.Linear weights, which the quantization
-// scheme may turn into payload + scales.
+// builder accumulates tensor groups. Family code calls param for tensors
+// that are never quantized and linear for nn.Linear weights, which the
+// quantization scheme may turn into payload + scales; inside experts each
+// call adds one group of E tensors.
 type builder struct {
-	ts    []Tensor
-	hint  int     // expected tensor count, allocated on the first add
+	gs    []Group
+	n     int64   // tensors so far
+	mult  int64   // tensors per call: E inside experts, else 1
+	block int32   // current experts block, 0 outside
+	hint  int     // expected group count, allocated on the first add
 	slab  []int64 // backing store for shapes: one allocation per few thousand tensors
 	dtype string  // floating dtype of unquantized tensors
 	comp  string
@@ -45,11 +49,30 @@ type builder struct {
 	qStrip    string // prefix removed from names before q's name rules see them
 	quantized bool   // checkpoint carries quantization: high-precision tensors are Unquantized
 	total     int64
+	blocks    int32 // experts blocks so far
 	err       error
 }
 
 func newBuilder(dtype string, capHint int) *builder {
-	return &builder{hint: min(capHint, 1<<20), dtype: dtype, comp: CompText}
+	return &builder{hint: min(capHint, 1<<16), dtype: dtype, comp: CompText, mult: 1}
+}
+
+// experts adds E routed experts under prefix ("...experts."): fn adds one
+// expert's tensors under the prefix it is given. When the quantization
+// rules cannot tell expert indices apart (they never look at digits), fn
+// runs once with "{E}" for the index and every tensor it adds becomes a
+// group of E; otherwise it runs per expert.
+func (b *builder) experts(prefix string, E int64, fn func(x string)) {
+	if b.q != nil && b.qOn && !b.q.digitBlind() {
+		for j := range E {
+			fn(prefix + itoa(j) + ".")
+		}
+		return
+	}
+	b.blocks++
+	b.mult, b.block = E, b.blocks
+	fn(prefix + "{E}.")
+	b.mult, b.block = 1, 0
 }
 
 // setQuant installs the checkpoint's quantization (nil for none). It acts
@@ -110,17 +133,19 @@ func (b *builder) shape(dims []int64) []int64 {
 	return s
 }
 
-// add appends one tensor; params < 0 means "numel" (an ordinary tensor).
+// add appends one tensor (b.mult of them inside experts); params < 0
+// means "numel" (an ordinary tensor).
 func (b *builder) add(name, dtype string, role Role, params int64, f tflag, dims ...int64) {
 	if b.err != nil {
 		return
 	}
-	if b.ts == nil {
+	if b.gs == nil {
 		// Allocated here, not in newBuilder, so that a config rejected by
 		// validation costs nothing.
-		b.ts = make([]Tensor, 0, b.hint)
+		b.gs = make([]Group, 0, b.hint)
 	}
-	if len(b.ts) >= maxTensors {
+	b.n += b.mult
+	if b.n > maxTensors {
 		b.failf("more than %d tensors", maxTensors)
 		return
 	}
@@ -131,14 +156,14 @@ func (b *builder) add(name, dtype string, role Role, params int64, f tflag, dims
 			params = 0 // the Hub skips scalars
 		}
 	}
-	b.total += numel
+	b.total += b.mul(numel, b.mult)
 	if b.total > maxTotal {
 		b.failf("model too large: more than %d elements", int64(maxTotal))
 		return
 	}
-	b.ts = append(b.ts, Tensor{
-		Name: name, Shape: b.shape(dims), DType: dtype, Params: params, Role: role,
-		Component: b.comp, Expert: f&fExpert != 0, Embedding: f&fEmbed != 0, Head: f&fHead != 0,
+	b.gs = append(b.gs, Group{
+		Pattern: name, Count: b.mult, Shape: b.shape(dims), DType: dtype, Params: params, Role: role,
+		Component: b.comp, Expert: f&fExpert != 0, Embedding: f&fEmbed != 0, Head: f&fHead != 0, block: b.block,
 	})
 }
 
@@ -165,7 +190,9 @@ func (b *builder) linear(module string, f tflag, out, in int64) {
 		return
 	}
 	if b.qOn {
-		if s := b.q.schemeFor(strings.TrimPrefix(module, b.qStrip)); s != nil {
+		// Inside experts the rules are digit-blind: index 0 stands for all.
+		name := strings.Replace(strings.TrimPrefix(module, b.qStrip), "{E}", "0", 1)
+		if s := b.q.schemeFor(name); s != nil {
 			s.emit(b, module, f, out, in)
 			return
 		}

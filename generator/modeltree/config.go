@@ -1,65 +1,35 @@
 package modeltree
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
+
+	"dossier/generator/internal/hfconfig"
 )
 
-// maxDim bounds every size read from a config, so that shapes stay far from
-// int64 overflow and a hostile config cannot ask for absurd work.
-const maxDim = 1 << 32
-
-// reader reads typed fields from one JSON object. The first error sticks
-// (like bufio.Scanner): families read all fields, then check r.err once.
-// Errors name the full field path, e.g. "text_config.hidden_size".
+// reader reads typed fields of one config object through the shared
+// reader (internal/hfconfig). The first error sticks (like bufio.Scanner):
+// families read all fields, then check r.Err once. Errors name the full
+// field path, e.g. "text_config.hidden_size".
 type reader struct {
-	m    map[string]any
+	o    hfconfig.Object
 	path string
 	err  *error // shared by the readers of sub-objects
 }
 
-func parseJSON(data []byte, what string) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s: expected a JSON object, found %s", what, jsonKind(v))
-	}
-	return m, nil
+func newReader(o hfconfig.Object, path string) *reader {
+	return &reader{o: o, path: path, err: new(error)}
 }
 
-// jsonKind names the kind of a decoded JSON value that is not an object.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	}
-	return "a number"
-}
-
-func newReader(m map[string]any, path string) *reader {
-	return &reader{m: m, path: path, err: new(error)}
-}
-
-func (r *reader) field(key string) string {
+// prefix is the path prefix hfconfig puts before a key in its errors.
+func (r *reader) prefix() string {
 	if r.path == "" {
-		return key
+		return ""
 	}
-	return r.path + "." + key
+	return r.path + "."
 }
+
+func (r *reader) field(key string) string { return r.prefix() + key }
 
 func (r *reader) fail(format string, args ...any) {
 	if *r.err == nil {
@@ -67,77 +37,46 @@ func (r *reader) fail(format string, args ...any) {
 	}
 }
 
+func (r *reader) keep(err error) {
+	if *r.err == nil && err != nil {
+		*r.err = err
+	}
+}
+
 // Err is the first error met by this reader or any of its sub-readers.
 func (r *reader) Err() error { return *r.err }
 
-func (r *reader) has(key string) bool {
-	v, ok := r.m[key]
-	return ok && v != nil
-}
+func (r *reader) has(key string) bool { return r.o.Has(key) }
 
 // sub returns the reader of an object field, or nil when it is absent/null.
 func (r *reader) sub(key string) *reader {
-	v, ok := r.m[key]
-	if !ok || v == nil {
+	o, err := r.o.Sub(r.prefix(), key)
+	r.keep(err)
+	if o == nil {
 		return nil
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		r.fail("config field %s: want an object, got %T", r.field(key), v)
-		return nil
-	}
-	return &reader{m: m, path: r.field(key), err: r.err}
-}
-
-func (r *reader) toInt(key string, v any) (int64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		r.fail("config field %s: want an integer, got %T", r.field(key), v)
-		return 0, false
-	}
-	if i, err := n.Int64(); err == nil {
-		return i, true
-	}
-	// Configs occasionally write 4096.0.
-	f, err := n.Float64()
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxDim {
-		r.fail("config field %s: want an integer, got %s", r.field(key), n)
-		return 0, false
-	}
-	return int64(f), true
+	return &reader{o: o, path: r.field(key), err: r.err}
 }
 
 // intOpt reads an optional integer; absent or null gives def.
 func (r *reader) intOpt(key string, def int64) int64 {
-	v, ok := r.m[key]
-	if !ok || v == nil {
+	v, k, err := r.o.Int(r.prefix(), key)
+	r.keep(err)
+	if k == "" || err != nil {
 		return def
 	}
-	n, ok := r.toInt(key, v)
-	if !ok {
-		return def
-	}
-	if n < 0 || n > maxDim {
-		r.fail("config field %s: %d out of range", r.field(key), n)
-		return def
-	}
-	return n
+	return v
 }
 
 // size reads a required positive integer, trying alternative key spellings
 // in order (families disagree: num_experts vs n_routed_experts).
 func (r *reader) size(keys ...string) int64 {
-	for _, k := range keys {
-		if r.has(k) {
-			n := r.intOpt(k, 0)
-			if n <= 0 && r.Err() == nil {
-				r.fail("config field %s: must be positive, got %d", r.field(k), n)
-			}
-			return n
-		}
+	v, k, err := r.o.Positive(r.prefix(), keys...)
+	r.keep(err)
+	if k == "" && err == nil {
+		r.fail("config: missing required field %s", r.field(strings.Join(keys, "|")))
 	}
-	r.fail("config: missing required field %s", r.field(strings.Join(keys, "|")))
-	return 0
+	return v
 }
 
 // sizeOpt is size with a default for an absent field.
@@ -149,65 +88,40 @@ func (r *reader) sizeOpt(key string, def int64) int64 {
 }
 
 func (r *reader) str(key string) string {
-	v, ok := r.m[key]
-	if !ok || v == nil {
-		return ""
-	}
-	s, ok := v.(string)
-	if !ok {
-		r.fail("config field %s: want a string, got %T", r.field(key), v)
-	}
+	s, err := r.o.Str(r.prefix(), key)
+	r.keep(err)
 	return s
 }
 
 func (r *reader) boolOpt(key string, def bool) bool {
-	v, ok := r.m[key]
-	if !ok || v == nil {
+	if !r.has(key) {
 		return def
 	}
-	b, ok := v.(bool)
-	if !ok {
-		r.fail("config field %s: want a boolean, got %T", r.field(key), v)
+	b, err := r.o.Bool(r.prefix(), key)
+	r.keep(err)
+	if err != nil {
 		return def
 	}
 	return b
 }
 
-func (r *reader) list(key string) []any {
-	v, ok := r.m[key]
-	if !ok || v == nil {
-		return nil
-	}
-	l, ok := v.([]any)
-	if !ok {
-		r.fail("config field %s: want a list, got %T", r.field(key), v)
-	}
-	return l
-}
-
 func (r *reader) ints(key string) []int64 {
-	l := r.list(key)
-	out := make([]int64, 0, len(l))
-	for i, v := range l {
-		n, ok := r.toInt(fmt.Sprintf("%s[%d]", key, i), v)
-		if !ok {
-			return nil
-		}
-		out = append(out, n)
-	}
-	return out
+	v, err := r.o.Ints(r.prefix(), key)
+	r.keep(err)
+	return v
 }
 
 func (r *reader) strs(key string) []string {
-	l := r.list(key)
-	out := make([]string, 0, len(l))
-	for i, v := range l {
-		s, ok := v.(string)
-		if !ok {
-			r.fail("config field %s[%d]: want a string, got %T", r.field(key), i, v)
-			return nil
-		}
-		out = append(out, s)
+	v, err := r.o.Strs(r.prefix(), key)
+	r.keep(err)
+	return v
+}
+
+// keys lists the object's keys (compressed-tensors config_groups).
+func (r *reader) keys() []string {
+	out := make([]string, 0, len(r.o))
+	for k := range r.o {
+		out = append(out, k)
 	}
 	return out
 }

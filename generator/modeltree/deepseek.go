@@ -13,6 +13,7 @@ import "fmt"
 type deepseekDims struct {
 	H, V, heads, qLora, kvLora, nope, rope, vHead int64
 	denseI, moeI, E, k, shared, firstDense, freq  int64
+	idxHeads, idxDim                              int64 // DeepSeek-V3.2 lightning indexer
 	noaux                                         bool
 }
 
@@ -29,6 +30,7 @@ func readDeepseek(t *reader) (deepseekDims, int64, int64) {
 		denseI: t.size("intermediate_size"),
 		E:      t.intOpt("n_routed_experts", 0),
 	}
+	d.idxHeads, d.idxDim = t.intOpt("index_n_heads", 0), t.intOpt("index_head_dim", 0)
 	if d.E > 0 {
 		d.k = t.size("num_experts_per_tok")
 		d.moeI = t.size("moe_intermediate_size")
@@ -85,6 +87,18 @@ func deepseekLayer(b *builder, lp string, i int64, d deepseekDims) {
 	b.param(lp+"input_layernorm.weight", 0, d.H)
 	b.param(lp+"post_attention_layernorm.weight", 0, d.H)
 	mla(b, lp+"self_attn.", d.H, d.heads, d.qLora, d.kvLora, d.nope, d.rope, d.vHead)
+	if d.idxHeads > 0 && d.idxDim > 0 {
+		// DeepSeek-V3.2's lightning indexer (inference/model.py of
+		// DeepSeek-V3.2-Exp): queries from the q LoRA latent, one shared
+		// key per token with a LayerNorm, and per-head weights. weights_proj
+		// is built in the default dtype, so it stays BF16 in the FP8 release.
+		x := lp + "self_attn.indexer."
+		b.linear(x+"wq_b", 0, d.idxHeads*d.idxDim, d.qLora)
+		b.linear(x+"wk", 0, d.idxDim, d.H)
+		b.param(x+"k_norm.weight", 0, d.idxDim)
+		b.param(x+"k_norm.bias", 0, d.idxDim)
+		b.keep(x+"weights_proj", 0, d.idxHeads, d.H)
+	}
 	if d.E == 0 || i < d.firstDense || i%d.freq != 0 {
 		swiGLU(b, lp+"mlp.", d.H, d.denseI, 0)
 		return
@@ -94,10 +108,7 @@ func deepseekLayer(b *builder, lp string, i int64, d deepseekDims) {
 	if d.noaux {
 		b.paramT(p+"gate.e_score_correction_bias", "F32", 0, d.E)
 	}
-	ep := p + "experts."
-	for j := range d.E {
-		swiGLU(b, ep+itoa(j)+".", d.H, d.moeI, fExpert)
-	}
+	b.experts(p+"experts.", d.E, func(x string) { swiGLU(b, x, d.H, d.moeI, fExpert) })
 	if d.shared > 0 {
 		swiGLU(b, p+"shared_experts.", d.H, d.moeI*d.shared, 0)
 	}

@@ -177,13 +177,11 @@ func kimiLinearText(t *reader, b *builder, prefix string, lay kimiLayout) (moeIn
 					b.param(moe+"routed_expert_norm.weight", 0, latent)
 				}
 			}
-			ep := moe + "experts."
-			for j := range E {
-				x := ep + itoa(j) + "."
+			b.experts(moe+"experts.", E, func(x string) {
 				b.linear(x+"w1", fExpert, moeI, eh)
 				b.linear(x+"w2", fExpert, eh, moeI)
 				b.linear(x+"w3", fExpert, moeI, eh)
-			}
+			})
 			if shared > 0 {
 				swiGLU(b, moe+"shared_experts.", H, moeI*shared, 0)
 			}

@@ -64,51 +64,6 @@ func newDecoder(top *reader, hfq []byte) (*builder, error) {
 	return b, nil
 }
 
-func buildLlama(modelType string) buildFunc {
-	return func(top *reader, hfq []byte) (*Inventory, error) {
-		b, err := newDecoder(top, hfq)
-		if err != nil {
-			return nil, err
-		}
-		g := readGQA(top)
-		L := top.size("num_hidden_layers")
-		I := top.size("intermediate_size")
-		mlpBias := false
-		switch modelType {
-		case "llama":
-			g.qkvBias = top.boolOpt("attention_bias", false)
-			g.oBias = g.qkvBias
-			mlpBias = top.boolOpt("mlp_bias", false)
-		case "qwen2":
-			g.qkvBias = true // Qwen2 has q/k/v biases, no o_proj bias
-		case "qwen3":
-			g.qkvBias = top.boolOpt("attention_bias", false)
-			g.oBias = g.qkvBias
-			g.qkNorm = true
-		}
-		if err := top.Err(); err != nil {
-			return nil, err
-		}
-		if err := checkWork(L, 0); err != nil {
-			return nil, fmt.Errorf("%s: %w", modelType, err)
-		}
-		decoderEnds(top, b, g.H)
-		for _, lp := range indexed("model.layers.", L) {
-			b.param(lp+"input_layernorm.weight", 0, g.H)
-			b.param(lp+"post_attention_layernorm.weight", 0, g.H)
-			g.attention(b, lp+"self_attn.")
-			m := lp + "mlp."
-			b.linearBias(m+"gate_proj", 0, I, g.H, mlpBias)
-			b.linearBias(m+"up_proj", 0, I, g.H, mlpBias)
-			b.linearBias(m+"down_proj", 0, g.H, I, mlpBias)
-		}
-		if err := firstErr(top.Err(), b.err); err != nil {
-			return nil, fmt.Errorf("%s: %w", modelType, err)
-		}
-		return finish(b, modelType, moeInfo{}, "dense: every parameter is active; ActiveParams(false) drops the input embedding"), nil
-	}
-}
-
 func buildMixtral(top *reader, hfq []byte) (*Inventory, error) {
 	b, err := newDecoder(top, hfq)
 	if err != nil {
@@ -132,12 +87,11 @@ func buildMixtral(top *reader, hfq []byte) (*Inventory, error) {
 		g.attention(b, lp+"self_attn.")
 		m := lp + "block_sparse_moe."
 		b.linear(m+"gate", 0, E, g.H) // router: an nn.Linear
-		for j := range E {
-			x := m + "experts." + itoa(j) + "."
+		b.experts(m+"experts.", E, func(x string) {
 			b.linear(x+"w1", fExpert, I, g.H)
 			b.linear(x+"w2", fExpert, g.H, I)
 			b.linear(x+"w3", fExpert, I, g.H)
-		}
+		})
 	}
 	if err := firstErr(top.Err(), b.err); err != nil {
 		return nil, fmt.Errorf("mixtral: %w", err)

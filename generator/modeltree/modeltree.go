@@ -1,35 +1,10 @@
 package modeltree
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"dossier/generator/internal/hfconfig"
 )
-
-type buildFunc func(top *reader, hfq []byte) (*Inventory, error)
-
-func family(modelType string) buildFunc {
-	switch modelType {
-	case "kimi_k3":
-		return buildKimiK3
-	case "kimi_linear":
-		return buildKimiLinear
-	case "kimi_k25":
-		return buildKimiK25
-	case "deepseek_v3", "kimi_k2":
-		return buildDeepseek(modelType)
-	case "llama", "mistral", "qwen2", "qwen3":
-		return buildLlama(modelType)
-	case "mixtral":
-		return buildMixtral
-	case "gpt_oss":
-		return buildGptOss
-	case "qwen3_moe":
-		return buildQwen3Moe
-	case "qwen3_next":
-		return buildQwen3Next
-	}
-	return nil
-}
 
 // FromConfig enumerates the tensors of the checkpoint described by a
 // config.json and, for NVIDIA ModelOpt exports whose config.json carries no
@@ -38,7 +13,7 @@ func family(modelType string) buildFunc {
 // An unknown model_type yields an error wrapping ErrUnsupportedFamily; a
 // malformed config or a missing required field an error naming the field.
 func FromConfig(config, hfQuantConfig []byte) (*Inventory, error) {
-	m, err := parseJSON(config, "config.json")
+	m, err := hfconfig.Decode(config, "config.json")
 	if err != nil {
 		return nil, err
 	}
@@ -50,11 +25,11 @@ func FromConfig(config, hfQuantConfig []byte) (*Inventory, error) {
 	if mt == "" {
 		return nil, fmt.Errorf("config: missing required field model_type")
 	}
-	build := family(mt)
-	if build == nil {
+	fam, ok := Lookup(mt)
+	if !ok || fam.Build == nil {
 		return nil, fmt.Errorf("%w %q", ErrUnsupportedFamily, mt)
 	}
-	inv, err := build(top, hfQuantConfig)
+	inv, err := fam.Build(mt, top, hfQuantConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +41,7 @@ func FromConfig(config, hfQuantConfig []byte) (*Inventory, error) {
 
 // finish wraps up a built inventory.
 func finish(b *builder, fam string, moe moeInfo, convention string) *Inventory {
-	inv := &Inventory{Family: fam, Tensors: b.ts, Convention: convention}
+	inv := &Inventory{Family: fam, Groups: b.gs, Convention: convention}
 	if b.q != nil {
 		inv.Quantization = b.q.label
 	}
@@ -95,23 +70,15 @@ func checkWork(layers, experts int64) error {
 	return nil
 }
 
-// capHint estimates the tensor count so the slice is allocated once.
+// capHint estimates the group count so the slice is allocated once: a few
+// dozen groups per layer, experts included (they are groups of E).
 func capHint(t *reader) int {
-	peek := func(keys ...string) int64 {
-		for _, k := range keys {
-			if n, ok := t.m[k].(json.Number); ok {
-				if i, err := n.Int64(); err == nil && i > 0 && i < 1<<20 {
-					return i
-				}
-			}
+	peek := func(key string) int64 {
+		if v, _, err := t.o.Int("", key); err == nil {
+			return v
 		}
 		return 0
 	}
 	layers := peek("num_hidden_layers") + peek("num_nextn_predict_layers")
-	experts := peek("num_experts", "n_routed_experts", "num_local_experts")
-	n := layers*(experts*6+64) + 2048 // 3 expert matrices, ~2 tensors each when quantized
-	if n > maxTensors {
-		n = maxTensors
-	}
-	return int(n)
+	return int(min(layers*64+1024, 1<<16))
 }

@@ -6,20 +6,30 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// configDir holds real config.json files (see SIZES.md there); tests never
-// touch the network.
-const configDir = "../../../shared/reference/configs/"
-
-func load(t testing.TB, name string) *Inventory {
+// readConfig reads testdata/<model_type>/<org>__<name>.config.json, real
+// config.json files (sources in testdata/SOURCES.md); tests never touch the
+// network.
+func readConfig(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(configDir, name))
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*", strings.TrimSuffix(name, ".json")+".config.json"))
+	if len(paths) != 1 {
+		t.Fatalf("config %s: %d files in testdata", name, len(paths))
+	}
+	data, err := os.ReadFile(paths[0])
 	if err != nil {
 		t.Fatalf("read config: %v", err)
 	}
+	return data
+}
+
+func load(t testing.TB, name string) *Inventory {
+	t.Helper()
+	data := readConfig(t, name)
 	inv, err := FromConfig(data, nil)
 	if err != nil {
 		t.Fatalf("FromConfig(%s): %v", name, err)
@@ -89,8 +99,9 @@ func TestKimiK3(t *testing.T) {
 		t.Errorf("expert share %.4f, want %.3f", share, k3ExpertsShare)
 	}
 
+	ts := tensorsOf(inv)
 	names := make(map[string]int, inv.Count())
-	for i, ts := range inv.Tensors {
+	for i, ts := range ts {
 		names[ts.Name] = i
 	}
 	if len(names) != inv.Count() {
@@ -116,12 +127,14 @@ func TestKimiK3(t *testing.T) {
 			t.Errorf("missing tensor %s", name)
 			continue
 		}
-		got := inv.Tensors[i]
+		got := ts[i]
 		if got.DType != want.dtype || !equalShape(got.Shape, want.shape) || got.Role != want.role {
 			t.Errorf("%s = %s %v %v, want %s %v %v", name, got.DType, got.Shape, got.Role, want.dtype, want.shape, want.role)
 		}
 	}
 }
+
+func tensorsOf(inv *Inventory) []Tensor { return slices.Collect(inv.All()) }
 
 func equalShape(a, b []int64) bool {
 	if len(a) != len(b) {
@@ -204,7 +217,7 @@ func TestKimiK25(t *testing.T) {
 	eq(t, "payload", inv.ParamsByRole()[Payload], int64(k25I32))
 	near(t, "active", inv.ActiveParams(true), 32_000_000_000, 0.05) // Kimi K2 "32B activated"
 	var packed, scales int
-	for _, ts := range inv.Tensors {
+	for _, ts := range tensorsOf(inv) {
 		switch {
 		case strings.HasSuffix(ts.Name, ".weight_packed"):
 			packed++
@@ -237,11 +250,13 @@ func TestDeepSeekV3(t *testing.T) {
 	if per := float64(hdr) / float64(inv.Count()); per < 80 || per > 200 {
 		t.Errorf("header residual %d bytes = %.0f per tensor, want ~130", hdr, per)
 	}
+	// Hub census (?expand[]=safetensors): F32 = router biases + block scales.
 	c := inv.Census()
-	if _, ok := c["F32"]; !ok || c["F8_E4M3"] == 0 {
-		t.Errorf("census %v: want F8_E4M3 payload and F32 router biases", c)
-	}
-	for _, ts := range inv.Tensors {
+	eq(t, "census BF16", c["BF16"], int64(3_918_786_560))
+	eq(t, "census F8_E4M3", c["F8_E4M3"], int64(680_571_043_840))
+	eq(t, "census F32", c["F32"], int64(41_555_600))
+	eq(t, "total", inv.TotalParams(), int64(684_531_386_000))
+	for _, ts := range tensorsOf(inv) {
 		if ts.Name == "model.layers.10.mlp.experts.3.down_proj.weight_scale_inv" {
 			eq(t, "block scale shape", len(ts.Shape), 2)
 			eq(t, "block scale rows", ts.Shape[0], int64(56)) // ⌈7168/128⌉
@@ -273,7 +288,7 @@ func TestGptOss20b(t *testing.T) {
 	eq(t, "total", inv.TotalParams(), int64(gptOssBF16+gptOssU8))
 	eq(t, "active", inv.ActiveParams(false), int64(gptOssActive))
 	var scales int64
-	for _, ts := range inv.Tensors {
+	for _, ts := range tensorsOf(inv) {
 		if ts.Role == Scale {
 			scales += ts.Numel()
 		}
@@ -317,7 +332,7 @@ func TestQwen3Moe(t *testing.T) {
 	near(t, "total", inv.TotalParams(), qwen3MoeTotal, 0.002)
 	near(t, "active", inv.ActiveParams(true), qwen3MoeActive, 0.02)
 	var emb int64
-	for _, ts := range inv.Tensors {
+	for _, ts := range tensorsOf(inv) {
 		if ts.Embedding || ts.Head {
 			emb += ts.Params
 		}
@@ -325,8 +340,15 @@ func TestQwen3Moe(t *testing.T) {
 	near(t, "non-embedding", inv.TotalParams()-emb, qwen3MoeNonEmb, 0.002)
 
 	fp8 := load(t, "Qwen__Qwen3-30B-A3B-FP8.json")
-	eq(t, "FP8 total", fp8.TotalParams(), inv.TotalParams())
-	for _, ts := range fp8.Tensors {
+	// The Hub counts the F32 block scales of an fp8 checkpoint as parameters.
+	var scales int64
+	for ts := range fp8.All() {
+		if ts.Role == Scale {
+			scales += ts.Params
+		}
+	}
+	eq(t, "FP8 total", fp8.TotalParams(), inv.TotalParams()+scales)
+	for _, ts := range tensorsOf(fp8) {
 		switch ts.Name {
 		case "model.layers.7.mlp.gate.weight", "lm_head.weight":
 			eq(t, ts.Name, ts.DType, "BF16") // modules_to_not_convert
@@ -340,15 +362,20 @@ func TestQwen3Moe(t *testing.T) {
 
 func TestQwen3Next(t *testing.T) {
 	inv := load(t, "Qwen__Qwen3-Next-80B-A3B-Thinking.json")
-	near(t, "total", inv.TotalParams(), 80_000_000_000, 0.01)
+	// Hub 81.3 B: 79,674,391,296 declared + the undeclared mtp.* layer.
+	eq(t, "mtp", inv.ParamsByComponent()[CompMTP], int64(1_650_471_424))
+	near(t, "total", inv.TotalParams(), 81_300_000_000, 0.001)
+	if inv.Extras == "" {
+		t.Error("the undeclared MTP layer is not named in Extras")
+	}
 	near(t, "active", inv.ActiveParams(true), 3_000_000_000, 0.35) // "A3B" is loose: 3.87 B
 	var linear, full int
-	for _, ts := range inv.Tensors {
+	for _, ts := range tensorsOf(inv) {
 		switch {
 		case strings.HasSuffix(ts.Name, "linear_attn.in_proj_qkvz.weight"):
 			linear++
 			eq(t, "qkvz rows", ts.Shape[0], int64(2*16*128+2*32*128))
-		case strings.HasSuffix(ts.Name, "self_attn.q_proj.weight"):
+		case strings.HasPrefix(ts.Name, "model.") && strings.HasSuffix(ts.Name, "self_attn.q_proj.weight"):
 			full++
 			eq(t, "gated q rows", ts.Shape[0], int64(2*16*256))
 		}
@@ -360,10 +387,7 @@ func TestQwen3Next(t *testing.T) {
 // ModelOpt NVFP4 via hf_quant_config.json: payload U8 two per byte, F8
 // scales per 16, scalar global and input scales.
 func TestModelOptNVFP4(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(configDir, "meta-llama__Llama-3.1-8B.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readConfig(t, "meta-llama__Llama-3.1-8B.json")
 	hfq := []byte(`{"producer":{"name":"modelopt"},"quantization":{"quant_algo":"NVFP4","group_size":16,"exclude_modules":["lm_head"]}}`)
 	inv, err := FromConfig(data, hfq)
 	if err != nil {
@@ -372,7 +396,7 @@ func TestModelOptNVFP4(t *testing.T) {
 	eq(t, "params", inv.TotalParams(), int64(llamaParams))
 	roles := inv.ParamsByRole()
 	eq(t, "payload", roles[Payload], int64(llamaParams-2*128256*4096-65*4096))
-	for _, ts := range inv.Tensors {
+	for _, ts := range tensorsOf(inv) {
 		switch ts.Name {
 		case "model.layers.0.mlp.down_proj.weight":
 			eq(t, "down packed", ts.Shape[1], int64(14336/2))
@@ -390,10 +414,7 @@ func TestModelOptNVFP4(t *testing.T) {
 // census counts the payload under F8_E4M3, which sizing's payload dtype
 // for ModelOpt FP8 must name.
 func TestModelOptFP8(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(configDir, "meta-llama__Llama-3.1-8B.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readConfig(t, "meta-llama__Llama-3.1-8B.json")
 	hfq := []byte(`{"quantization":{"quant_algo":"FP8","exclude_modules":["lm_head"]}}`)
 	inv, err := FromConfig(data, hfq)
 	if err != nil {
@@ -404,7 +425,7 @@ func TestModelOptFP8(t *testing.T) {
 	eq(t, "payload", inv.ParamsByRole()[Payload], payload)
 	eq(t, "census F8_E4M3", inv.Census()["F8_E4M3"], payload)
 	eq(t, "census dtypes", len(inv.Census()), 2)
-	for _, ts := range inv.Tensors {
+	for _, ts := range tensorsOf(inv) {
 		switch ts.Name {
 		case "model.layers.0.mlp.down_proj.weight":
 			eq(t, "down dtype", ts.DType, "F8_E4M3")
@@ -433,7 +454,7 @@ func TestTiedEmbeddings(t *testing.T) {
 	eq(t, "active with embedding", inv.ActiveParams(true), int64(total))
 	eq(t, "active without embedding", inv.ActiveParams(false), int64(total))
 	var shared int
-	for _, ts := range inv.Tensors {
+	for _, ts := range tensorsOf(inv) {
 		if ts.Name == "lm_head.weight" {
 			t.Errorf("a tied checkpoint stores no lm_head")
 		}
@@ -451,16 +472,13 @@ func TestTiedEmbeddings(t *testing.T) {
 // loadPatched loads a real config with top-level fields replaced.
 func loadPatched(t *testing.T, name string, patch map[string]any) *Inventory {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(configDir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readConfig(t, name)
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
 	maps.Copy(m, patch)
-	data, err = json.Marshal(m)
+	data, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +523,7 @@ func TestErrors(t *testing.T) {
 }
 
 func FuzzFromConfig(f *testing.F) {
-	files, _ := filepath.Glob(configDir + "*.json")
+	files, _ := filepath.Glob("testdata/*/*.config.json")
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data, []byte(nil))
@@ -537,10 +555,7 @@ func TestUnsupportedFamily(t *testing.T) {
 }
 
 func BenchmarkFromConfigK3(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(configDir, "moonshotai__Kimi-K3.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := readConfig(b, "moonshotai__Kimi-K3.json")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := FromConfig(data, nil); err != nil {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"dossier/generator/internal/hfconfig"
 )
 
 // quant is one checkpoint's quantization: which nn.Linear modules it
@@ -15,6 +17,20 @@ type quant struct {
 	ignore *nameSet  // modules kept at full precision
 	groups []*scheme // candidate schemes, first match wins
 	label  string    // one-line description, Inventory.Quantization
+}
+
+// digitBlind reports whether no rule of q tells module names apart by
+// their digits, so one expert's answer holds for all.
+func (q *quant) digitBlind() bool {
+	if q.ignore != nil && !q.ignore.canon {
+		return false
+	}
+	for _, s := range q.groups {
+		if s.targets != nil && !s.targets.canon {
+			return false
+		}
+	}
+	return true
 }
 
 // scope ties a component to the prefix its names lose before rules see them.
@@ -101,11 +117,16 @@ func (s *scheme) emit(b *builder, module string, f tflag, out, in int64) {
 			s.addScale(b, module+".weight_zero_point", "I8", f, out, in)
 		}
 	case hfFP8:
+		// The Hub's census counts these F32 block scales as parameters:
+		// DeepSeek-V3's F32 41,555,600 = 15,104 router biases + 41,540,496
+		// scale_inv elements (BF16 3,918,786,560 + F8_E4M3 680,571,043,840
+		// + F32 41,555,600 = 684,531,386,000). They stay Role Scale; only
+		// the census and totals include them, as the Hub does.
 		b.add(module+".weight", "F8_E4M3", Payload, logical, f, out, in)
 		if s.block[0] > 0 {
-			b.add(module+".weight_scale_inv", "F32", Scale, 0, f, ceilDiv(out, s.block[0]), ceilDiv(in, s.block[1]))
+			b.add(module+".weight_scale_inv", "F32", Scale, -1, f, ceilDiv(out, s.block[0]), ceilDiv(in, s.block[1]))
 		} else {
-			b.add(module+".weight_scale_inv", "F32", Scale, 0, f)
+			b.add(module+".weight_scale_inv", "F32", Scale, 0, f) // a scalar: the Hub skips it
 		}
 	case moNVFP4:
 		b.add(module+".weight", "U8", Payload, logical, f, out, ceilDiv(in, 2))
@@ -149,7 +170,7 @@ func parseQuant(qc *reader, hfq []byte, sc []scope) (*quant, error) {
 		if len(hfq) == 0 {
 			return nil, nil
 		}
-		m, err := parseJSON(hfq, "hf_quant_config.json")
+		m, err := hfconfig.Decode(hfq, "hf_quant_config.json")
 		if err != nil {
 			return nil, err
 		}
@@ -206,10 +227,7 @@ func parseCompressed(qc *reader, sc []scope) (*quant, error) {
 		}
 		return nil, fmt.Errorf("config: missing required field %s", qc.field("config_groups"))
 	}
-	keys := make([]string, 0, len(groups.m))
-	for k := range groups.m {
-		keys = append(keys, k)
-	}
+	keys := groups.keys()
 	sort.Strings(keys) // deterministic: group_0, group_1, ...
 	for _, k := range keys {
 		g := groups.sub(k)

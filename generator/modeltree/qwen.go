@@ -35,10 +35,7 @@ func (m qwenMoE) mlp(b *builder, p string, i, H int64) (isMoE bool) {
 		return false
 	}
 	b.linear(p+"gate", 0, m.E, H)
-	ep := p + "experts."
-	for j := range m.E {
-		swiGLU(b, ep+itoa(j)+".", H, m.moeI, fExpert)
-	}
+	b.experts(p+"experts.", m.E, func(x string) { swiGLU(b, x, H, m.moeI, fExpert) })
 	return true
 }
 
@@ -96,7 +93,10 @@ func buildQwen3Next(top *reader, hfq []byte) (*Inventory, error) {
 	dk := top.size("linear_key_head_dim")
 	dv := top.size("linear_value_head_dim")
 	kernel := top.size("linear_conv_kernel_dim")
-	mtp := top.intOpt("num_nextn_predict_layers", top.intOpt("mtp_num_hidden_layers", 0))
+	// The released Qwen3-Next checkpoints ship one MTP layer (mtp.*,
+	// 1,650,471,424 parameters for the 80B-A3B) that config.json does not
+	// declare: the Hub's 81.3 B counts it. A config that states the count wins.
+	mtp := top.intOpt("num_nextn_predict_layers", top.intOpt("mtp_num_hidden_layers", 1))
 	if err := top.Err(); err != nil {
 		return nil, err
 	}
@@ -163,6 +163,10 @@ func buildQwen3Next(top *reader, hfq []byte) (*Inventory, error) {
 	if err := firstErr(top.Err(), b.err); err != nil {
 		return nil, fmt.Errorf("qwen3_next: %w", err)
 	}
-	return finish(b, "qwen3_next", moeInfo{m.E, m.k},
-		"Qwen's \"A3B\" ≈ ActiveParams(true): non-expert params incl. embedding and lm_head + routed experts × k/E; MTP excluded"), nil
+	inv := finish(b, "qwen3_next", moeInfo{m.E, m.k},
+		"Qwen's \"A3B\" ≈ ActiveParams(true): non-expert params incl. embedding and lm_head + routed experts × k/E; MTP excluded")
+	if !top.has("num_nextn_predict_layers") && !top.has("mtp_num_hidden_layers") && mtp > 0 {
+		inv.Extras = "mtp.* (one multi-token-prediction layer)"
+	}
+	return inv, nil
 }

@@ -261,6 +261,21 @@ func (m *Model) speedTable() *render.Table {
 	return factTable(m.rows(keys...))
 }
 
+// CensusNote says where the per-dtype count comes from: a census is what
+// the Hub read from the safetensors headers; without one the count is the
+// module tree's arithmetic on config.json, and the page must not call it
+// a census.
+func (m *Model) CensusNote() string {
+	how := "logical parameters"
+	if m.Packed {
+		how += ": a packed 4-bit payload stored as bytes counts two parameters per byte"
+	}
+	if f := m.Facts.Get("params.total"); f.Known() && len(f.Sources) > 0 && f.Sources[0] == "analytic:module-tree" {
+		return "No census (safetensors headers) was read: this count is analytic, from config.json's module tree, and counts " + how + ", as the Hub's census does."
+	}
+	return "The dtype census (safetensors headers, as the Hub counts them) counts " + how + "."
+}
+
 // words turns the tail of a fact key into a row label: "header_bytes_per_tensor"
 // reads "header bytes per tensor".
 func words(key string) string { return strings.NewReplacer("_", " ", ".", " ").Replace(key) }

@@ -23,7 +23,7 @@ func (r *Report) Markdown() string {
 		rows := make([][]string, len(r.Added))
 		for i, a := range r.Added {
 			rows[i] = []string{a.Model, short(a.Revision)}
-			for _, k := range headline {
+			for _, k := range Headline {
 				v, ok := a.Headline[k]
 				if !ok {
 					rows[i] = append(rows[i], "absent")
@@ -33,7 +33,7 @@ func (r *Report) Markdown() string {
 			}
 		}
 		hdr := []string{"model", "revision"}
-		for _, k := range headline {
+		for _, k := range Headline {
 			hdr = append(hdr, render.Code(k))
 		}
 		b.WriteString("## Models added\n\n" + (&render.Table{Header: hdr, Rows: rows}).Markdown() + "\n")
@@ -123,7 +123,7 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	}
 	b.WriteString("- Models: " + strings.Join(parts, ", ") + ": " + strings.Join(s.ModelsAffected, ", ") + "\n")
 	for _, f := range s.VerdictsFlip {
-		fmt.Fprintf(b, "- Flipped: %s `%s`: %s → %s\n", f.Model, f.What, f.Old, f.New)
+		fmt.Fprintf(b, "- Flipped: %s `%s`: %s → %s\n", f.Model, f.What, display(f.Old), display(f.New))
 	}
 	b.WriteString("\n")
 }

@@ -188,12 +188,18 @@ type AddedModel struct {
 	Headline map[string]Value `json:"headline"`
 }
 
-// Flip is a verdict that changed: a verdict fact or a claim's verdict.
+// Flip is a verdict that changed: a verdict fact, with its values, or a
+// claim's verdict (text).
 type Flip struct {
 	Model string `json:"model"`
 	What  string `json:"what"` // fact key, or "claim ID"
-	Old   string `json:"old"`
-	New   string `json:"new"`
+	Old   *Value `json:"old"`
+	New   *Value `json:"new"`
+}
+
+// verdictValue is a claim's verdict as a report value.
+func verdictValue(v string) *Value {
+	return &Value{Value: v, Unit: facts.UnitText, Display: v}
 }
 
 // Summary is the top of a report: which inputs changed, which models that
@@ -222,9 +228,10 @@ func (r *Report) Empty() bool {
 	return len(r.Added)+len(r.Removed)+len(r.Changed)+len(r.Common) == 0
 }
 
-// headline are the figures an added model is introduced with: the numeric
-// columns of the site's model table.
-var headline = []string{"params.total", "params.active_no_embedding", "bytes.checkpoint", "bits_per_param",
+// Headline are the figures an added model is introduced with, and that a
+// corrections log names one by one: the numeric columns of the site's
+// model table.
+var Headline = []string{"params.total", "params.active_no_embedding", "bytes.checkpoint", "bits_per_param",
 	"fit.cheapest_serving", "cost.cheapest_serving.usd_per_hour"}
 
 // Compare diffs base against head. inputs are the input files that changed
@@ -238,7 +245,7 @@ func Compare(base, head Set, inputs []string) *Report {
 		if base[m] == nil {
 			h := head[m]
 			a := AddedModel{Model: m, Revision: h.Revision, Headline: map[string]Value{}}
-			for _, k := range headline {
+			for _, k := range Headline {
 				if v := value(h.Facts.Get(k)); v != nil {
 					a.Headline[k] = *v
 				}
@@ -258,14 +265,16 @@ func Compare(base, head Set, inputs []string) *Report {
 		if d := diffModel(b, h); len(d.Facts)+len(d.Claims) > 0 || b.Revision != h.Revision {
 			r.Changed = append(r.Changed, d)
 			r.Summary.ModelsAffected = append(r.Summary.ModelsAffected, m)
+			// A verdict flips when it had a value before and after; a new
+			// or dropped verdict (or claim) is a change, not a flip.
 			for _, c := range d.Facts {
-				if c.Flip {
-					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, c.Key, display(c.Old), display(c.New)})
+				if c.Flip && c.Old != nil && c.New != nil {
+					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, c.Key, c.Old, c.New})
 				}
 			}
 			for _, c := range d.Claims {
-				if c.Old != c.New {
-					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, "claim " + c.ID, c.Old, c.New})
+				if c.Old != c.New && c.Old != "none" && c.New != "removed" {
+					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, "claim " + c.ID, verdictValue(c.Old), verdictValue(c.New)})
 				}
 			}
 		}

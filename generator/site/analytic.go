@@ -22,6 +22,7 @@ func Analytic(config, hfQuant []byte) (*sizing.Analytic, error) {
 		Active:        inv.ActiveParams(true),
 		ActiveNoEmbed: inv.ActiveParams(false),
 		ByComponent:   inv.ParamsByComponent(),
+		Extras:        inv.Extras,
 	}
 	byRole := inv.BytesByRole()
 	paramsByRole := inv.ParamsByRole()
@@ -29,11 +30,6 @@ func Analytic(config, hfQuant []byte) (*sizing.Analytic, error) {
 	a.ScaleBytes = byRole[modeltree.Scale] + byRole[modeltree.Aux]
 	a.UnquantBytes = byRole[modeltree.Unquantized]
 	a.UnquantParams = paramsByRole[modeltree.Unquantized]
-	for i := range inv.Tensors {
-		if t := &inv.Tensors[i]; t.Expert && t.Component == modeltree.CompText {
-			a.Experts += t.Params
-			a.ExpertBytes += t.Bytes()
-		}
-	}
+	a.Experts, a.ExpertBytes = inv.ExpertParams()
 	return a, nil
 }

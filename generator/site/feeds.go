@@ -5,13 +5,18 @@ import (
 	"encoding/xml"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
+
+	"dossier/generator/corrections"
 )
 
 // feeds writes sitemap.xml and index.xml (RSS 2.0). Both are built from
 // dates in the inputs, never the clock, so builds stay reproducible. Each
 // dossier revision is one feed item whose GUID names the model and the
-// commit it was computed from: a new revision is a new item.
+// commit it was computed from: a new revision is a new item. Each
+// committed version whose verdicts flipped (the corrections log) is an item
+// too.
 func (s *Site) feeds(out map[string][]byte, paths []string) error {
 	base := s.Config.BaseURL
 	type url struct {
@@ -66,6 +71,21 @@ func (s *Site) feeds(out map[string][]byte, paths []string) error {
 			Description: fmt.Sprintf("%s %s; %s.", m.Text, "Claims: "+m.Verdicts, "data as of "+m.Fetched),
 			date:        d,
 		})
+		// A verdict that flipped is news of its own: one item per
+		// committed version that flipped one.
+		for _, e := range s.corrections[m.Slug] {
+			if !e.Flipped() {
+				continue
+			}
+			items = append(items, item{
+				Title:       m.Title + ": verdict changed (" + strings.Join(e.Why, ", ") + ")",
+				Link:        base + "models/" + m.Slug + "/",
+				GUID:        guid{Value: "dossier:" + m.Model + ":correction@" + e.Commit},
+				PubDate:     rfc822(e.Date),
+				Description: corrections.Describe(e) + ".",
+				date:        e.Date,
+			})
+		}
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].date > items[j].date })
 	rss := struct {

@@ -5,6 +5,7 @@
 package site
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"dossier/generator/claims"
 	"dossier/generator/config"
 	"dossier/generator/content"
+	"dossier/generator/corrections"
 	"dossier/generator/facts"
 	"dossier/generator/modeltree"
 	"dossier/generator/page"
@@ -78,6 +80,9 @@ type Site struct {
 	prev     *manifest  // its manifest, nil when there is nothing to reuse
 	analytic *analytics // module-tree figures by config hash
 	inputs   string     // hash of what every page depends on (sharedInputs)
+	// corrections are the dossiers' logs from the committed history of
+	// their facts.json, by slug (none outside a git repository).
+	corrections map[string][]corrections.Entry
 }
 
 // Report says what a build did.
@@ -127,6 +132,9 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if !opts.Collect {
 		s.prev = loadManifest(opts.Previous)
 	}
+	if s.corrections, err = corrections.ForSite(cfg.Root, cfg.Dir(cfg.PublishDir)); err != nil {
+		return nil, fmt.Errorf("corrections log: %w", err)
+	}
 	for _, p := range s.Content.Models {
 		if p.Front.Draft && !opts.Drafts {
 			continue
@@ -136,7 +144,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	errs := make([]error, len(s.entries))
 	parallel(len(s.entries), func(i int) {
 		e := s.entries[i]
-		if e.hash, errs[i] = modelHash(shared, e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] == nil {
+		if e.hash, errs[i] = modelHash(shared+corrections.Key(s.corrections[e.slug]), e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] == nil {
 			s.reuse(e)
 		}
 	})
@@ -455,7 +463,13 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
-	html, err := s.Templates.HTML(md, render.HTMLPage{
+	// The HTML page adds the corrections log, which the committed Markdown
+	// leaves out: it is read from the commits of that very output.
+	withLog := md
+	if log := corrections.Markdown(s.corrections[m.Page.Slug]); log != "" {
+		withLog = append(append(bytes.Clone(md), '\n'), log...)
+	}
+	html, err := s.Templates.HTML(withLog, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
 		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),

@@ -20,11 +20,12 @@ func (c *calc) kvPerLayer() (int64, string, string) {
 		if a.KVLoraRank == 0 || a.QKRopeDim == 0 {
 			return 0, "", "MLA config lacks kv_lora_rank or qk_rope_head_dim"
 		}
-		per, ok := c.product("KV cache per layer and token", term{"kv_lora_rank + qk_rope_head_dim", a.KVLoraRank + a.QKRopeDim}, term{"sizing.kvDtypeBytes", b})
-		if !ok {
-			return 0, "", "overflow"
+		if a.IndexHeadDim > 0 {
+			// DeepSeek-V3.2: the lightning indexer keeps its own key cache.
+			return (a.KVLoraRank + a.QKRopeDim + a.IndexHeadDim) * b,
+				fmt.Sprintf("MLA latent (kv_lora_rank %d + qk_rope_head_dim %d) + indexer key (index_head_dim %d) × %d B", a.KVLoraRank, a.QKRopeDim, a.IndexHeadDim, b), ""
 		}
-		return per,
+		return (a.KVLoraRank + a.QKRopeDim) * b,
 			fmt.Sprintf("MLA latent (kv_lora_rank %d + qk_rope_head_dim %d) × %d B", a.KVLoraRank, a.QKRopeDim, b), ""
 	case arch.GQA:
 		if a.KVHeads == 0 || a.HeadDim == 0 {

@@ -33,8 +33,11 @@ func (c *calc) mtp() {
 		return
 	}
 	mtp := an.ByComponent[compMTP]
-	c.add("params.mtp", mtp, facts.UnitParams,
-		"parameters of the multi-token-prediction modules in the module tree (their layers, norms, projection, and own embedding and head)", srcConfig, srcAnalytic)
+	how := "parameters of the multi-token-prediction modules in the module tree (their layers, norms, projection, and own embedding and head); loaded only with speculative decoding"
+	if an.Extras != "" {
+		how += "; not declared in config.json, shipped by the checkpoint: " + an.Extras
+	}
+	c.add("params.mtp", mtp, facts.UnitParams, how, srcConfig, srcAnalytic)
 	c.add("params.main", an.Total-mtp, facts.UnitParams,
 		"module-tree parameters without the multi-token-prediction modules: the main model a model card's headline counts", srcConfig, srcAnalytic)
 }

@@ -14,6 +14,7 @@ import (
 	"dossier/generator/catalog"
 	"dossier/generator/config"
 	"dossier/generator/facts"
+	"dossier/generator/safetensors"
 	"dossier/generator/snapshot"
 )
 
@@ -36,6 +37,9 @@ type Analytic struct {
 	// "vision", "projector", "mtp"). The main/MTP split reads it; without
 	// it that split is unknown (see mtp.go).
 	ByComponent map[string]int64
+	// Extras names weights the checkpoint ships that config.json does not
+	// declare (modeltree.Inventory.Extras); "" for none.
+	Extras string
 	// ExpertBytes is the stored bytes of routed-expert tensors (payload and
 	// scales), what a streaming runtime reads per expert.
 	ExpertBytes int64
@@ -194,10 +198,16 @@ func (c *calc) params() {
 		return
 	}
 	total := sum(census)
-	c.add("params.total", total, facts.UnitParams, "sum of the dtype census", src)
+	// Say where the count came from: a census is what the Hub read from
+	// the safetensors headers; the module tree is arithmetic on config.json.
+	what := "Hub census (safetensors headers)"
+	if src == srcAnalytic {
+		what = "analytic count (from config.json)"
+	}
+	c.add("params.total", total, facts.UnitParams, "sum over dtypes of the "+what, src)
 	for _, dt := range sortedKeys(census) {
 		f := c.add("params.census."+dt, census[dt], facts.UnitParams,
-			fmt.Sprintf("%s parameters in the census (%s of the total)", dt, facts.Percent(float64(census[dt])/float64(total))), src)
+			fmt.Sprintf("%s parameters in the %s (%s of the total)", dt, what, facts.Percent(float64(census[dt])/float64(total))), src)
 		f.Display = facts.Int(census[dt]) + " (" + facts.Params(float64(census[dt])) + ")"
 	}
 	if a := c.in.Analytic; a != nil {
@@ -238,23 +248,11 @@ func signedInt(d int64) string {
 	return facts.Int(d)
 }
 
-// dtypeBits is the storage width of a safetensors dtype.
+// dtypeBits is the storage width of a safetensors dtype, from the one
+// table in package safetensors.
 func dtypeBits(dt string) (int64, bool) {
-	switch dt {
-	case "F64", "I64", "U64", "C64":
-		return 64, true
-	case "F32", "I32", "U32":
-		return 32, true
-	case "F16", "BF16", "I16", "U16":
-		return 16, true
-	case "F8_E4M3", "F8_E5M2", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I8", "U8", "BOOL":
-		return 8, true
-	case "F6_E2M3", "F6_E3M2":
-		return 6, true
-	case "F4":
-		return 4, true
-	}
-	return 0, false
+	b, ok := safetensors.BitSize(dt)
+	return int64(b), ok
 }
 
 // torchBits is the width of a torch dtype name from config.json.
@@ -524,4 +522,27 @@ func (c *calc) analyticStatus() {
 		reason = c.in.AnalyticErr.Error()
 	}
 	c.add("analytic.supported", false, facts.UnitBool, reason, srcConfig).Display = "no: " + reason
+}
+
+// UnderivedError says that no parameter count could be derived: no census
+// in a snapshot and no module tree from config.json. `plan` exits with
+// status 3 on it.
+type UnderivedError struct {
+	Reason string // params.total's reason, naming the missing family support
+}
+
+func (e *UnderivedError) Error() string {
+	return "no parameter count derived: " + e.Reason + "; `dossier families` lists the supported families"
+}
+
+// Underived returns an *UnderivedError when set holds no parameter count.
+func Underived(set *facts.Set) error {
+	f := set.Get("params.total")
+	switch {
+	case f.Known():
+		return nil
+	case f == nil:
+		return &UnderivedError{Reason: "params.total was not computed"}
+	}
+	return &UnderivedError{Reason: f.Reason}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func FuzzDecode(f *testing.F) {
-	if b, err := os.ReadFile(filepath.Join("..", "..", "data", "hub", "moonshotai", "Kimi-K3", FileName)); err == nil {
+	if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "site", "data", "hub", "moonshotai", "Kimi-K3", FileName)); err == nil {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"schema":1,"census":{"U8":"x"}}`))

@@ -168,9 +168,9 @@ func TestIndexWithoutListing(t *testing.T) {
 }
 
 func TestShippedSnapshotsValidate(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "data", "hub", "*", "*", FileName))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "site", "data", "hub", "*", "*", FileName))
 	if len(paths) == 0 {
-		t.Skip("no shipped data beside the package")
+		t.Fatal("no fixture snapshots under testdata/site/data/hub")
 	}
 	for _, p := range paths {
 		if _, err := Load(p); err != nil {

@@ -57,12 +57,11 @@ func K3(tb testing.TB, configJSON []byte) *Repo {
 	if n, bytes := inv.Count(), inv.TensorBytes(); n != K3Tensors || bytes != K3TensorBytes {
 		tb.Fatalf("hubtest.K3: the config gives %d tensors of %d bytes; Kimi-K3 has %d of %d", n, bytes, K3Tensors, K3TensorBytes)
 	}
-	ts := make([]Tensor, len(inv.Tensors))
-	sizes := make([]int64, len(inv.Tensors))
-	for i := range inv.Tensors {
-		t := &inv.Tensors[i]
-		ts[i] = Tensor{Name: t.Name, DType: t.DType, Shape: t.Shape}
-		sizes[i] = t.Bytes()
+	ts := make([]Tensor, 0, K3Tensors)
+	sizes := make([]int64, 0, K3Tensors)
+	for t := range inv.All() {
+		ts = append(ts, Tensor{Name: t.Name, DType: t.DType, Shape: t.Shape})
+		sizes = append(sizes, t.Bytes())
 	}
 	files := ShardFiles(SplitBytes(ts, sizes, K3Shards), 5, 6)
 	for i := range files {

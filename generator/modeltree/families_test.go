@@ -1,0 +1,126 @@
+package modeltree
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestPublishedTotals reproduces every published figure the registry
+// cites, from the real config.json in testdata.
+func TestPublishedTotals(t *testing.T) {
+	n := 0
+	for _, f := range Families() {
+		for _, c := range f.Checks {
+			n++
+			t.Run(f.Name+"/"+c.Repo, func(t *testing.T) {
+				data, err := os.ReadFile(filepath.Join("testdata", c.Config))
+				if err != nil {
+					t.Fatal(err)
+				}
+				inv, err := FromConfig(data, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if inv.Family != f.Name && !contains(f.ModelTypes, inv.Family) {
+					t.Errorf("family %s, want %s", inv.Family, f.Name)
+				}
+				got := inv.TotalParams()
+				if c.NonEmbedding {
+					got -= embedAndHead(inv)
+				}
+				if d := got - c.Params; d > c.Tolerance || d < -c.Tolerance {
+					t.Errorf("total %d, published %s (%d ± %d, %s)", got, c.Published, c.Params, c.Tolerance, c.Source)
+				}
+			})
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d published figures checked", n)
+	}
+}
+
+// TestGroupsMatchNames checks, on every testdata config, that the
+// arithmetic aggregates equal sums over the names All spells out, and
+// that the names are unique.
+func TestGroupsMatchNames(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/*/*.config.json")
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inv, err := FromConfig(data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var params, bytes int64
+			count := 0
+			seen := map[string]bool{}
+			for ts := range inv.All() {
+				params += ts.Params
+				bytes += ts.Bytes()
+				count++
+				if seen[ts.Name] {
+					t.Fatalf("duplicate tensor %s", ts.Name)
+				}
+				seen[ts.Name] = true
+			}
+			if params != inv.TotalParams() || bytes != inv.TensorBytes() || count != inv.Count() {
+				t.Errorf("names: %d params %d bytes %d tensors; groups: %d, %d, %d", params, bytes, count, inv.TotalParams(), inv.TensorBytes(), inv.Count())
+			}
+		})
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// embedAndHead is the input embedding plus an untied output head.
+func embedAndHead(inv *Inventory) int64 {
+	var n int64
+	for i := range inv.Groups {
+		if g := &inv.Groups[i]; g.Component == CompText && (g.Embedding || g.Head) {
+			n += g.Count * g.Params
+		}
+	}
+	return n
+}
+
+// TestPublishedActive checks the activated-parameter figures model cards
+// publish, each at its rounding, with the convention (input embedding
+// counted or not) the family's Inventory.Convention states.
+func TestPublishedActive(t *testing.T) {
+	for _, c := range []struct {
+		config    string
+		withEmbed bool
+		want, tol float64
+		source    string
+	}{
+		{"qwen2_moe/Qwen__Qwen1.5-MoE-A2.7B.config.json", true, 2.7e9, 0.05e9, "https://huggingface.co/Qwen/Qwen1.5-MoE-A2.7B: 2.7B activated"},
+		{"phimoe/microsoft__Phi-3.5-MoE-instruct.config.json", true, 6.6e9, 0.05e9, "https://huggingface.co/microsoft/Phi-3.5-MoE-instruct: 6.6B active parameters"},
+		{"llama4/meta-llama__Llama-4-Scout-17B-16E-Instruct.config.json", true, 17e9, 0.5e9, "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct: 17B activated"},
+		{"hunyuan_v1_moe/tencent__Hunyuan-A13B-Instruct.config.json", true, 13e9, 0.5e9, "https://huggingface.co/tencent/Hunyuan-A13B-Instruct: 13B active"},
+		{"minimax_m2/MiniMaxAI__MiniMax-M2.config.json", false, 10e9, 0.5e9, "https://huggingface.co/MiniMaxAI/MiniMax-M2: 10B active"},
+		{"ernie4_5_moe/baidu__ERNIE-4.5-21B-A3B-PT.config.json", true, 3e9, 0.5e9, "https://huggingface.co/baidu/ERNIE-4.5-21B-A3B-PT: 3B activated"},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", c.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv, err := FromConfig(data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := float64(inv.ActiveParams(c.withEmbed)); got < c.want-c.tol || got > c.want+c.tol {
+			t.Errorf("%s: active %.0f, published %.1f B ± %.2f B (%s)", c.config, got, c.want/1e9, c.tol/1e9, c.source)
+		}
+	}
+}
