@@ -4,8 +4,11 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -84,10 +87,17 @@ var dateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
 // Load reads data/hardware.yaml and data/pricing/*.yaml under dataDir.
 func Load(dataDir string) (*Catalog, error) {
-	hwPath := filepath.Join(dataDir, "hardware.yaml")
-	b, err := os.ReadFile(hwPath)
+	return LoadFS(os.DirFS(dataDir), dataDir)
+}
+
+// LoadFS reads hardware.yaml, software.yaml and pricing/*.yaml from fsys
+// (a data directory, or the catalogs embedded in the binary); label is
+// what errors and PriceList.File call its root.
+func LoadFS(fsys fs.FS, label string) (*Catalog, error) {
+	hwPath := filepath.Join(label, "hardware.yaml")
+	b, err := fs.ReadFile(fsys, "hardware.yaml")
 	if err != nil {
-		return nil, fmt.Errorf("read hardware catalog: %w", err)
+		return nil, fmt.Errorf("read hardware catalog %s: %w", hwPath, err)
 	}
 	var hf hardwareFile
 	if err := yamlx.Decode(hwPath, b, &hf); err != nil {
@@ -112,16 +122,16 @@ func Load(dataDir string) (*Catalog, error) {
 		}
 		c.Accelerators[a.ID] = a
 	}
-	if err := loadSoftware(filepath.Join(dataDir, "software.yaml"), c); err != nil {
+	if err := loadSoftware(fsys, label, "software.yaml", c); err != nil {
 		return nil, err
 	}
-	files, err := filepath.Glob(filepath.Join(dataDir, "pricing", "*.yaml"))
+	files, err := fs.Glob(fsys, path.Join("pricing", "*.yaml"))
 	if err != nil {
 		return nil, fmt.Errorf("list pricing: %w", err)
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		pl, err := loadPrices(f, c)
+		pl, err := loadPrices(fsys, label, f, c)
 		if err != nil {
 			return nil, err
 		}
@@ -130,10 +140,11 @@ func Load(dataDir string) (*Catalog, error) {
 	return c, nil
 }
 
-func loadPrices(path string, c *Catalog) (*PriceList, error) {
-	b, err := os.ReadFile(path)
+func loadPrices(fsys fs.FS, label, name string, c *Catalog) (*PriceList, error) {
+	path := filepath.Join(label, filepath.FromSlash(name))
+	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("read price list: %w", err)
+		return nil, fmt.Errorf("read price list %s: %w", path, err)
 	}
 	var pl PriceList
 	if err := yamlx.Decode(path, b, &pl); err != nil {
@@ -206,13 +217,14 @@ func (c *Catalog) Cheapest(id string, n int) (Quote, bool) {
 }
 
 // loadSoftware reads data/software.yaml if the site has one.
-func loadSoftware(path string, c *Catalog) error {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+func loadSoftware(fsys fs.FS, label, name string, c *Catalog) error {
+	path := filepath.Join(label, name)
+	b, err := fs.ReadFile(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read software windows: %w", err)
+		return fmt.Errorf("read software windows %s: %w", path, err)
 	}
 	var f struct {
 		Windows []*Window `yaml:"windows"`
