@@ -35,8 +35,8 @@ type Report struct {
 	// MemoryBytes is each accelerator's memory: of two layouts with as
 	// many GPUs, the one with less memory is the smaller.
 	MemoryBytes map[string]int64
-	Inputs       []string // the catalogs used and their dates
-	All          bool     // every fact, with its derivation or reason
+	Inputs      []string // the catalogs used and their dates
+	All         bool     // every fact, with its derivation or reason
 }
 
 // sectionPrefixes maps a key prefix (whole dot-separated segments) to its

@@ -76,7 +76,6 @@ func (r *Report) textRows(b *strings.Builder, rows []*row, notes bool) {
 	}
 }
 
-
 // textTable prints a per-layout or per-accelerator table; columns that do
 // not fit in Width go to a continuation table with the same row labels.
 func textTable(b *strings.Builder, t *table) {
