@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -144,4 +145,28 @@ func TestPlanFlagsAreValidated(t *testing.T) {
 			t.Errorf("%v: want one error line, got %q", tc.args, errs)
 		}
 	}
+}
+
+// TestPlanCompareJSON: with --compare, --json prints both facts documents
+// in order, each sized with the same flags.
+func TestPlanCompareJSON(t *testing.T) {
+	code, out, errs := run("--source", planSite, "plan", "meta-llama/Llama-3.1-8B", "--compare", "Qwen/Qwen3-30B-A3B",
+		"--format", "json", "--hardware", "1xH100", "--kv-dtype", "fp8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Models []planDocument `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Models) != 2 || !strings.HasPrefix(doc.Models[0].Config, "meta-llama/") || !strings.HasPrefix(doc.Models[1].Config, "Qwen/") {
+		t.Fatalf("models %+v", doc.Models)
+	}
+	// FP8 KV: 2 (K, V) × 8 KV heads × 128 × 1 B × 32 layers for Llama,
+	// 2 × 4 × 128 × 1 B × 48 layers for Qwen3-30B-A3B.
+	wantInt(t, doc.Models[0].Facts, "kv.bytes_per_token", 2*8*128*32)
+	wantInt(t, doc.Models[1].Facts, "kv.bytes_per_token", 2*4*128*48)
+	wantBool(t, doc.Models[1].Facts, "fit.1xH100.at_rest", true)
 }
