@@ -61,7 +61,30 @@ func ReviewPage(p *content.Page, set *facts.Set, ctx *Context) ([]Review, []Prob
 		out = append(out, r)
 		probs = append(probs, ps...)
 	}
+	probs = append(probs, againstConflicts(out, p)...)
 	return out, probs
+}
+
+// againstConflicts refuses a verdict that contradicts the evidence the page
+// rests a conflict on: a claim from the side the dossier does not follow
+// cannot be "supported" without a scope that says where it still holds.
+func againstConflicts(rs []Review, p *content.Page) []Problem {
+	var probs []Problem
+	for _, k := range p.Front.Conflicts {
+		for _, side := range k.Sides {
+			if side.Source == k.Rests {
+				continue
+			}
+			for _, r := range rs {
+				if r.Where == side.Source && r.Verdict == "supported" && r.Scope == "" {
+					probs = append(probs, Problem{File: p.Path, Line: r.Line, Msg: fmt.Sprintf(
+						"claim %s: supported, but it comes from %s, the side of conflict %s the page does not rest on (%s); give its scope or change the verdict",
+						r.ID, side.Source, k.ID, k.Rests)})
+				}
+			}
+		}
+	}
+	return probs
 }
 
 func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*content.Measurement, ctx *Context) (Review, []Problem) {
@@ -113,6 +136,11 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 	default:
 		r.Verdict = c.Verdict
 	}
+	// A measurement holds in its configuration only, so a claim it supports
+	// is supported within a scope the page must state.
+	if r.Verdict == "supported" && c.Scope == "" && citesMeasurement(c.Evidence) {
+		bad("supported on a measurement's evidence but no scope: say the configuration the verdict is limited to")
+	}
 	if r.Verdict != "" && c.Reason == "" {
 		bad("no reason: say in one line why the verdict holds")
 	}
@@ -123,6 +151,15 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 		}
 	}
 	return r, probs
+}
+
+func citesMeasurement(evidence []string) bool {
+	for _, e := range evidence {
+		if strings.HasPrefix(e, "measurement:") {
+			return true
+		}
+	}
+	return false
 }
 
 func runCheck(ch content.Check, set *facts.Set) (Result, error) {

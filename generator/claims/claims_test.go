@@ -75,3 +75,35 @@ func TestClaimProblems(t *testing.T) {
 		}
 	}
 }
+
+// A measurement holds in its configuration, and a conflict's losing side
+// cannot be supported unqualified: both need a scope.
+func TestSupportedNeedsItsScope(t *testing.T) {
+	meas := content.Measurement{ID: "airllm", Metric: "peak VRAM", Value: 3.72, Unit: "GB", By: "AirLLM", Kind: "community",
+		Configuration: content.Configuration{Hardware: "one RTX 6000 Ada"}}
+	claim := content.Claim{ID: "single-card", Text: "runs on a single card in 3.72GB", Reason: "r", Verdict: "supported",
+		Evidence: []string{"measurement:airllm"}, Line: 9}
+	p := page(claim)
+	p.Front.Measurements = []content.Measurement{meas}
+	if _, probs := ReviewPage(p, k3Facts(), nil); len(probs) != 1 || !strings.Contains(probs[0].Msg, "no scope") || probs[0].Line != 9 {
+		t.Errorf("problems %v, want one naming the missing scope at line 9", probs)
+	}
+	claim.Scope = "streaming from disk at 292 s per token"
+	p.Front.Claims = []content.Claim{claim}
+	if _, probs := ReviewPage(p, k3Facts(), nil); len(probs) != 0 {
+		t.Errorf("a scoped claim was refused: %v", probs)
+	}
+
+	imports := content.Claim{ID: "works-5x", Text: "K3 runs on transformers 5.1.0", Reason: "r", Verdict: "supported",
+		Where: "course", Evidence: []string{"doc:import test"}, Line: 12}
+	p = page(imports)
+	p.Front.Conflicts = []content.Conflict{{ID: "window", Rests: "airllm", Sides: []content.ConflictSide{{Source: "course"}, {Source: "airllm"}}}}
+	if _, probs := ReviewPage(p, k3Facts(), nil); len(probs) != 1 || !strings.Contains(probs[0].Msg, "conflict window") {
+		t.Errorf("problems %v, want the claim refused against conflict window", probs)
+	}
+	imports.Scope = "the remote code imports; no tokens were generated"
+	p.Front.Claims = []content.Claim{imports}
+	if _, probs := ReviewPage(p, k3Facts(), nil); len(probs) != 0 {
+		t.Errorf("a scoped claim from the other side was refused: %v", probs)
+	}
+}

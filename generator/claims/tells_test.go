@@ -19,7 +19,7 @@ func k3Context() *Context {
 	return NewContext(set, nil, "2026-08-06")
 }
 
-var lmarenaText = &content.Measurement{ID: "lmarena-text", Metric: "text arena score", Value: 1485, By: "LMArena",
+var lmarenaText = &content.Measurement{ID: "lmarena-text", Metric: "text arena score", Value: 1485, Unit: "points", By: "LMArena",
 	Interval: &content.Interval{Low: 1475, High: 1495, Level: "±10"}, Rank: &content.Rank{Position: 13, Of: 0, Spread: "4–31"}}
 
 // Each tell has a sentence from seed 001 (or the claims it reviews) that

@@ -41,6 +41,8 @@ type Front struct {
 	Claims       []Claim       `yaml:"claims"`
 	Variants     []Variant     `yaml:"variants"`
 	Measurements []Measurement `yaml:"measurements"`
+	Sources      []Source      `yaml:"sources"`
+	Conflicts    []Conflict    `yaml:"conflicts"`
 }
 
 // Variant is another published form of the model (a GGUF quant, an NVFP4
@@ -119,6 +121,16 @@ func Parse(path string, b []byte) (*Page, error) {
 		for i, l := range itemLines(front, "measurements", 2) {
 			if i < len(p.Front.Measurements) {
 				p.Front.Measurements[i].Line = l
+			}
+		}
+		for i, l := range itemLines(front, "sources", 2) {
+			if i < len(p.Front.Sources) {
+				p.Front.Sources[i].Line = l
+			}
+		}
+		for i, l := range itemLines(front, "conflicts", 2) {
+			if i < len(p.Front.Conflicts) {
+				p.Front.Conflicts[i].Line = l
 			}
 		}
 	}

@@ -24,6 +24,8 @@ const (
 	UnitBits    = "bits_per_parameter"
 	UnitTokens  = "tokens"
 	UnitText    = "text"
+
+	UnitBytesPerSecond = "bytes_per_second"
 )
 
 // Fact is one figure with its provenance.

@@ -513,3 +513,40 @@ func TestPublishRefusesForeignDirectory(t *testing.T) {
 		t.Fatalf("rebuilding over a build's own output: %v", err)
 	}
 }
+
+// TestK3BytesSplitCloses checks the split the K3 prose states: against the
+// exact multiplication (parameters × half a byte), extra precision and
+// scales make the tensors' overshoot to the byte, and the headers close the
+// gap to the file listing.
+func TestK3BytesSplitCloses(t *testing.T) {
+	ff := k3Facts(t)
+	get := func(k string) int64 {
+		v, ok := ff.Facts.Get(k).Int()
+		if !ok {
+			t.Fatalf("%s unknown", k)
+		}
+		return v
+	}
+	extra, scales, headers := get("bytes.extra_precision"), get("bytes.quant_scales"), get("bytes.headers")
+	if got, want := extra+scales, get("bytes.tensors")-get("bytes.naive_exact"); got != want {
+		t.Errorf("extra precision + scales = %d, tensors − exact multiplication = %d", got, want)
+	}
+	if got, want := extra+scales+headers, get("bytes.checkpoint")-get("bytes.naive_exact"); got != want {
+		t.Errorf("the three terms sum to %d, the listing exceeds the multiplication by %d", got, want)
+	}
+	// 171.0 GB, not the 199.6 GB that unquantized bytes + scales + headers gave.
+	if gap := float64(get("bytes.checkpoint") - get("bytes.naive_exact")); math.Abs(gap-171.0e9) > 0.05e9 {
+		t.Errorf("gap %v, want 171.0 GB", gap)
+	}
+}
+
+// TestK3QLoRAByHand: 2,777,583,026,944 Linear parameters at NF4 with double
+// quantization (4 + 8/64 + 32/16,384 = 4.126953125 bits) plus the
+// embedding and output head, 2 × 163,840 × 7,168 = 2,348,810,240
+// parameters at 2 bytes: 1,437,566,989,604 B.
+func TestK3QLoRAByHand(t *testing.T) {
+	got, ok := k3Facts(t).Facts.Get("train.qlora_frozen_bytes").Int()
+	if !ok || got != 1437566989604 {
+		t.Errorf("train.qlora_frozen_bytes = %d (%v), want 1,437,566,989,604", got, ok)
+	}
+}
