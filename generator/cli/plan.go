@@ -360,7 +360,7 @@ func configTarget(path string) (planTarget, error) {
 	if err != nil {
 		return planTarget{}, err
 	}
-	t := planTarget{name: name, origin: "config.json only (no file listing)", input: sizing.Input{Model: name}}
+	t := planTarget{name: name, origin: "config.json alone (no file listing)", input: sizing.Input{Model: name}}
 	return t.withConfig(conf, quant, name)
 }
 
@@ -386,7 +386,7 @@ func (a *app) refTarget(ctx context.Context, env *planEnv, ref string, offline b
 		snap, err := snapshot.Load(path)
 		switch {
 		case err == nil && (rev == "" || rev == snap.Revision):
-			return snapshotTarget(model, snap, "site snapshot "+a.rel(env.cfg, path), path)
+			return snapshotTarget(model, snap, "the site snapshot "+a.rel(env.cfg, path), path)
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return planTarget{}, err
 		}
@@ -437,7 +437,7 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 	if sha != "" {
 		snap, err := cache.Snapshot(model, sha)
 		if err == nil {
-			return snap, "user cache " + cacheName(cache, model, sha), nil
+			return snap, "the user cache " + cacheName(cache, model, sha), nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, "", err
@@ -456,7 +456,7 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 		}
 		if snap, err := cache.Snapshot(model, sha); err == nil {
 			a.cacheRef(cache, model, rev, sha)
-			return snap, "user cache " + cacheName(cache, model, sha) + " (" + rev + " resolved on " + client.Endpoint() + ")", nil
+			return snap, "the user cache " + cacheName(cache, model, sha) + " (" + rev + " resolved to it on " + client.Endpoint() + ")", nil
 		}
 	}
 	res, err := hub.Fetch(ctx, client, model, sha, hub.Options{Progress: a.progress()})
@@ -466,13 +466,13 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 	for _, w := range res.Warnings {
 		fmt.Fprintf(a.stderr, "dossier: plan %s: warning: %s\n", ref, w)
 	}
-	origin := "fetched from " + client.Endpoint()
+	origin := "the Hub at " + client.Endpoint()
 	if err := cache.Put(res.Snapshot, rev); err != nil {
 		// The report does not depend on the cache; say why the next
 		// run will fetch again.
 		fmt.Fprintf(a.stderr, "dossier: plan %s: not cached: %v\n", ref, err)
 	} else {
-		origin += ", cached as " + cacheName(cache, model, sha)
+		origin += ", cached in " + cacheName(cache, model, sha)
 	}
 	return res.Snapshot, origin, nil
 }

@@ -456,7 +456,7 @@ func TestPlanSyncedSnapshotWithoutPage(t *testing.T) {
 	t.Setenv("HF_TOKEN", "")
 	t.Setenv("DOSSIER_CACHE", t.TempDir())
 	code, out, errs = run("--source", "../..", "plan", planRepoID, "--json")
-	if code != 0 || !strings.Contains(out, `"origin": "fetched from `+srv.URL()) {
+	if code != 0 || !strings.Contains(out, `"origin": "the Hub at `+srv.URL()) {
 		t.Errorf("no snapshot in the site: exit %d, %s%s", code, errs, out)
 	}
 	if _, err := os.Stat("../../data/hub/acme"); !os.IsNotExist(err) {

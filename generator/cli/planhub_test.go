@@ -98,7 +98,7 @@ func TestPlanAnywhere(t *testing.T) {
 
 	doc, _ := planJSON(t, pinned, "--hardware", "1xH100")
 	s := doc.Facts
-	if doc.Config != pinned || !strings.Contains(doc.Origin, "fetched from "+srv.URL()) {
+	if doc.Config != pinned || !strings.Contains(doc.Origin, "the Hub at "+srv.URL()) {
 		t.Errorf("config %q, origin %q", doc.Config, doc.Origin)
 	}
 	wantInt(t, s, "params.total", planRepoParams)
@@ -127,7 +127,7 @@ func TestPlanAnywhere(t *testing.T) {
 	srv.Close()
 	before := srv.Counts()
 	again, _ := planJSON(t, pinned, "--hardware", "1xH100")
-	if !strings.Contains(again.Origin, "user cache "+entry) {
+	if !strings.Contains(again.Origin, "the user cache "+entry) {
 		t.Errorf("second run origin %q, want the user cache", again.Origin)
 	}
 	for _, k := range []string{"params.total", "bytes.checkpoint", "fit.1xH100.margin_bytes"} {
@@ -165,7 +165,7 @@ func TestPlanResolvesMainEachTime(t *testing.T) {
 	}
 	srv.ResetCounts()
 	second, _ := planJSON(t, planRepoID)
-	if !strings.Contains(second.Origin, "user cache") || !strings.Contains(second.Origin, "main resolved on") {
+	if !strings.Contains(second.Origin, "user cache") || !strings.Contains(second.Origin, "main resolved to it on") {
 		t.Errorf("second origin %q", second.Origin)
 	}
 	if n := srv.HostRequests("hub"); n != 1 {
