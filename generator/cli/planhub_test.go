@@ -215,3 +215,31 @@ func TestPlanHubErrors(t *testing.T) {
 	emptyDir(t, cwd)
 	emptyDir(t, cache)
 }
+
+// TestPlanOutsideSiteSettings: without a site, plan sizes with the
+// built-in catalogs and default settings, which DOSSIER_SIZING_* variables
+// override and check as a site's file would be checked.
+func TestPlanOutsideSiteSettings(t *testing.T) {
+	cfg, err := filepath.Abs("testdata/plan/tiny-llama.config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	t.Setenv("DOSSIER_SIZING_CONCURRENCY", "3")
+	code, out, errs := run("plan", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"hardware: built-in data/hardware.yaml, as of ", "× 3 concurrent sequence(s)", "\nAnswer\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	emptyDir(t, cwd)
+	t.Setenv("DOSSIER_SIZING_CONCURRENCY", "0")
+	code, _, errs = run("plan", "--config", cfg)
+	if code == 0 || !strings.Contains(errs, "built-in settings: field sizing.concurrency") {
+		t.Errorf("DOSSIER_SIZING_CONCURRENCY=0: exit %d, %q", code, errs)
+	}
+}
