@@ -81,6 +81,8 @@ assumptions the flags do not set.`,
 			return a.runPlan(cmd, args, pf)
 		},
 	}
+	// A flag that does not parse ("--context 8k") is a usage error too.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return codeError{2, err} })
 	f := cmd.Flags()
 	f.StringVar(&pf.config, "config", "", "config.json to size, or a directory holding config.json (and hf_quant_config.json)")
 	f.StringVar(&pf.format, "format", "text", "output: text, markdown or json (the facts document)")

@@ -135,6 +135,7 @@ func TestPlanFlagsAreValidated(t *testing.T) {
 		{[]string{"--format", "html"}, `--format: expected text, markdown or json, found "html"`},
 		{[]string{"--json", "--format", "text"}, "--json and --format text disagree"},
 		{[]string{"--compare", "not-an-id"}, "--compare:"},
+		{[]string{"--context", "8k"}, `invalid argument "8k" for "--context" flag`},
 	} {
 		args := append([]string{"--source", planSite, "plan", "meta-llama/Llama-3.1-8B"}, tc.args...)
 		code, out, errs := run(args...)
