@@ -358,6 +358,14 @@ func (r *Report) answer() []*row {
 	}
 	add("smallest layouts", func(s *facts.Set) string { return r.smallest(s) })
 	add("cheapest serving", cheapest)
+	// Per-token price and decode speed of that layout, when the build
+	// predicts them.
+	add("$ per M output tokens", func(s *facts.Set) string {
+		return ofCheapest(s, "cost.", ".usd_per_million_output_tokens")
+	})
+	add("decode speed", func(s *facts.Set) string {
+		return ofCheapest(s, "speed.", ".decode_tokens_per_second")
+	})
 	add("download", download)
 	add("assumes", func(s *facts.Set) string { return display(s, "fit.assumptions") })
 	return out
@@ -469,7 +477,20 @@ func cheapest(s *facts.Set) string {
 	if !c.Known() {
 		return ""
 	}
-	return c.Display + " at " + display(s, "cost.cheapest_serving.usd_per_hour")
+	if p := display(s, "cost.cheapest_serving.usd_per_hour"); p != "" {
+		return c.Display + " at " + p
+	}
+	return c.Display
+}
+
+// ofCheapest is the display of prefix+layout+suffix for the cheapest
+// layout that serves, "" when there is none or no such fact.
+func ofCheapest(s *facts.Set, prefix, suffix string) string {
+	c := s.Get("fit.cheapest_serving")
+	if !c.Known() {
+		return ""
+	}
+	return display(s, prefix+c.Display+suffix)
 }
 
 func download(s *facts.Set) string {

@@ -34,6 +34,7 @@ func TestNewFactsLandInTables(t *testing.T) {
 	s.Add(facts.Fact{Key: "min_gpus.H100", Value: int64(1), Unit: facts.UnitCount, Derivation: "same as fit.min_gpus.H100"})
 	s.Add(facts.Fact{Key: "serving.2xH100.weights_per_gpu_bytes", Value: int64(8e9), Unit: facts.UnitBytes})
 	s.Add(facts.Fact{Key: "speed.2xH100.decode_tokens_per_second", Value: 41.5, Unit: facts.UnitCount})
+	s.Add(facts.Fact{Key: "fit.cheapest_serving", Value: "2xH100", Unit: facts.UnitText})
 	r := &Report{Models: []Model{{Name: "acme/x@abc", Origin: "test", Facts: s}}, Hardware: []string{"2xH100"}, Accelerators: []string{"H100"}}
 	var b strings.Builder
 	if err := Text(&b, r); err != nil {
@@ -41,9 +42,10 @@ func TestNewFactsLandInTables(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"\nFit\n\n  per layout  weights per gpu\n", "  2xH100      8.0 GB\n",
+		"  per layout  weights per gpu\n", "  2xH100      8.0 GB\n",
 		"\nSpeed\n\n  per layout  decode tokens per second\n",
 		"  per accelerator  min gpus\n",
+		"\n  decode speed      41.5\n", "\n  cheapest serving  2xH100\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
