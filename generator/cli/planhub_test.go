@@ -26,7 +26,7 @@ var planRepoSHA = hubtest.SHAFor("tiny-llama v1")
 
 // planRepo is the tiny llama as the Hub serves it: two shards whose
 // tensors are the module tree of its config.json, the index, the census.
-func planRepo(t *testing.T) *hubtest.Repo {
+func planRepo(t testing.TB) *hubtest.Repo {
 	t.Helper()
 	cfg, err := os.ReadFile("testdata/plan/tiny-llama.config.json")
 	if err != nil {
