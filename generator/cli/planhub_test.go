@@ -214,6 +214,23 @@ func TestPlanHubErrors(t *testing.T) {
 	}
 	emptyDir(t, cwd)
 	emptyDir(t, cache)
+
+	// The approved account's token, from $HF_HOME/token as sync reads it,
+	// opens the gated repository; it appears in no output.
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "token"), []byte("hf_approved\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HF_TOKEN_PATH", "")
+	t.Setenv("HF_HOME", home)
+	code, out, errs := run("plan", "acme/gated-llama", "--json")
+	if code != 0 {
+		t.Fatalf("gated with the token file: exit %d: %s", code, errs)
+	}
+	if strings.Contains(out+errs, "hf_approved") {
+		t.Error("the token appears in the output")
+	}
+	emptyDir(t, cwd)
 }
 
 // TestPlanOutsideSiteSettings: without a site, plan sizes with the
