@@ -172,13 +172,19 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 		Inputs:       catalogDates(env),
 		All:          pf.all,
 	}
+	// The report is printed whole before any verdict on the sizing (an
+	// exit status for what could not be derived) is returned.
+	return writePlan(a.stdout, format, rep)
+}
+
+func writePlan(w io.Writer, format string, rep *planreport.Report) error {
 	switch format {
 	case "json":
-		return writePlanJSON(a.stdout, models)
+		return writePlanJSON(w, rep.Models)
 	case "markdown":
-		return planreport.Markdown(a.stdout, rep)
+		return planreport.Markdown(w, rep)
 	}
-	return planreport.Text(a.stdout, rep)
+	return planreport.Text(w, rep)
 }
 
 // outputFormat reads --format and its alias --json.
