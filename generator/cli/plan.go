@@ -458,16 +458,18 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 	if err != nil {
 		return nil, "", err
 	}
+	resolved, err := hub.Resolve(ctx, client, model, rev)
+	if err != nil {
+		return nil, "", fmt.Errorf("plan %w", err)
+	}
 	if sha == "" {
-		if sha, err = hub.Resolve(ctx, client, model, rev); err != nil {
-			return nil, "", fmt.Errorf("plan %w", err)
-		}
+		sha = resolved.Commit()
 		if snap, err := cache.Snapshot(model, sha); err == nil {
 			a.cacheRef(cache, model, rev, sha)
 			return snap, "the user cache " + cacheName(cache, model, sha) + " (" + rev + " resolved to it on " + client.Endpoint() + ")", nil
 		}
 	}
-	res, err := hub.Fetch(ctx, client, model, sha, hub.Options{Progress: a.progress()})
+	res, err := hub.Fetch(ctx, client, resolved, hub.Options{Progress: a.progress()})
 	if err != nil {
 		return nil, "", fmt.Errorf("plan %w", err)
 	}

@@ -139,39 +139,44 @@ func Sync(ctx context.Context, c *Client, dataDir, model, revision string, opts 
 	return res, nil
 }
 
-// Fetch reads model at revision ("" means main) from the Hub into a
-// snapshot, as Sync does, and writes nothing: for callers that keep the
-// snapshot elsewhere (dossier plan's user cache).
-func Fetch(ctx context.Context, c *Client, model, revision string, opts Options) (*Result, error) {
+// Resolved is a revision the Hub resolved to a commit, with the model
+// info it answered; Fetch reads that commit without asking again.
+type Resolved struct {
+	Model     string
+	Requested string // the revision asked for
+	info      *ModelInfo
+}
+
+// Commit is the 40-hex-digit sha the revision resolved to.
+func (r *Resolved) Commit() string { return r.info.SHA }
+
+// Resolve asks the Hub which commit revision ("" means main) of model
+// names now.
+func Resolve(ctx context.Context, c *Client, model, revision string) (*Resolved, error) {
 	if err := checkModel(model); err != nil {
 		return nil, err
 	}
 	if revision == "" {
 		revision = "main"
 	}
-	opts = opts.withDefaults()
-	res := &Result{Model: model, Requested: revision, DryRun: true}
 	info, err := resolve(ctx, c, model, revision)
 	if err != nil {
 		return nil, fmt.Errorf("%s@%s: %w", model, revision, err)
 	}
-	res.resolved(info)
-	if err := res.fetchAt(ctx, c, info, opts); err != nil {
-		return nil, fmt.Errorf("%s@%s: %w", model, revision, err)
-	}
-	return res, nil
+	return &Resolved{Model: model, Requested: revision, info: info}, nil
 }
 
-// Resolve asks the Hub which commit revision of model names now.
-func Resolve(ctx context.Context, c *Client, model, revision string) (string, error) {
-	if err := checkModel(model); err != nil {
-		return "", err
+// Fetch reads the resolved commit from the Hub into a snapshot, as Sync
+// does, and writes nothing: for callers that keep the snapshot elsewhere
+// (dossier plan's user cache).
+func Fetch(ctx context.Context, c *Client, r *Resolved, opts Options) (*Result, error) {
+	opts = opts.withDefaults()
+	res := &Result{Model: r.Model, Requested: r.Requested, DryRun: true}
+	res.resolved(r.info)
+	if err := res.fetchAt(ctx, c, r.info, opts); err != nil {
+		return nil, fmt.Errorf("%s@%s: %w", r.Model, r.Requested, err)
 	}
-	info, err := resolve(ctx, c, model, revision)
-	if err != nil {
-		return "", fmt.Errorf("%s@%s: %w", model, revision, err)
-	}
-	return info.SHA, nil
+	return res, nil
 }
 
 func resolve(ctx context.Context, c *Client, model, revision string) (*ModelInfo, error) {
