@@ -98,7 +98,7 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 	}
 	computed := ""
 	if len(c.Checks) > 0 {
-		computed = "supported"
+		held := 0
 		for _, ch := range c.Checks {
 			res, err := runCheck(ch, set)
 			if err != nil {
@@ -108,9 +108,20 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 			}
 			r.Checks = append(r.Checks, res)
 			r.Evidence = append(r.Evidence, Evidence{Ref: "fact:" + ch.Fact, Kind: "fact", Gives: ch.Fact + " = " + res.Actual + ", the claim implies " + implied(ch, set.Get(ch.Fact))})
-			if !res.Holds {
-				computed = "refuted"
+			if res.Holds {
+				held++
 			}
+		}
+		// A claim that bundles several assertions is misleading when only
+		// some of them hold ("the node is short, by 121 GB").
+		switch {
+		case len(r.Checks) < len(c.Checks):
+		case held == len(c.Checks):
+			computed = "supported"
+		case held == 0:
+			computed = "refuted"
+		default:
+			computed = "misleading"
 		}
 	}
 	if c.ShelfLife != "" && ctx != nil && ctx.Reviewed != "" && ctx.Reviewed > c.ShelfLife {
@@ -171,6 +182,14 @@ func runCheck(ch content.Check, set *facts.Set) (Result, error) {
 		return Result{}, fmt.Errorf("check names fact %q, which is unknown: %s", ch.Fact, f.Reason)
 	}
 	res := Result{Check: ch, Actual: f.Display}
+	if ch.Min != nil || ch.Max != nil {
+		got, ok := f.Float()
+		if !ok {
+			return res, fmt.Errorf("check bounds a number but fact %q is %s", ch.Fact, f.Unit)
+		}
+		res.Holds = (ch.Min == nil || got >= *ch.Min) && (ch.Max == nil || got <= *ch.Max)
+		return res, nil
+	}
 	switch want := ch.Expect.(type) {
 	case bool:
 		got, ok := f.Bool()
@@ -291,6 +310,15 @@ func trim(f float64) string {
 
 // implied prints what a check expects, in the fact's own units.
 func implied(ch content.Check, f *facts.Fact) string {
+	if ch.Min != nil || ch.Max != nil {
+		switch {
+		case ch.Min != nil && ch.Max != nil:
+			return "between " + facts.Display(f.Unit, *ch.Min) + " and " + facts.Display(f.Unit, *ch.Max)
+		case ch.Min != nil:
+			return "at least " + facts.Display(f.Unit, *ch.Min)
+		}
+		return "at most " + facts.Display(f.Unit, *ch.Max)
+	}
 	if b, ok := ch.Expect.(bool); ok {
 		return facts.Display(facts.UnitBool, b)
 	}

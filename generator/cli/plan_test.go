@@ -14,8 +14,8 @@ import (
 )
 
 // configDir holds real config.json files captured from public repositories
-// (../shared/reference/configs, see SIZES.md there).
-const configDir = "../../../shared/reference/configs"
+// (testdata/configs at the repository root, see SIZES.md there).
+const configDir = "../../testdata/configs"
 
 // planDoc is what `dossier plan --json` prints.
 type planDoc struct {
@@ -23,12 +23,12 @@ type planDoc struct {
 	Facts  facts.Set `json:"facts"`
 }
 
-// plan runs `dossier plan --config path --json` against the shipped site
+// plan runs `dossier plan --config path --json` against the fixture site
 // settings and returns the exit code, the parsed document and stderr.
 func plan(t *testing.T, path string) (int, *planDoc, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Execute([]string{"--source", "../..", "plan", "--config", path, "--json"}, &out, &errb)
+	code := Execute([]string{"--source", fixtureSite, "plan", "--config", path, "--json"}, &out, &errb)
 	if code != 0 {
 		return code, nil, errb.String()
 	}
@@ -431,7 +431,7 @@ func TestPlanDirectoryReadsHFQuantConfig(t *testing.T) {
 }
 
 func TestPlanSyncedSnapshotWithoutPage(t *testing.T) {
-	code, out, errs := run("--source", "../..", "plan", "moonshotai/Kimi-K3", "--json")
+	code, out, errs := run("--source", fixtureSite, "plan", "moonshotai/Kimi-K3", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -455,14 +455,14 @@ func TestPlanSyncedSnapshotWithoutPage(t *testing.T) {
 	t.Setenv("HF_ENDPOINT", srv.URL())
 	t.Setenv("HF_TOKEN", "")
 	t.Setenv("DOSSIER_CACHE", t.TempDir())
-	code, out, errs = run("--source", "../..", "plan", planRepoID, "--json")
+	code, out, errs = run("--source", fixtureSite, "plan", planRepoID, "--json")
 	if code != 0 || !strings.Contains(out, `"origin": "the Hub at `+srv.URL()) {
 		t.Errorf("no snapshot in the site: exit %d, %s%s", code, errs, out)
 	}
-	if _, err := os.Stat("../../data/hub/acme"); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(fixtureSite, "data/hub/acme")); !os.IsNotExist(err) {
 		t.Errorf("plan wrote into the site's data/hub: %v", err)
 	}
-	if code, _, _ := run("--source", "../..", "plan"); code != 2 {
+	if code, _, _ := run("--source", fixtureSite, "plan"); code != 2 {
 		t.Errorf("plan without arguments: exit %d, want 2", code)
 	}
 }

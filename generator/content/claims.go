@@ -74,6 +74,10 @@ type Check struct {
 	Fact      string  `yaml:"fact"`
 	Expect    any     `yaml:"expect"`    // a number or true/false
 	Tolerance float64 `yaml:"tolerance"` // relative, for numbers
+	// Min and Max bound a number instead of Expect: a claim such as
+	// "barely fits" implies a small margin, not a value.
+	Min *float64 `yaml:"min"`
+	Max *float64 `yaml:"max"`
 }
 
 // Measurement is a figure someone measured, with the configuration it was
@@ -312,8 +316,19 @@ func checkClaim(i int, c Claim, seen map[string]bool, sources map[string]*Source
 		if ch.Fact == "" {
 			return fmt.Errorf("field %s[%d].fact: missing", field("checks"), j)
 		}
+		bounded := ch.Min != nil || ch.Max != nil
 		switch ch.Expect.(type) {
 		case int, int64, float64, bool:
+			if bounded {
+				return fmt.Errorf("field %s[%d]: expect and min/max both given; a check is one or the other", field("checks"), j)
+			}
+		case nil:
+			if !bounded {
+				return fmt.Errorf("field %s[%d].expect: missing (a number, true/false, or min/max bounds)", field("checks"), j)
+			}
+			if ch.Min != nil && ch.Max != nil && *ch.Min > *ch.Max {
+				return fmt.Errorf("field %s[%d]: min %v above max %v", field("checks"), j, *ch.Min, *ch.Max)
+			}
 		default:
 			return fmt.Errorf("field %s[%d].expect: expected a number or true/false, found %v", field("checks"), j, ch.Expect)
 		}

@@ -26,7 +26,7 @@ type claimOut struct {
 // claim with the verdict its artifacts give, the size claims computed.
 func TestK3ClaimsChecklist(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, copySite(t), dest); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/facts.json"))
@@ -85,7 +85,7 @@ var ldRe = regexp.MustCompile(`(?s)<script type="application/ld\+json">(.*?)</sc
 
 func TestClaimReviewJSONLD(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, copySite(t), dest); err != nil {
 		t.Fatal(err)
 	}
 	html, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.html"))

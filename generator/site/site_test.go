@@ -17,12 +17,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// repoRoot is the shipped site: the tests build the real content and data.
-const repoRoot = "../.."
-
-// copySite copies the inputs of the shipped site into a temporary root so a
-// test can break them or publish without touching the repository.
-func copySite(t *testing.T) string { return sitetest.Copy(t, repoRoot, nil) }
+// copySite copies the frozen fixture site (testdata/site at the repository
+// root, with the repository's templates) into a temporary root, so a test
+// can build it, break it or publish it without touching the repository.
+// Tests assert numbers on this copy, never on the live content/ and data/.
+func copySite(t testing.TB) string { return sitetest.Fixture(t, nil) }
 
 func build(t *testing.T, root, dest string) (*Report, error) {
 	t.Helper()
@@ -56,18 +55,18 @@ func readFacts(t *testing.T, path string) *factsFile {
 	return &ff
 }
 
-// k3Facts builds the shipped site once and returns K3's facts.json.
+// k3Facts builds the fixture site once and returns K3's facts.json.
 func k3Facts(t *testing.T) *factsFile {
 	t.Helper()
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, copySite(t), dest); err != nil {
 		t.Fatal(err)
 	}
 	return readFacts(t, filepath.Join(dest, "models", "kimi-k3", "facts.json"))
 }
 
 // TestKimiK3Facts checks every figure the K3 dossier must reproduce
-// (../shared/reference/k3-figures.md), as values in facts.json.
+// (testdata/k3-figures.md at the repository root), as values in facts.json.
 func TestKimiK3Facts(t *testing.T) {
 	ff := k3Facts(t)
 	if ff.Model != "moonshotai/Kimi-K3" || ff.Revision != "9f62e4e9fffbd0a83ddd60e1c209d828994b3569" {
@@ -173,7 +172,7 @@ func TestKimiK3Facts(t *testing.T) {
 
 func TestGoldenIndexMarkdown(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, copySite(t), dest); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range []struct{ out, golden string }{
@@ -224,11 +223,12 @@ func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 func TestBuildIsDeterministic(t *testing.T) {
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
-	ra, err := build(t, repoRoot, a)
+	root := copySite(t)
+	ra, err := build(t, root, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := build(t, repoRoot, b); err != nil {
+	if _, err := build(t, root, b); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range ra.Files {
@@ -343,29 +343,13 @@ func TestPublishRefusesInputDirectories(t *testing.T) {
 // Markdown, facts.json and charts committed under public/ must be what a
 // build of the committed inputs produces. Run `go run . build` and commit.
 func TestCommittedOutputsAreCurrent(t *testing.T) {
+	live := sitetest.RepoRoot(t)
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, live, dest); err != nil {
 		t.Fatal(err)
 	}
-	reviewed := func(name string) bool {
-		ext := filepath.Ext(name)
-		return !strings.HasPrefix(name, ".dossier") && (ext == ".md" || ext == ".json" || ext == ".svg")
-	}
-	built, committed := snapshotDir(t, dest), snapshotDir(t, filepath.Join(repoRoot, "public"))
-	for name, b := range built {
-		if !reviewed(name) {
-			continue
-		}
-		if c, ok := committed[name]; !ok {
-			t.Errorf("public/%s is built but not in the repository: run go run . build", name)
-		} else if c != b {
-			t.Errorf("public/%s is out of date: run go run . build", name)
-		}
-	}
-	for name := range committed {
-		if _, ok := built[name]; reviewed(name) && !ok {
-			t.Errorf("public/%s is no longer built: remove it", name)
-		}
+	for _, line := range sitetest.StaleOutputs(t, dest, filepath.Join(live, "public")) {
+		t.Error(line)
 	}
 }
 
@@ -477,7 +461,7 @@ func TestPagesFlagStaleData(t *testing.T) {
 	}
 	// The shipped configuration sets no limit: nothing is flagged.
 	shipped := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, shipped); err != nil {
+	if _, err := build(t, copySite(t), shipped); err != nil {
 		t.Fatal(err)
 	}
 	md, _ = os.ReadFile(filepath.Join(shipped, "models/kimi-k3/index.md"))
@@ -497,7 +481,8 @@ func TestPublishRefusesForeignDirectory(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("keep me"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := build(t, repoRoot, dest)
+	root := copySite(t)
+	_, err := build(t, root, dest)
 	if err == nil || !strings.Contains(err.Error(), "not written by dossier") {
 		t.Fatalf("build into a foreign directory: %v", err)
 	}
@@ -506,10 +491,10 @@ func TestPublishRefusesForeignDirectory(t *testing.T) {
 	}
 	// An empty directory, or one a build wrote, is fine.
 	empty := t.TempDir()
-	if _, err := build(t, repoRoot, empty); err != nil {
+	if _, err := build(t, root, empty); err != nil {
 		t.Fatalf("empty destination: %v", err)
 	}
-	if _, err := build(t, repoRoot, empty); err != nil {
+	if _, err := build(t, root, empty); err != nil {
 		t.Fatalf("rebuilding over a build's own output: %v", err)
 	}
 }
