@@ -70,17 +70,7 @@ func mdRows(rows []*row, head []string, code, notes bool) string {
 		}
 		cells := append([]string{label}, rw.values...)
 		if notes {
-			var ns []string
-			for i, n := range rw.notes {
-				if n == "" {
-					continue
-				}
-				if len(rw.notes) > 1 {
-					n = modelTag(i) + ": " + n
-				}
-				ns = append(ns, n)
-			}
-			cells = append(cells, strings.Join(ns, " · "))
+			cells = append(cells, strings.Join(rw.taggedNotes(), " · "))
 		}
 		t.Rows = append(t.Rows, cells)
 	}

@@ -117,6 +117,28 @@ type row struct {
 	notes  []string
 }
 
+// taggedNotes are the row's derivations or reasons: one when every model
+// has the same, else one per model prefixed with its tag.
+func (rw *row) taggedNotes() []string {
+	same := true
+	for _, n := range rw.notes {
+		same = same && n == rw.notes[0]
+	}
+	if same {
+		if len(rw.notes) == 0 || rw.notes[0] == "" {
+			return nil
+		}
+		return rw.notes[:1]
+	}
+	var out []string
+	for i, n := range rw.notes {
+		if n != "" {
+			out = append(out, modelTag(i)+": "+n)
+		}
+	}
+	return out
+}
+
 // table holds the facts that repeat per layout or per accelerator.
 type table struct {
 	entity  string // "layout" or "accelerator"

@@ -64,13 +64,7 @@ func (r *Report) textRows(b *strings.Builder, rows []*row, notes bool) {
 		if !notes {
 			continue
 		}
-		for i, nt := range rw.notes {
-			if nt == "" {
-				continue
-			}
-			if n > 1 {
-				nt = modelTag(i) + ": " + nt
-			}
+		for _, nt := range rw.taggedNotes() {
 			grid(b, indent+4, []int{Width - indent - 4}, [][]string{{nt}})
 		}
 	}
