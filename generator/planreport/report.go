@@ -80,19 +80,25 @@ var leading = []string{
 	"cost.cheapest_serving.usd_per_hour",
 }
 
-// columnNames are the table headings of the fields that have a shorter
-// name than their key; others drop a "_bytes" suffix and read "_" as a
-// space.
+// columnNames are the table headings of key segments that have a shorter
+// name; other segments drop a "_bytes" suffix and read "_" as a space.
+// A column is its segments' names joined: "deployable.usd_per_hour" is
+// "deployable $/h", "usd_per_hour.runpod" "$/h runpod".
 var columnNames = map[string]string{
-	"usd_per_hour": "$/h", "deployable.usd_per_hour": "deployable $/h", "idle_usd": "$ idle while downloading",
+	"usd_per_hour": "$/h", "idle_usd": "$ idle while downloading",
 	"deployable_gpus": "deployable", "min_gpus_serving": "min serving", "deployable_gpus_serving": "deployable serving",
 }
 
 func columnName(c string) string {
-	if n, ok := columnNames[c]; ok {
-		return n
+	segs := strings.Split(c, ".")
+	for i, s := range segs {
+		if n, ok := columnNames[s]; ok {
+			segs[i] = n
+		} else {
+			segs[i] = strings.ReplaceAll(strings.TrimSuffix(s, "_bytes"), "_", " ")
+		}
 	}
-	return strings.ReplaceAll(strings.TrimSuffix(c, "_bytes"), "_", " ")
+	return strings.Join(segs, " ")
 }
 
 // leadingColumns orders the columns of the per-layout and per-accelerator

@@ -81,7 +81,7 @@ func (c *calc) fit() {
 		c.add("fit.deployable_gpus."+id, dep, facts.UnitCount,
 			fmt.Sprintf("%d rounded up to a tensor-parallel size %v within a %d-GPU node, else whole nodes", min, sz.TensorParallelSizes, acc.GPUsPerNode), tsrc, hsrc, "site:hugo-like.yaml")
 		if q, ok := c.in.Catalog.Cheapest(id, int(dep)); ok {
-			c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
+			c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
 		}
 		if cacheOK {
 			usable := int64(sz.GPUMemoryUtilization*float64(acc.MemoryBytes)) - sz.ReservePerGPUBytes
@@ -92,7 +92,7 @@ func (c *calc) fit() {
 				c.add("fit.deployable_gpus_serving."+id, ds, facts.UnitCount, "serving minimum rounded to a deployable layout", tsrc, hsrc)
 				if q, ok := c.in.Catalog.Cheapest(id, int(ds)); ok {
 					if cheapest == nil || q.USDPerHour < cheapest.usd {
-						cheapest = &option{label: fmt.Sprintf("%dx%s", ds, id), usd: q.USDPerHour, src: "pricing:" + q.Provider + " " + q.AsOf, approx: q.Approximate}
+						cheapest = &option{label: fmt.Sprintf("%dx%s", ds, id), usd: q.USDPerHour, src: q.SourceKey(), approx: q.Approximate}
 					}
 				}
 			}
@@ -130,8 +130,23 @@ func (c *calc) fitOne(hw string, tb int64, tsrc string, cacheBytes int64, cacheO
 		c.add("fit."+hw+".serving", need <= usable, facts.UnitBool, "tensor bytes + KV and state at the serving context ≤ usable memory", tsrc, hsrc).Display = verdict(need <= usable)
 		c.add("fit."+hw+".serving_margin_bytes", usable-need, facts.UnitBytes, "usable memory − (tensor bytes + cache)", tsrc, hsrc).Display = marginDisplay(usable - need)
 	}
+	c.costPerProvider(hw, id, n)
+}
+
+// costPerProvider prices a configuration at every provider that quotes it
+// (cost.<hw>.usd_per_hour.<provider>) and names the cheapest in
+// cost.<hw>.usd_per_hour.
+func (c *calc) costPerProvider(hw, id string, n int) {
+	quotes := c.in.Catalog.Quotes(id, n)
+	for _, q := range quotes {
+		c.price("cost."+hw+".usd_per_hour."+q.ProviderID, q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
+	}
 	if q, ok := c.in.Catalog.Cheapest(id, n); ok {
-		c.price("cost."+hw+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
+		d := q.Derivation
+		if len(quotes) > 1 {
+			d = fmt.Sprintf("the cheapest of %d providers: %s", len(quotes), d)
+		}
+		c.price("cost."+hw+".usd_per_hour", q.USDPerHour, q.Approximate, d, q.SourceKey())
 	}
 }
 
