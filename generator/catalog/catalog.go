@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,9 +21,12 @@ import (
 
 // Accelerator is one GPU model.
 type Accelerator struct {
-	ID          string `yaml:"id"`
-	Name        string `yaml:"name"`
-	Vendor      string `yaml:"vendor"`
+	ID     string `yaml:"id"`
+	Name   string `yaml:"name"`
+	Vendor string `yaml:"vendor"`
+	// Class is consumer, workstation, datacenter or unified (unified
+	// memory); empty when the catalog does not say.
+	Class       string `yaml:"class,omitempty"`
 	MemoryBytes int64  `yaml:"memory_bytes"`
 	MemoryNote  string `yaml:"memory_note,omitempty"`
 	GPUsPerNode int    `yaml:"gpus_per_node"`
@@ -73,6 +77,7 @@ type Catalog struct {
 	Accelerators map[string]*Accelerator
 	PriceLists   []*PriceList
 	Software     []*Window
+	References   []*Reference // documents inputs cite by a short id
 	// Notes says what was read but not used: snapshot prices for
 	// accelerators hardware.yaml does not have, hand-written lists a
 	// snapshot of the same provider supersedes.
@@ -101,6 +106,10 @@ func (c *Catalog) WindowsFor(model string) []*Window {
 	}
 	return out
 }
+
+// Classes are the kinds of hardware a reader owns or rents, in the order a
+// page lists them.
+var Classes = []string{"consumer", "workstation", "datacenter", "unified"}
 
 type hardwareFile struct {
 	Accelerators []*Accelerator `yaml:"accelerators"`
@@ -140,12 +149,17 @@ func LoadFS(fsys fs.FS, label string) (*Catalog, error) {
 			return nil, fmt.Errorf("%s: field %s: expected a positive count", hwPath, field("gpus_per_node"))
 		case a.Source == "":
 			return nil, fmt.Errorf("%s: field %s: missing", hwPath, field("source"))
+		case a.Class != "" && !slices.Contains(Classes, a.Class):
+			return nil, fmt.Errorf("%s: field %s: expected one of %v, found %q", hwPath, field("class"), Classes, a.Class)
 		case !dateRe.MatchString(a.AsOf):
 			return nil, fmt.Errorf("%s: field %s: expected YYYY-MM-DD, found %q", hwPath, field("as_of"), a.AsOf)
 		}
 		c.Accelerators[a.ID] = a
 	}
 	if err := loadSoftware(fsys, label, "software.yaml", c); err != nil {
+		return nil, err
+	}
+	if err := loadReferences(fsys, label, "references.yaml", c); err != nil {
 		return nil, err
 	}
 	if err := loadPricing(fsys, label, c); err != nil {

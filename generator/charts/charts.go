@@ -30,25 +30,37 @@ type Bar struct {
 	ID       string  // anchor of the row in the page's table
 }
 
-// Stacked is a horizontal stacked bar chart.
+// Stacked is a horizontal stacked bar chart. Each bar's label and note
+// sit on a line above it, so the bars use the chart's full width and the
+// chart scales down to a phone without cropping a label.
 type Stacked struct {
 	Title string
 	Desc  string
-	Unit  func(float64) string // axis labels
+	// Unit writes a value of the axis whose largest value is axisMax, so
+	// every label of one chart shares a unit that fits its magnitude.
+	Unit func(v, axisMax float64) string
+	// Value writes one segment's or capacity's own value in its hover
+	// title, in the unit that fits it (a 3 KB header in a 4 MB bar); nil
+	// uses Unit.
+	Value func(v float64) string
 	Bars  []Bar
 }
 
+// The geometry is in viewBox units; the chart is drawn at most at about
+// 1.4× and at 390 px at about 0.75×, so 13-unit text stays legible.
 const (
-	width     = 760.0
-	labelW    = 150.0
-	noteW     = 130.0
-	rowH      = 26.0
+	width     = 480.0
+	pad       = 6.0
+	labelH    = 17.0
 	barH      = 16.0
-	topPad    = 8.0
+	rowGap    = 10.0
+	rowH      = labelH + barH + rowGap
+	topPad    = 4.0
 	legendH   = 26.0
 	axisH     = 22.0
-	plotLeft  = labelW
-	plotRight = width - noteW
+	charW     = 6.8 // average advance of a 12-unit sans-serif character
+	plotLeft  = pad
+	plotRight = width - pad
 )
 
 // SVG renders the chart.
@@ -63,6 +75,11 @@ func (c *Stacked) SVG(id string) string {
 	}
 	if max == 0 {
 		max = 1
+	}
+	unit := func(v float64) string { return c.Unit(v, max) }
+	value := unit
+	if c.Value != nil {
+		value = c.Value
 	}
 	x := func(v float64) float64 { return plotLeft + v/max*(plotRight-plotLeft) }
 	seen := map[string]string{}
@@ -80,38 +97,46 @@ func (c *Stacked) SVG(id string) string {
 	var b strings.Builder
 	open(&b, id, c.Title, c.Desc, h)
 	for i, bar := range c.Bars {
-		y := topPad + float64(i)*rowH
-		fmt.Fprintf(&b, `<text class="label" x="%.1f" y="%.1f" text-anchor="end">%s</text>`, plotLeft-6, y+barH-3, esc(bar.Label))
+		ly := topPad + float64(i)*rowH + labelH - 4
+		y := topPad + float64(i)*rowH + labelH
+		fmt.Fprintf(&b, `<text class="label" x="%.1f" y="%.1f">%s</text>`, plotLeft, ly, esc(bar.Label))
+		if bar.Note != "" {
+			cls := "note"
+			if bar.Bad {
+				cls = "note bad"
+			}
+			fmt.Fprintf(&b, `<text class="%s" x="%.1f" y="%.1f" text-anchor="end">%s</text>`, cls, plotRight, ly, esc(bar.Note))
+		}
 		pos := 0.0
 		for _, s := range bar.Segments {
 			if s.Value <= 0 {
 				continue
 			}
 			fmt.Fprintf(&b, `<rect class="seg %s" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s: %s</title></rect>`,
-				esc(s.Class), x(pos), y, x(pos+s.Value)-x(pos), barH, esc(s.Label), esc(c.Unit(s.Value)))
+				esc(s.Class), x(pos), y, x(pos+s.Value)-x(pos), barH, esc(s.Label), esc(value(s.Value)))
 			pos += s.Value
 		}
 		if bar.Capacity > 0 {
 			fmt.Fprintf(&b, `<rect class="capacity" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>memory: %s</title></rect>`,
-				plotLeft, y-2, x(bar.Capacity)-plotLeft, barH+4, esc(c.Unit(bar.Capacity)))
+				plotLeft, y-2, x(bar.Capacity)-plotLeft, barH+4, esc(value(bar.Capacity)))
 		}
 		if bar.Usable > 0 {
 			fmt.Fprintf(&b, `<line class="usable" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"><title>usable: %s</title></line>`,
-				x(bar.Usable), x(bar.Usable), y-3, y+barH+3, esc(c.Unit(bar.Usable)))
-		}
-		if bar.Note != "" {
-			cls := "note"
-			if bar.Bad {
-				cls = "note bad"
-			}
-			fmt.Fprintf(&b, `<text class="%s" x="%.1f" y="%.1f">%s</text>`, cls, plotRight+8, y+barH-3, esc(bar.Note))
+				x(bar.Usable), x(bar.Usable), y-3, y+barH+3, esc(value(bar.Usable)))
 		}
 	}
-	axisY := topPad + float64(len(c.Bars))*rowH + 4
+	axisY := topPad + float64(len(c.Bars))*rowH
 	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, plotLeft, plotRight, axisY, axisY)
 	for i := 0; i <= 4; i++ {
 		v := max * float64(i) / 4
-		fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x(v), axisY+14, esc(c.Unit(v)))
+		anchor := "middle"
+		switch i {
+		case 0:
+			anchor = "start"
+		case 4:
+			anchor = "end"
+		}
+		fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="%s">%s</text>`, x(v), axisY+14, anchor, esc(unit(v)))
 	}
 	drawLegend(&b, axisY+axisH, items)
 	b.WriteString("</svg>")
@@ -135,8 +160,8 @@ func legendItems(order []string, names map[string]string, capacity bool) []legen
 	}
 	lx, row := plotLeft, 0.0
 	for i := range items {
-		w := 26 + 6.5*float64(len([]rune(items[i].label)))
-		if lx+w > width-10 && lx > plotLeft {
+		w := 26 + charW*float64(len([]rune(items[i].label)))
+		if lx+w > plotRight && lx > plotLeft {
 			lx, row = plotLeft, row+1
 		}
 		items[i].x, items[i].row = lx, row
@@ -185,30 +210,38 @@ var kindName = map[byte]string{'F': "full attention", 'L': "linear attention", '
 // SVG renders the strip.
 func (s *Strip) SVG(id string) string {
 	n := len(s.Kinds)
-	cell := math.Min(24, (width-20)/math.Max(1, float64(n)))
-	h := 20 + 24 + 20 + legendH
-	var b strings.Builder
-	open(&b, id, s.Title, s.Desc, h)
-	for i := 0; i < n; i++ {
-		k := s.Kinds[i]
-		fmt.Fprintf(&b, `<rect class="layer %s" x="%.2f" y="20" width="%.2f" height="24"><title>layer %d: %s</title></rect>`,
-			kindClass[k], 10+float64(i)*cell, math.Max(cell-1, 0.5), i+1, kindName[k])
-	}
-	for i := 0; i < n; i++ {
-		if (i+1)%10 == 0 || i == 0 || i == n-1 {
-			fmt.Fprintf(&b, `<text class="tick" x="%.2f" y="14" text-anchor="middle">%d</text>`, 10+(float64(i)+0.5)*cell, i+1)
-		}
-	}
-	lx := 10.0
+	cell := math.Min(24, (width-2*pad)/math.Max(1, float64(n)))
+	var items []legendItem
+	lx, row := plotLeft, 0.0
 	for _, k := range []byte{'F', 'L', 'S'} {
 		c := strings.Count(s.Kinds, string(k))
 		if c == 0 {
 			continue
 		}
 		label := fmt.Sprintf("%s (%d)", kindName[k], c)
-		fmt.Fprintf(&b, `<rect class="layer %s" x="%.1f" y="58" width="12" height="12"/><text class="legend" x="%.1f" y="68">%s</text>`, kindClass[k], lx, lx+16, esc(label))
-		lx += 30 + 7*float64(len(label))
+		w := 26 + charW*float64(len([]rune(label)))
+		if lx+w > plotRight && lx > plotLeft {
+			lx, row = plotLeft, row+1
+		}
+		items = append(items, legendItem{class: "layer " + kindClass[k], label: label, x: lx, row: row})
+		lx += w
 	}
+	h := 56 + legendHeight(items)
+	var b strings.Builder
+	open(&b, id, s.Title, s.Desc, h)
+	for i := 0; i < n; i++ {
+		k := s.Kinds[i]
+		fmt.Fprintf(&b, `<rect class="layer %s" x="%.2f" y="20" width="%.2f" height="24"><title>layer %d: %s</title></rect>`,
+			kindClass[k], pad+float64(i)*cell, math.Max(cell-1, 0.5), i+1, kindName[k])
+	}
+	for i := 0; i < n; i++ {
+		// Decades, the first and the last layer; a decade next to the last
+		// would print over it.
+		if i == 0 || i == n-1 || (i+1)%10 == 0 && n-1-i >= 4 {
+			fmt.Fprintf(&b, `<text class="tick" x="%.2f" y="14" text-anchor="middle">%d</text>`, pad+(float64(i)+0.5)*cell, i+1)
+		}
+	}
+	drawLegend(&b, 56, items)
 	b.WriteString("</svg>")
 	return b.String()
 }

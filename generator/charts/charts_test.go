@@ -38,7 +38,7 @@ func TestStripCountsLayers(t *testing.T) {
 }
 
 func TestStackedShowsShortfallAndEscapes(t *testing.T) {
-	c := &Stacked{Title: "<memory>", Desc: "a & b", Unit: func(v float64) string { return "x" },
+	c := &Stacked{Title: "<memory>", Desc: "a & b", Unit: func(v, _ float64) string { return "x" },
 		Bars: []Bar{{Label: "8xB200", Capacity: 1440, Usable: 1296,
 			Segments: []Segment{{Label: "payload", Value: 1361, Class: "payload"}, {Label: "scales", Value: 85, Class: "scales"}},
 			Note:     "120.9 GB short", Bad: true}}}

@@ -35,8 +35,13 @@ the old one only when the whole build succeeded.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "built %d model(s), %d files in %s (computed %d, reused %d unchanged)\n",
-				len(r.Models), len(r.Files), r.Destination, len(r.Rebuilt), len(r.Reused))
+			if r.Unchanged {
+				fmt.Fprintf(a.stdout, "nothing changed: %s already holds the %d files of %d model(s); nothing written\n",
+					r.Destination, len(r.Files), len(r.Models))
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "built %d model(s), %d files in %s (computed %d, reused %d unchanged; %d module trees built)\n",
+				len(r.Models), len(r.Files), r.Destination, len(r.Rebuilt), len(r.Reused), r.ModuleTrees)
 			return nil
 		},
 	}

@@ -125,12 +125,18 @@ type tab struct {
 // test or after tabLimit.
 func newTab(t *testing.T, width int64) *tab {
 	t.Helper()
+	return newTabSize(t, width, viewportH)
+}
+
+// newTabSize opens a tab with a width × height viewport.
+func newTabSize(t *testing.T, width, height int64) *tab {
+	t.Helper()
 	b := startBrowser(t)
 	tctx, cancelTimeout := context.WithTimeout(b, tabLimit)
 	ctx, cancelTab := chromedp.NewContext(tctx)
 	t.Cleanup(func() { cancelTab(); cancelTimeout() })
 	tb := &tab{t: t, ctx: ctx}
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, viewportH)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height)); err != nil {
 		t.Fatalf("open a tab: %v", err)
 	}
 	if err := chromedp.Listen(ctx, tb.onEvent); err != nil {
@@ -224,10 +230,10 @@ func firstLine(s string) string {
 	return s
 }
 
-// staticSite serves the shipped build on 127.0.0.1.
+// staticSite serves the fixture site's build on 127.0.0.1.
 func staticSite(t *testing.T) (string, []string) {
 	t.Helper()
-	dir := builtSite(t)
+	dir := fixtureSite(t)
 	ts := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	t.Cleanup(ts.Close)
 	return ts.URL, dossierPages(t, dir)

@@ -193,7 +193,11 @@ func TestParsePageFindsProblems(t *testing.T) {
 // and every internal href/src pointing at a file of the build, with its
 // #fragment naming an element id of the target page.
 func TestHTMLWellFormedAndLinksResolve(t *testing.T) {
-	dir := builtSite(t)
+	t.Run("fixture", func(t *testing.T) { checkHTML(t, builtSite(t)) })
+	t.Run("pages", func(t *testing.T) { checkHTML(t, fixtureSite(t)) })
+}
+
+func checkHTML(t *testing.T, dir string) {
 	pages := map[string]*pageInfo{} // slash path relative to dir
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {

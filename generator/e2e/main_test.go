@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -14,6 +16,21 @@ import (
 
 // built is the fixture site, built once for the whole package.
 var built struct {
+	dir string
+	err error
+}
+
+// pagesOverlay is laid over three models of the fixture site (K3, Llama
+// 3.1 8B, Qwen3-30B-A3B) for the reader-facing browser tests (answer box,
+// phones, index, filter, compare, units): a tiny two-layer model, and a
+// catalog with accelerator classes and an RTX 4090.
+const pagesOverlay = "testdata/pages-overlay"
+
+// pagesModels are the fixture site's pages the pages fixture keeps.
+var pagesModels = []string{"content/models/kimi-k3.md", "content/models/llama-3-1-8b.md", "content/models/qwen3-30b-a3b.md"}
+
+// pagesSite is the build of the pages fixture.
+var pagesSite struct {
 	dir string
 	err error
 }
@@ -36,6 +53,8 @@ func run(m *testing.M) int {
 	if built.err = sitetest.CopyFixture(root, nil); built.err == nil {
 		built.err = buildSite(root, built.dir)
 	}
+	pagesSite.dir = filepath.Join(tmp, "pages")
+	pagesSite.err = buildPagesSite(filepath.Join(tmp, "pages-site"), pagesSite.dir)
 	defer stopBrowser()
 	return m.Run()
 }
@@ -61,6 +80,46 @@ func builtSite(t *testing.T) string {
 		t.Fatalf("build the fixture site: %v", built.err)
 	}
 	return built.dir
+}
+
+// buildPagesSite copies the fixture site's three models into root, lays
+// pagesOverlay over it and builds it into dest.
+func buildPagesSite(root, dest string) error {
+	keep := func(rel string) bool { return slices.Contains(pagesModels, rel) }
+	if err := sitetest.CopyFixture(root, keep); err != nil {
+		return err
+	}
+	err := filepath.WalkDir(pagesOverlay, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(pagesOverlay, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		return fmt.Errorf("lay %s over the fixture: %w", pagesOverlay, err)
+	}
+	return buildSite(root, dest)
+}
+
+// fixtureSite returns the directory of the pages fixture's build.
+func fixtureSite(t *testing.T) string {
+	t.Helper()
+	if pagesSite.err != nil {
+		t.Fatalf("build the pages fixture (%s over the fixture site): %v", pagesOverlay, pagesSite.err)
+	}
+	return pagesSite.dir
 }
 
 // dossierPages lists the dossier pages of a build as URL paths

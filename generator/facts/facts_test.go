@@ -13,7 +13,10 @@ func TestDisplayRules(t *testing.T) {
 	}{
 		{UnitBytes, int64(1560936091448), "1,560.9 GB (1,453.7 GiB)"},
 		{UnitBytes, int64(75766584), "75.8 MB (72.3 MiB)"},
-		{UnitBytes, int64(27648), "27,648 B (27.0 KiB)"},
+		{UnitBytes, int64(27648), "27.6 KB (27.0 KiB)"},
+		{UnitBytes, int64(4718592), "4.7 MB (4.5 MiB)"},
+		{UnitBytes, int64(512), "512 B"},
+		{UnitBytes, int64(12_500_000_000_000), "12.5 TB (11.4 TiB)"},
 		{UnitBytes, int64(-120860324864), "-120.9 GB (-112.6 GiB)"},
 		{UnitParams, int64(2779931837184), "2.78 T"},
 		{UnitParams, int64(104189614848), "104 B"},
@@ -27,7 +30,10 @@ func TestDisplayRules(t *testing.T) {
 		{UnitShare, 2722740830208.0 / 2779931837184.0, "97.9%"},
 		{UnitCount, int64(497220), "497,220"},
 		{UnitUSDHour, 47.84, "$47.84/h"},
+		{UnitUSD, 0.0000065, "<$0.01"},
 		{UnitSeconds, 12359.0, "12,359 s (3.4 h)"},
+		{UnitSeconds, 4247096 / 126.3e6, "34 ms"},
+		{UnitSeconds, 0.5, "0.5 s"},
 		{UnitBool, false, "no"},
 		{UnitBytes, nil, "unknown"},
 	} {
@@ -71,5 +77,22 @@ func TestRoundSig(t *testing.T) {
 		if got := RoundSig(tc.x, tc.n); got != tc.want {
 			t.Errorf("RoundSig(%v, %d) = %v, want %v", tc.x, tc.n, got, tc.want)
 		}
+	}
+}
+
+func TestShortBytesNeverZeroGB(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{1560936091448, "1,560.9 GB"}, {4718592, "4.7 MB"}, {27648, "27.6 KB"}, {-22.7e9, "-22.7 GB"}, {900, "900 B"}} {
+		if got := GB(tc.v); got != tc.want {
+			t.Errorf("GB(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	if got := BytesIn(2e6, 4.7e6); got != "2.0 MB" {
+		t.Errorf("BytesIn(2e6, 4.7e6) = %q", got)
+	}
+	if got := BytesIn(400e9, 1600e9); got != "400 GB" {
+		t.Errorf("BytesIn(400e9, 1600e9) = %q", got)
 	}
 }

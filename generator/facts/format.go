@@ -104,24 +104,71 @@ func Fixed(f float64, d int) string {
 	return out
 }
 
-// Bytes shows decimal GB with GiB beside: "1,560.9 GB (1,453.7 GiB)".
-// Small sizes use MB / MiB or kB / KiB so they do not print as 0.0 GB.
-func Bytes(b float64) string {
-	a := math.Abs(b)
-	switch {
-	case a >= 1e9:
-		return Fixed(b/1e9, 1) + " GB (" + Fixed(b/(1<<30), 1) + " GiB)"
-	case a >= 1e6:
-		return Fixed(b/1e6, 1) + " MB (" + Fixed(b/(1<<20), 1) + " MiB)"
-	case a >= 1<<10:
-		// Small sizes (a cache entry per token) print exactly.
-		return Fixed(b, 0) + " B (" + Fixed(b/(1<<10), 1) + " KiB)"
-	}
-	return Fixed(b, 0) + " B"
+// byteScale is one rung of the byte units: a decimal unit and the binary
+// unit printed beside it.
+type byteScale struct {
+	from, dec, bin   float64 // from: the smallest size printed in this unit
+	decName, binName string
 }
 
-// GB is the short form used inside sentences and tables: "1,560.9 GB".
-func GB(b float64) string { return Fixed(b/1e9, 1) + " GB" }
+// byteScales run from large to small. Terabytes start at 10 TB: a
+// four-digit gigabyte figure (1,560.9 GB) reads as the sources print it.
+var byteScales = []byteScale{
+	{1e13, 1e12, 1 << 40, "TB", "TiB"},
+	{1e9, 1e9, 1 << 30, "GB", "GiB"},
+	{1e6, 1e6, 1 << 20, "MB", "MiB"},
+	{1e3, 1e3, 1 << 10, "KB", "KiB"},
+}
+
+func scaleOf(b float64) (byteScale, bool) {
+	a := math.Abs(b)
+	for _, s := range byteScales {
+		if a >= s.from {
+			return s, true
+		}
+	}
+	return byteScale{}, false
+}
+
+// Bytes shows a size in the decimal unit that fits its magnitude with the
+// binary unit beside it: "1,560.9 GB (1,453.7 GiB)", "4.7 MB (4.5 MiB)",
+// "27.6 KB (27.0 KiB)". Below a kilobyte it prints exact bytes.
+func Bytes(b float64) string {
+	s, ok := scaleOf(b)
+	if !ok {
+		return Fixed(b, 0) + " B"
+	}
+	return Fixed(b/s.dec, 1) + " " + s.decName + " (" + Fixed(b/s.bin, 1) + " " + s.binName + ")"
+}
+
+// GB is the short form used inside sentences and table cells: the decimal
+// part of Bytes, "1,560.9 GB", and "4.7 MB" for a small model, never
+// "0.0 GB".
+func GB(b float64) string {
+	s, ok := scaleOf(b)
+	if !ok {
+		return Fixed(b, 0) + " B"
+	}
+	return Fixed(b/s.dec, 1) + " " + s.decName
+}
+
+// BytesIn writes b in the decimal unit that fits ref (the largest value of
+// a chart's axis), so every tick of one axis shares its unit; one decimal
+// when ref is below ten of that unit.
+func BytesIn(b, ref float64) string {
+	s, ok := scaleOf(ref)
+	if !ok {
+		return Fixed(b, 0) + " B"
+	}
+	if b == 0 {
+		return "0 " + s.decName
+	}
+	digits := 0
+	if math.Abs(ref)/s.dec < 10 {
+		digits = 1
+	}
+	return Fixed(b/s.dec, digits) + " " + s.decName
+}
 
 // Params shows a parameter count with three significant figures and a
 // T/B/M suffix: 2.78 T, 104 B, 401 M.
@@ -166,8 +213,12 @@ func Percent(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) +
 
 // USD shows dollars with two decimals: $47.84.
 func USD(f float64) string {
-	if f < 0 {
+	switch {
+	case f < 0:
 		return "-$" + Fixed(-f, 2)
+	case f > 0 && f < 0.005:
+		// A price that rounds to nothing is still not free.
+		return "<$0.01"
 	}
 	return "$" + Fixed(f, 2)
 }
@@ -179,6 +230,9 @@ func Duration(s float64) string {
 		return Fixed(s, 0) + " s (" + strconv.FormatFloat(s/3600, 'f', 1, 64) + " h)"
 	case s >= 60:
 		return Fixed(s, 0) + " s (" + strconv.FormatFloat(s/60, 'f', 1, 64) + " min)"
+	case s > 0 && s < 0.1:
+		// A download of a few megabytes takes milliseconds, not "0.0 s".
+		return strconv.FormatFloat(math.Max(s*1000, 0.1), 'g', 2, 64) + " ms"
 	}
 	return strconv.FormatFloat(s, 'f', 1, 64) + " s"
 }

@@ -38,6 +38,11 @@ type fetch struct {
 	census   *safetensors.Census
 	warnings []string
 	infos    []shardInfo // by shard, filled by the header workers
+
+	// guesses is each shard's header size from the index, set before
+	// indexRead is closed (nil without an index, or on a bad one).
+	guesses   map[string]int64
+	indexRead chan struct{}
 }
 
 func (f *fetch) warn(format string, a ...any) {
@@ -146,12 +151,16 @@ func (f *fetch) run(ctx context.Context, info *ModelInfo, now time.Time) (*snaps
 			return err
 		})
 	}
+	f.indexRead = make(chan struct{})
 	if p.index {
 		g.Go(func(ctx context.Context) error {
+			defer close(f.indexRead)
 			idx, err := f.index(ctx)
 			snap.Index = idx
 			return err
 		})
+	} else {
+		close(f.indexRead)
 	}
 	if len(p.shards) > 0 {
 		f.census = &safetensors.Census{}
@@ -243,6 +252,7 @@ func (f *fetch) index(ctx context.Context) (*snapshot.Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", indexFile, err)
 	}
+	f.guesses, _ = headerGuesses(b) // parsed above: cannot fail
 	f.progress.Add(1, 0)
 	return &snapshot.Index{TotalSize: total, Tensors: tensors, FileBytes: int64(len(b)), Source: "hub:" + indexFile}, nil
 }
@@ -270,9 +280,21 @@ func (f *fetch) headers(g *group, shards []string) {
 	})
 	for w := 0; w < min(f.conc, len(shards)); w++ {
 		g.Go(func(ctx context.Context) error {
+			// The index says how long each header is, so one read takes
+			// it whole: every K3 header is over firstRange. Waiting for it
+			// costs its two requests once; guessing short, one per shard.
+			select {
+			case <-f.indexRead:
+			case <-ctx.Done():
+				return nil
+			}
 			for i := range jobs {
 				path := shards[i]
-				h, meta, err := f.c.safetensorsHeader(ctx, f.model, f.sha, path, f.onBytes)
+				first := firstRange
+				if n := f.guesses[path]; n > firstRange {
+					first = int(n)
+				}
+				h, meta, err := f.c.safetensorsHeader(ctx, f.model, f.sha, path, first, f.onBytes)
 				if err != nil {
 					return err
 				}

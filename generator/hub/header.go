@@ -12,8 +12,10 @@ import (
 	"dossier/generator/safetensors"
 )
 
-// firstRange is the speculative first read. huggingface_hub measured that
-// 97% of headers on the Hub fit in 100 kB, so one request usually does.
+// firstRange is the speculative first read when nothing says how long the
+// header is. huggingface_hub measured that 97% of headers on the Hub fit
+// in 100 kB, so one request usually does. A sharded checkpoint's index
+// says more (see headerGuesses).
 const firstRange = 100_000
 
 // SafetensorsHeader reads and validates the header of a remote
@@ -21,10 +23,11 @@ const firstRange = 100_000
 // if the header is longer, exactly the rest of it. A server that ignores
 // Range is read from the same answer and no further than the header.
 func (c *Client) SafetensorsHeader(ctx context.Context, model, revision, path string) (*safetensors.Header, FileMeta, error) {
-	return c.safetensorsHeader(ctx, model, revision, path, nil)
+	return c.safetensorsHeader(ctx, model, revision, path, firstRange, nil)
 }
 
-func (c *Client) safetensorsHeader(ctx context.Context, model, revision, path string, onBytes func(int64)) (*safetensors.Header, FileMeta, error) {
+// safetensorsHeader reads the header with a first read of first bytes.
+func (c *Client) safetensorsHeader(ctx context.Context, model, revision, path string, first int, onBytes func(int64)) (*safetensors.Header, FileMeta, error) {
 	meta := FileMeta{Size: -1}
 	if err := checkModel(model); err != nil {
 		return nil, meta, err
@@ -32,7 +35,7 @@ func (c *Client) safetensorsHeader(ctx context.Context, model, revision, path st
 	fail := func(err error) (*safetensors.Header, FileMeta, error) {
 		return nil, meta, fmt.Errorf("read header of %s: %w", path, err)
 	}
-	rq := &request{method: "GET", url: c.resolveURL(model, revision, path), rng: fmt.Sprintf("bytes=0-%d", firstRange-1),
+	rq := &request{method: "GET", url: c.resolveURL(model, revision, path), rng: fmt.Sprintf("bytes=0-%d", first-1),
 		model: model, revision: revision, file: path, onBytes: onBytes}
 	var buf []byte
 	var direct string // the CDN URL the first answer came from
@@ -43,10 +46,10 @@ func (c *Client) safetensorsHeader(ctx context.Context, model, revision, path st
 		if r.StatusCode == http.StatusPartialContent {
 			start, _, total, err := contentRange(r.Header.Get("Content-Range"))
 			if err != nil || start != 0 {
-				return fmt.Errorf("answer to bytes=0-%d has Content-Range %q", firstRange-1, r.Header.Get("Content-Range"))
+				return fmt.Errorf("answer to bytes=0-%d has Content-Range %q", first-1, r.Header.Get("Content-Range"))
 			}
 			meta.Size = total
-			buf, err = readUpTo(r.Body, firstRange)
+			buf, err = readUpTo(r.Body, first)
 			return err
 		}
 		// 200: the server ignored Range and sends the whole file, which may
@@ -62,7 +65,7 @@ func (c *Client) safetensorsHeader(ctx context.Context, model, revision, path st
 		return fail(err)
 	}
 	if !whole {
-		if buf, err = c.completeHeader(ctx, rq, direct, buf, meta.Size); err != nil {
+		if buf, err = c.completeHeader(ctx, rq, direct, buf, first, meta.Size); err != nil {
 			return fail(err)
 		}
 	}
@@ -82,7 +85,7 @@ func tooShort(n int) error {
 
 // completeHeader checks the first answer and, when the header runs past
 // it, fetches exactly the missing bytes.
-func (c *Client) completeHeader(ctx context.Context, first *request, direct string, buf []byte, size int64) ([]byte, error) {
+func (c *Client) completeHeader(ctx context.Context, first *request, direct string, buf []byte, asked int, size int64) ([]byte, error) {
 	if len(buf) < safetensors.PrefixLen {
 		return nil, tooShort(len(buf))
 	}
@@ -96,7 +99,7 @@ func (c *Client) completeHeader(ctx context.Context, first *request, direct stri
 		return buf[:need], nil
 	case size >= 0 && need > size:
 		return nil, fmt.Errorf("the %d-byte header runs past the end of the %d-byte file", n, size)
-	case len(buf) < firstRange:
+	case len(buf) < asked:
 		return nil, fmt.Errorf("the file ends after %d bytes, inside its %d-byte header", len(buf), n)
 	}
 	from := int64(len(buf))

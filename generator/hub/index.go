@@ -12,7 +12,13 @@ import (
 // of encoding/json, which would buffer, validate and skip it in several
 // passes; only the small metadata object goes through encoding/json.
 func parseIndex(b []byte) (totalSize int64, tensors int, err error) {
-	s := &scanner{b: b}
+	return parseIndexEach(b, nil)
+}
+
+// parseIndexEach is parseIndex calling each for every weight_map member
+// whose value is a string: tensor name and shard file, raw.
+func parseIndexEach(b []byte, each func(name, file []byte)) (totalSize int64, tensors int, err error) {
+	s := &scanner{b: b, member: each}
 	s.ws()
 	if !s.eat('{') {
 		return 0, 0, s.errorf("expected a JSON object with metadata and weight_map")
@@ -103,8 +109,9 @@ func readTotalSize(meta []byte) (int64, error) {
 // scanner is a minimal JSON walker: enough to step over values and find
 // members, checking structure but not every detail of number syntax.
 type scanner struct {
-	b []byte
-	i int
+	b      []byte
+	i      int
+	member func(key, value []byte) // called by countMembers for string values
 }
 
 func (s *scanner) errorf(format string, a ...any) error {
@@ -166,7 +173,8 @@ func (s *scanner) countMembers() (int, error) {
 	}
 	n := 0
 	for {
-		if _, err := s.str(); err != nil {
+		key, err := s.str()
+		if err != nil {
 			return 0, err
 		}
 		s.ws()
@@ -174,8 +182,12 @@ func (s *scanner) countMembers() (int, error) {
 			return 0, s.errorf("expected ':'")
 		}
 		s.ws()
+		start := s.i
 		if err := s.skip(1); err != nil {
 			return 0, err
+		}
+		if s.member != nil && s.b[start] == '"' {
+			s.member(key, s.b[start+1:s.i-1])
 		}
 		n++
 		s.ws()
@@ -245,4 +257,38 @@ func (s *scanner) skip(depth int) error {
 		return s.errorf("expected a JSON value")
 	}
 	return nil
+}
+
+// Header size guesses from the index, for a first read that holds the
+// whole header. A tensor's entry is its quoted name and about a hundred
+// bytes: {"dtype":"BF16","shape":[...],"data_offsets":[from,to]} and a
+// comma; tensorEntryBytes bounds that for shapes of up to four dimensions
+// of up to six digits and offsets of up to thirteen digits. A guess that
+// falls short costs one more request, as without the index.
+const (
+	tensorEntryBytes = 112
+	headerSlackBytes = 8 << 10 // the length prefix, __metadata__, padding
+	maxHeaderGuess   = 64 << 20
+)
+
+// headerGuesses returns, per shard file named in the index, how many
+// bytes its prefix and header probably take.
+func headerGuesses(b []byte) (map[string]int64, error) {
+	sums := map[string]*int64{} // a lookup by string(file) does not allocate
+	_, _, err := parseIndexEach(b, func(name, file []byte) {
+		n := sums[string(file)]
+		if n == nil {
+			n = new(int64)
+			sums[string(file)] = n
+		}
+		*n += int64(len(name)) + tensorEntryBytes
+	})
+	if err != nil {
+		return nil, err
+	}
+	guess := make(map[string]int64, len(sums))
+	for f, n := range sums {
+		guess[f] = min(*n+headerSlackBytes, maxHeaderGuess)
+	}
+	return guess, nil
 }

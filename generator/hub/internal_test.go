@@ -180,3 +180,30 @@ func TestErrorMessageScrubbed(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// TestHeaderGuesses sizes each shard's first read from the names the index
+// maps to it; a value that is not a string (no shard) is not counted.
+func TestHeaderGuesses(t *testing.T) {
+	g, err := headerGuesses([]byte(`{"metadata": {"total_size": 12}, "weight_map": {
+	  "model.embed_tokens.weight": "model-00001-of-00002.safetensors",
+	  "model.layers.0.mlp.up_proj.weight": "model-00001-of-00002.safetensors",
+	  "lm_head.weight": "model-00002-of-00002.safetensors", "odd": 3}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{
+		"model-00001-of-00002.safetensors": 25 + 33 + 2*112 + 8192,
+		"model-00002-of-00002.safetensors": 14 + 112 + 8192,
+	}
+	if len(g) != len(want) {
+		t.Fatalf("guesses %v, want %v", g, want)
+	}
+	for f, n := range want {
+		if g[f] != n {
+			t.Errorf("%s: guess %d, want %d", f, g[f], n)
+		}
+	}
+	if _, err := headerGuesses([]byte(`{"weight_map": {"a": "b"}}`)); err == nil {
+		t.Error("an index without metadata gave guesses")
+	}
+}

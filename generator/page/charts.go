@@ -35,7 +35,8 @@ func (m *Model) weightSegments() []charts.Segment {
 	return segs
 }
 
-func gbTick(v float64) string { return facts.Fixed(v/1e9, 0) + " GB" }
+// byteTick labels a byte axis in the unit that fits its largest value.
+func byteTick(v, axisMax float64) string { return facts.BytesIn(v, axisMax) }
 
 // buildCharts draws the page's charts from its facts; a chart whose facts
 // are unknown is left out.
@@ -46,7 +47,7 @@ func (m *Model) buildCharts() map[string]render.Chart {
 	}
 	if w := m.weightSegments(); w != nil && len(m.Hardware) > 0 {
 		cache, _ := m.num("fit.cache_bytes")
-		c := &charts.Stacked{Unit: gbTick}
+		c := &charts.Stacked{Unit: byteTick, Value: facts.GB}
 		for _, hw := range m.Hardware {
 			total, ok := m.num("fit." + hw + ".memory_bytes")
 			if !ok {
@@ -58,7 +59,7 @@ func (m *Model) buildCharts() map[string]render.Chart {
 				segs = append(segs, charts.Segment{Label: "KV cache + state", Value: cache, Class: "cache"})
 			}
 			margin, _ := m.num("fit." + hw + ".serving_margin_bytes")
-			bar := charts.Bar{Label: hw, Segments: segs, Capacity: total, Usable: usable, ID: "fit-" + hw,
+			bar := charts.Bar{Label: HWLabel(hw), Segments: segs, Capacity: total, Usable: usable, ID: "fit-" + hw,
 				Note: m.Facts.Get("fit." + hw + ".serving_margin_bytes").Display, Bad: margin < 0}
 			if f := m.Facts.Get("fit." + hw + ".serving_margin_bytes"); f == nil {
 				bar.Note = m.Facts.Get("fit." + hw + ".margin_bytes").Display
@@ -90,7 +91,7 @@ func (m *Model) buildCharts() map[string]render.Chart {
 		add("layers", s.Desc, s.SVG("chart-layers"))
 	}
 	if w := m.weightSegments(); w != nil {
-		c := &charts.Stacked{Unit: gbTick, Title: "The naive multiplication against the real checkpoint"}
+		c := &charts.Stacked{Unit: byteTick, Value: facts.GB, Title: "The naive multiplication against the real checkpoint"}
 		var parts []string
 		for _, k := range [][2]string{{"headline parameters × nominal bits", "bytes.naive_headline"}, {"exact parameters × nominal bits", "bytes.naive_exact"}} {
 			if v, ok := m.num(k[1]); ok {

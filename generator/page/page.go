@@ -36,6 +36,14 @@ type Model struct {
 	Tables   map[string]*render.Table
 	Prose    string // Markdown, fact references expanded
 
+	Answer *Answer
+	namer  func(string) string // names cited references (nameReferences)
+	labels map[string]string   // fact key → the words a table labels it with
+
+	// Packed is true when the census counts packed sub-byte payloads, the
+	// only case where its note on counting applies.
+	Packed bool
+
 	Charts       map[string]render.Chart
 	Reviews      []claims.Review
 	Measurements []MeasurementGroup
@@ -116,8 +124,17 @@ func Build(in Input) (*Model, error) {
 	if f := set.Get("arch.family"); f.Known() {
 		m.Family = f.Display
 	}
+	m.Answer = m.answer(cat, in.Reviews)
+	// A payload of fewer than eight bits per quantized parameter is packed
+	// several to a byte.
+	if q, ok := set.Get("params.quantized").Int(); ok && q > 0 {
+		if pay, ok := set.Get("bytes.payload").Int(); ok {
+			m.Packed = pay < q
+		}
+	}
 	m.Tables = map[string]*render.Table{
-		"glance":     m.glance(),
+		"answer":     m.Answer.Table(),
+		"speed":      m.speedTable(),
 		"census":     m.census(),
 		"bytes":      m.bytes(),
 		"arch":       m.arch(),
@@ -129,7 +146,6 @@ func Build(in Input) (*Model, error) {
 		"stream":     m.streamTable(),
 		"software":   m.softwareTable(),
 		"variants":   m.variantsTable(p.Front.Variants),
-		"published":  m.published(p.Front.Published),
 		"reconcile":  m.reconcile(),
 		"sources":    m.sources(),
 		"provenance": {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},
@@ -137,8 +153,64 @@ func Build(in Input) (*Model, error) {
 		"documents":  sourcesTable(&p.Front),
 		"conflicts":  conflictsTable(&p.Front),
 	}
+	// After the other tables: it labels figures with their words.
+	m.Tables["published"] = m.published(p.Front.Published)
 	m.Charts = m.buildCharts()
+	m.nameReferences(cat)
 	return m, nil
+}
+
+// nameReferences rewrites every citation of a reference by its short id
+// in the page's text and tables as its name, and lists the references the
+// page names under Sources.
+func (m *Model) nameReferences(cat *catalog.Catalog) {
+	if cat == nil {
+		return
+	}
+	used := map[string]*catalog.Reference{}
+	name := func(s string) string {
+		out, named := cat.NameReferences(s)
+		for _, r := range named {
+			used[r.ID] = r
+		}
+		return out
+	}
+	m.namer = name
+	m.Prose, m.Summary = name(m.Prose), name(m.Summary)
+	tables := make([]*render.Table, 0, len(m.Tables)+len(m.Measurements))
+	for _, t := range m.Tables {
+		if t != nil {
+			tables = append(tables, t)
+		}
+	}
+	for _, g := range m.Measurements {
+		tables = append(tables, g.Table)
+	}
+	for _, t := range tables {
+		for _, row := range t.Rows {
+			for i := range row {
+				row[i] = name(row[i])
+			}
+		}
+	}
+	refs := &render.Table{Header: []string{"reference", "by", "date", "address"}}
+	ids := make([]string, 0, len(used))
+	for id := range used {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		r := used[id]
+		date, url := r.Date, r.URL
+		if date == "" {
+			date = "undated"
+		}
+		if url == "" {
+			url = "no public address recorded"
+		}
+		refs.Rows = append(refs.Rows, []string{"“" + r.Title + "”", r.By, date, url})
+	}
+	m.Tables["references"] = refs
 }
 
 // row returns the display of key and whether the fact exists.
@@ -161,6 +233,12 @@ func (m *Model) rows(keys ...[2]string) [][]string {
 			continue
 		}
 		out = append(out, []string{k[0], m.d(k[1]), f.Derivation, render.Code(k[1])})
+		if m.labels == nil {
+			m.labels = map[string]string{}
+		}
+		if _, ok := m.labels[k[1]]; !ok {
+			m.labels[k[1]] = k[0]
+		}
 	}
 	return out
 }
@@ -169,18 +247,20 @@ func factTable(rows [][]string) *render.Table {
 	return &render.Table{Header: []string{"", "value", "how", "fact"}, Align: []render.Align{render.Left, render.Right}, Rows: rows}
 }
 
-func (m *Model) glance() *render.Table {
-	return factTable(m.rows(
-		[2]string{"parameters", "params.total"},
-		[2]string{"activated per token", "params.active_no_embedding"},
-		[2]string{"checkpoint on disk", "bytes.checkpoint"},
-		[2]string{"bits per parameter", "bits_per_param"},
-		[2]string{"layers", "arch.layers"},
-		[2]string{"hybrid attention", "arch.hybrid"},
-		[2]string{"KV cache per token", "kv.bytes_per_token"},
-		[2]string{"download", "download.seconds"},
-	))
+// speedTable lists the speed predictions, when the build has any.
+func (m *Model) speedTable() *render.Table {
+	var keys [][2]string
+	for _, k := range m.Facts.Keys() {
+		if rest, ok := strings.CutPrefix(k, "speed."); ok {
+			keys = append(keys, [2]string{words(rest), k})
+		}
+	}
+	return factTable(m.rows(keys...))
 }
+
+// words turns the tail of a fact key into a row label: "header_bytes_per_tensor"
+// reads "header bytes per tensor".
+func words(key string) string { return strings.NewReplacer("_", " ", ".", " ").Replace(key) }
 
 func (m *Model) census() *render.Table {
 	t := &render.Table{Header: []string{"dtype", "parameters", "share", "fact"}, Align: []render.Align{render.Left, render.Right, render.Right}}
@@ -283,14 +363,14 @@ func (m *Model) contexts() []string {
 
 func (m *Model) fit() *render.Table {
 	t := &render.Table{
-		Header: []string{render.AnchorHeader, "memory", "weights at rest", "margin", "serving", "serving margin", "$/h"},
-		Align:  []render.Align{render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Right},
+		Header: []string{render.AnchorHeader, "layout", "memory", "weights at rest", "margin", "serving", "serving margin", "$/h"},
+		Align:  []render.Align{render.Left, render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Right},
 	}
 	for _, hw := range m.Hardware {
 		if m.Facts.Get("fit."+hw+".memory_bytes") == nil {
 			continue
 		}
-		t.Rows = append(t.Rows, []string{render.Code("fit-" + hw),
+		t.Rows = append(t.Rows, []string{render.Code("fit-" + hw), HWLabel(hw),
 			facts.GB(floatOf(m.Facts.Get("fit." + hw + ".memory_bytes"))),
 			m.d("fit." + hw + ".at_rest"), m.d("fit." + hw + ".margin_bytes"),
 			m.d("fit." + hw + ".serving"), m.d("fit." + hw + ".serving_margin_bytes"),
@@ -382,7 +462,11 @@ func (m *Model) published(pubs []content.Published) *render.Table {
 		if text == "" {
 			text = facts.Display(p.Unit, p.Value)
 		}
-		t.Rows = append(t.Rows, []string{p.Key, text, p.Source, m.d(p.Key), render.Code(p.Key)})
+		label := m.labels[p.Key]
+		if label == "" {
+			label = p.Key // no table names it; the key is the only name it has
+		}
+		t.Rows = append(t.Rows, []string{label, text, p.Source, m.d(p.Key), render.Code(p.Key)})
 	}
 	return t
 }
@@ -391,7 +475,7 @@ func (m *Model) reconcile() *render.Table {
 	var rows [][2]string
 	for _, k := range m.Facts.Keys() {
 		if strings.HasPrefix(k, "reconcile.") {
-			rows = append(rows, [2]string{strings.TrimPrefix(k, "reconcile."), k})
+			rows = append(rows, [2]string{words(strings.TrimPrefix(k, "reconcile.")), k})
 		}
 	}
 	return factTable(m.rows(rows...))
@@ -409,9 +493,13 @@ func (m *Model) sources() *render.Table {
 	for s := range count {
 		srcs = append(srcs, s)
 	}
-	sort.Strings(srcs)
+	// In the order a reader scans them: by name.
+	sort.Slice(srcs, func(i, j int) bool {
+		a, b := SourceName(srcs[i]), SourceName(srcs[j])
+		return a < b || a == b && srcs[i] < srcs[j]
+	})
 	for _, s := range srcs {
-		t.Rows = append(t.Rows, []string{s, strconv.Itoa(count[s])})
+		t.Rows = append(t.Rows, []string{SourceName(s), strconv.Itoa(count[s])})
 	}
 	return t
 }
@@ -419,9 +507,45 @@ func (m *Model) sources() *render.Table {
 func rowsOf(rows [][3]string) [][]string {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
-		out[i] = []string{r[0], r[1], r[2]}
+		out[i] = []string{SourceName(r[0]), r[1], r[2]}
 	}
 	return out
+}
+
+// sourceNames say in words what a fact's source id points at.
+var sourceNames = []struct{ prefix, name string }{
+	{"hub:census", "the Hub's dtype census"},
+	{"hub:tree", "the repository's file listing"},
+	{"hub:index", "model.safetensors.index.json"},
+	{"hub:headers", "the safetensors headers"},
+	{"hub:", "the Hub"},
+	{"config.json", "config.json"},
+	{"hf_quant_config.json", "hf_quant_config.json"},
+	{"catalog:hardware.yaml#", "hardware catalog: "},
+	{"catalog:software.yaml", "software windows"},
+	{"pricing:", "price list: "},
+	{"site:hugo-like.yaml", "the site's sizing settings"},
+	{"analytic:module-tree", "the module tree built from config.json"},
+}
+
+// SourceName is a fact source id in words: "hub:tree" is "the
+// repository's file listing", "catalog:hardware.yaml#B200" is "hardware
+// catalog: B200". An id it does not know is returned as it is.
+func SourceName(id string) string {
+	for _, s := range sourceNames {
+		if rest, ok := strings.CutPrefix(id, s.prefix); ok {
+			if strings.HasSuffix(s.name, ": ") {
+				return s.name + rest
+			}
+			switch {
+			case rest == "" || strings.HasPrefix(rest, " "):
+				return s.name + rest
+			case strings.HasPrefix(rest, "@"):
+				return s.name + " at " + rest[1:]
+			}
+		}
+	}
+	return id
 }
 
 func (m *Model) streamTable() *render.Table {
@@ -474,4 +598,27 @@ func (m *Model) softwareTable() *render.Table {
 		}
 	}
 	return factTable(m.rows(keys...))
+}
+
+// FactsAppendix is every fact of the page, one row each, anchored by its
+// key: the HTML tables link their values here.
+func (m *Model) FactsAppendix() *render.Table {
+	t := &render.Table{Header: []string{render.AnchorHeader, "fact", "value", "how", "sources"}, Align: []render.Align{render.Left, render.Left, render.Right}}
+	for _, k := range m.Facts.Keys() {
+		f := m.Facts.Get(k)
+		how := f.Derivation
+		if !f.Known() {
+			how = "unknown: " + f.Reason
+		}
+		srcs := make([]string, len(f.Sources))
+		for i, src := range f.Sources {
+			srcs[i] = SourceName(src)
+		}
+		row := []string{render.Code(k), render.Code(k), f.Display, how, strings.Join(srcs, "; ")}
+		if m.namer != nil {
+			row[3], row[4] = m.namer(row[3]), m.namer(row[4])
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }

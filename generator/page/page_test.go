@@ -28,3 +28,19 @@ func TestExpandProse(t *testing.T) {
 		t.Errorf("missing fact: %v", err)
 	}
 }
+
+func TestSourceName(t *testing.T) {
+	for id, want := range map[string]string{
+		"hub:tree@9f62e4e":           "the repository's file listing at 9f62e4e",
+		"hub:census":                 "the Hub's dtype census",
+		"catalog:hardware.yaml#B200": "hardware catalog: B200",
+		"pricing:RunPod 2026-08-06":  "price list: RunPod 2026-08-06",
+		"analytic:module-tree":       "the module tree built from config.json",
+		"hub:treehouse":              "hub:treehouse",
+		"something else":             "something else",
+	} {
+		if got := SourceName(id); got != want {
+			t.Errorf("SourceName(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

@@ -18,7 +18,8 @@ var anchorRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // rowAnchors marks header cells as column headers and gives table rows
 // the id their first cell names, in tables whose first header cell is
-// AnchorHeader.
+// AnchorHeader. The anchor column itself leaves the HTML: an anchor is a
+// link target, not a row label.
 type rowAnchors struct{}
 
 func (rowAnchors) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
@@ -46,6 +47,12 @@ func (rowAnchors) Transform(doc *ast.Document, reader text.Reader, _ parser.Cont
 			if id := cellText(row.FirstChild(), src); anchorRe.Match(id) {
 				row.SetAttributeString("id", id)
 			}
+			row.RemoveChild(row, row.FirstChild())
+		}
+		head.RemoveChild(head, head.FirstChild())
+		// The table's alignments are per column; drop the anchor's.
+		if len(tbl.Alignments) > 0 {
+			tbl.Alignments = tbl.Alignments[1:]
 		}
 		return ast.WalkSkipChildren, nil
 	})

@@ -28,6 +28,20 @@ func NewMarkdown(charts map[string]string) goldmark.Markdown {
 	)
 }
 
+// NewDossierMarkdown is NewMarkdown for a dossier page read in a browser:
+// fact keys leave the tables for links into factsPage (the key shows on
+// hover), and a table of contents follows the answer box.
+func NewDossierMarkdown(charts map[string]string, factsPage string) goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithHeadingAttribute(),
+			parser.WithASTTransformers(util.Prioritized(rowAnchors{}, 100), util.Prioritized(factLinks{page: factsPage}, 110),
+				util.Prioritized(tableOfContents{}, 120))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1),
+			util.Prioritized(contentsRenderer{}, 1))),
+	)
+}
+
 // chartImages renders images: a chart the generator drew is inlined as
 // SVG (trusted: built from numbers, every string escaped); any other image
 // is an <img> with goldmark's dangerous-URL check.

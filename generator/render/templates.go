@@ -18,8 +18,12 @@ type Templates struct {
 	html *htmltemplate.Template // base layout around converted Markdown
 	list *htmltemplate.Template // base layout with the model-table main block
 	find *htmltemplate.Template // base layout with the search page
+	cmp  *htmltemplate.Template // base layout with the compare page
 	CSS  []byte
 	JS   []byte // sort.js
+	// ModelsJS is models.js: the index's hardware filter and the compare
+	// page, both reading models.json.
+	ModelsJS []byte
 }
 
 // MarkdownPages are the Markdown templates a site needs.
@@ -62,10 +66,21 @@ func LoadTemplates(dir string) (*Templates, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "search.html"), err)
 	}
 	t.find = f
+	c, err := h.Clone()
+	if err == nil {
+		_, err = c.ParseFiles(filepath.Join(dir, "compare.html"))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "compare.html"), err)
+	}
+	t.cmp = c
 	if t.CSS, err = os.ReadFile(filepath.Join(dir, "style.css")); err != nil {
 		return nil, fmt.Errorf("read stylesheet: %w", err)
 	}
 	if t.JS, err = os.ReadFile(filepath.Join(dir, "sort.js")); err != nil {
+		return nil, fmt.Errorf("read script: %w", err)
+	}
+	if t.ModelsJS, err = os.ReadFile(filepath.Join(dir, "models.js")); err != nil {
 		return nil, fmt.Errorf("read script: %w", err)
 	}
 	return t, nil
@@ -165,7 +180,10 @@ type HTMLPage struct {
 	JSONLD      []any // structured data; html/template encodes each as JSON in its script element
 	MarkdownURL string
 	FactsURL    string
-	Search      bool // link the search page (Pagefind runs after the build)
+	// FactsPage is the facts appendix a dossier's values link to; set, the
+	// page is converted as a dossier (see NewDossierMarkdown).
+	FactsPage string
+	Search    bool // link the search page (Pagefind runs after the build)
 }
 
 // HTML converts the Markdown page md, inlining its charts, and wraps it in
@@ -175,7 +193,11 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 	for _, c := range charts {
 		svgs[c.File] = c.SVG
 	}
-	body, err := ToHTML(NewMarkdown(svgs), md)
+	gm := NewMarkdown(svgs)
+	if p.FactsPage != "" {
+		gm = NewDossierMarkdown(svgs, p.FactsPage)
+	}
+	body, err := ToHTML(gm, md)
 	if err != nil {
 		return nil, err
 	}
@@ -205,14 +227,20 @@ type Link struct{ Name, URL string }
 type Column struct{ Name, Sort string }
 
 // Row is one model in the table.
-type Row struct{ Cells []Cell }
+type Row struct {
+	Slug  string // matches the model's entry in models.json
+	Cells []Cell
+}
 
 // Cell is one table cell: the text shown and the raw value sorting uses.
 type Cell struct {
-	Text string
-	Sort string
-	Num  bool
-	Link string // first cell only: the dossier, relative to the site root
+	Text  string
+	Sort  string
+	Num   bool
+	Sub   string // a second, smaller line: the organisation, the layout a price is for
+	Title string // shown on hover
+	Link  string // first cell only: the dossier, relative to the site root
+	Links []Link // first cell only: outside links (Hub page, files, config)
 }
 
 // List renders a model-table page.
@@ -232,6 +260,15 @@ func (t *Templates) SearchPage(p HTMLPage) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := t.find.ExecuteTemplate(&buf, "base", p); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, "search.html"), err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ComparePage renders the compare page.
+func (t *Templates) ComparePage(p HTMLPage) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := t.cmp.ExecuteTemplate(&buf, "base", p); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, "compare.html"), err)
 	}
 	return buf.Bytes(), nil
 }

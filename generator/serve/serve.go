@@ -210,19 +210,19 @@ func (s *Server) build() (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	st, err := site.Load(cfg, site.Options{Drafts: s.opts.Drafts})
-	if err != nil {
-		return "", 0, err
-	}
-	files, err := st.Render()
-	if err != nil {
-		return "", 0, err
-	}
 	s.mu.RLock()
 	dir := filepath.Join(s.tmp, fmt.Sprintf("build-%d", s.builds+1))
+	prev := s.current
 	s.mu.RUnlock()
+	// The last good build is the previous output: pages whose inputs did
+	// not change are linked from it, and its cache spares the module trees.
+	st, err := site.Load(cfg, site.Options{Drafts: s.opts.Drafts, Previous: prev})
+	if err != nil {
+		return "", 0, err
+	}
 	os.RemoveAll(dir) // left by an earlier failed publish
-	if _, err := site.Publish(dir, files); err != nil {
+	r, err := site.Build(st, site.Options{Destination: dir, Drafts: s.opts.Drafts})
+	if err != nil {
 		return "", 0, err
 	}
 	// Pick up directories created since the last build, and the ones a
@@ -230,7 +230,7 @@ func (s *Server) build() (string, int, error) {
 	if err := s.watch(cfg); err != nil {
 		s.logf("dossier serve: %v\n", err)
 	}
-	return dir, len(files), nil
+	return dir, len(r.Files), nil
 }
 
 // watch adds the configured input directories, recursively, and the site

@@ -22,12 +22,27 @@ const ManifestPath = ".dossier/manifest.json"
 
 type manifest struct {
 	Models map[string]manifestEntry `json:"models"` // by slug
+	// Shared is every other published file (lists, feeds, assets, the
+	// cache) and its sha256, so a build can tell it would change nothing.
+	Shared map[string]string `json:"shared"`
+	// SharedKey hashes what the lists, feeds and assets are rendered
+	// from; when it is unchanged they are reused like a page.
+	SharedKey string `json:"shared_key"`
+	// Stamps is the size and modification time of every file, so reuse
+	// can trust a file without reading it. They describe the file system,
+	// not the site, so they live apart in StampsPath: every other file of
+	// an incremental build is byte for byte that of a full build.
+	Stamps map[string]stamp `json:"-"`
 }
 
+// StampsPath holds manifest.Stamps.
+const StampsPath = ".dossier/stamps.json"
+
 type manifestEntry struct {
-	Hash    string            `json:"hash"`
-	Files   map[string]string `json:"files"` // path relative to the publish directory → sha256 of its bytes
-	Summary *Summary          `json:"summary"`
+	Hash     string            `json:"hash"`
+	Files    map[string]string `json:"files"` // path relative to the publish directory → sha256 of its bytes
+	Summary  *Summary          `json:"summary"`
+	Analytic string            `json:"analytic,omitempty"` // its module-tree figures in CacheDir
 }
 
 func sum256(b []byte) string {
@@ -38,11 +53,15 @@ func sum256(b []byte) string {
 // entry is one model of a build: computed now, or reused whole from the
 // previous output.
 type entry struct {
-	slug    string
-	hash    string
-	model   *Model            // nil when reused
-	summary *Summary          // always set
-	reused  map[string][]byte // the previous output's files, when reused
+	slug     string
+	page     *content.Page
+	hash     string
+	model    *Model            // set while computed and not yet published (kept with Options.Collect)
+	computed bool              // by this build
+	summary  *Summary          // set once computed, or when reused
+	files    map[string]string // published path → sha256; when reused, the previous output's files
+	analytic string            // cache key of its module-tree figures
+	reused   bool
 }
 
 func (s *Site) summaries() []*Summary {
@@ -91,9 +110,11 @@ func sharedInputs(cfg *config.Site) (string, error) {
 	if err := hashFile(h, filepath.Join(cfg.Dir(cfg.DataDir), "hardware.yaml")); err != nil {
 		return "", err
 	}
-	if sw := filepath.Join(cfg.Dir(cfg.DataDir), "software.yaml"); fileExists(sw) {
-		if err := hashFile(h, sw); err != nil {
-			return "", err
+	for _, name := range []string{"software.yaml", "references.yaml"} {
+		if f := filepath.Join(cfg.Dir(cfg.DataDir), name); fileExists(f) {
+			if err := hashFile(h, f); err != nil {
+				return "", err
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -152,32 +173,48 @@ func loadManifest(dir string) *manifest {
 	if json.Unmarshal(b, &m) != nil {
 		return nil
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(StampsPath))); err == nil {
+		json.Unmarshal(b, &m.Stamps) // without stamps, files are hashed
+	}
 	return &m
 }
 
-// reuse returns the previous output of slug when its inputs are unchanged
-// and every file it wrote is still there.
-func reuse(prev *manifest, dir, slug, hash string) (manifestEntry, map[string][]byte, bool) {
-	if prev == nil || hash == "" {
-		return manifestEntry{}, nil, false
+// reuse marks e as taken from the previous output when its inputs are
+// unchanged and every file it wrote is still there with the bytes it had
+// (a file edited by hand since the build is not reused). The files are
+// hashed, not kept: publishing links them.
+func (s *Site) reuse(e *entry) {
+	if s.prev == nil || e.hash == "" {
+		return
 	}
-	e, ok := prev.Models[slug]
-	if !ok || e.Hash != hash || e.Summary == nil {
-		return manifestEntry{}, nil, false
+	me, ok := s.prev.Models[e.slug]
+	if !ok || me.Hash != e.hash || me.Summary == nil {
+		return
 	}
-	files := map[string][]byte{}
-	for f, want := range e.Files {
-		if !filepath.IsLocal(f) {
-			return manifestEntry{}, nil, false
+	for f, want := range me.Files {
+		if !s.intact(f, want) {
+			return
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
-		// A file edited by hand since the build is not reused.
-		if err != nil || sum256(b) != want {
-			return manifestEntry{}, nil, false
-		}
-		files[f] = b
 	}
-	return e, files, true
+	e.reused, e.summary, e.files, e.analytic = true, me.Summary, me.Files, me.Analytic
+}
+
+// intact says whether the previous output's file name still has the bytes
+// it was published with: by its stamp, or else by hashing it.
+func (s *Site) intact(name, sum string) bool {
+	if !filepath.IsLocal(name) {
+		return false
+	}
+	p := filepath.Join(s.prevDir, filepath.FromSlash(name))
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if st, ok := s.prev.Stamps[name]; ok && st == stampOf(fi) {
+		return true
+	}
+	got, err := fileSum(p)
+	return err == nil && got == sum
 }
 
 func fileExists(p string) bool {

@@ -1,12 +1,13 @@
 package site
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
-	"dossier/generator/facts"
+	"dossier/generator/page"
 	"dossier/generator/render"
 )
 
@@ -16,13 +17,16 @@ func slugify(s string) string {
 	return strings.Trim(slugRe.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
-// columns of the model table, shared by the index and the list pages.
+// columns of the model table, shared by the index and the list pages:
+// what a reader sorts by, narrow enough for 1280 px.
 var columns = []render.Column{
-	{Name: "model", Sort: "text"}, {Name: "organisation", Sort: "text"}, {Name: "family", Sort: "text"},
-	{Name: "parameters", Sort: "num"}, {Name: "activated (without embedding)", Sort: "num"}, {Name: "checkpoint", Sort: "num"},
-	{Name: "bits/param", Sort: "num"}, {Name: "KV per token", Sort: "num"},
-	{Name: "cheapest serving configuration", Sort: "text"}, {Name: "$/h", Sort: "num"}, {Name: "claims", Sort: "text"},
+	{Name: "model", Sort: "text"}, {Name: "parameters", Sort: "num"}, {Name: "activated", Sort: "num"},
+	{Name: "checkpoint", Sort: "num"}, {Name: "smallest serving layout", Sort: "num"},
+	{Name: "cheapest $/h", Sort: "num"}, {Name: "claims (supported / refuted / misleading)", Sort: "num"},
 }
+
+// columnAlign is the Markdown alignment of each column.
+var columnAlign = []render.Align{render.Left, render.Right, render.Right, render.Right, render.Left, render.Right, render.Left}
 
 func (s *Site) row(m *Model, sum *Summary) render.Row {
 	cell := func(key string) render.Cell {
@@ -30,21 +34,34 @@ func (s *Site) row(m *Model, sum *Summary) render.Row {
 		if !f.Known() {
 			return render.Cell{Text: "unknown", Num: true}
 		}
-		v, isNum := f.Float()
-		c := render.Cell{Text: f.Display, Num: isNum}
-		if isNum {
-			c.Sort = strconv.FormatFloat(v, 'g', -1, 64)
-			c.Text = compact(f.Unit, v, f.Display)
-		} else {
-			c.Sort = f.Display
+		c := render.Cell{Text: f.Display, Sort: f.Display}
+		if v, isNum := f.Float(); isNum {
+			c.Num, c.Sort = true, strconv.FormatFloat(v, 'g', -1, 64)
 		}
 		return c
 	}
-	title := render.Cell{Text: sum.Title, Sort: sum.Title, Link: "models/" + sum.Slug + "/index.html"}
-	return render.Row{Cells: []render.Cell{title, {Text: sum.Org, Sort: sum.Org}, {Text: sum.Family, Sort: sum.Family},
-		cell("params.total"), cell("params.active_no_embedding"), cell("bytes.checkpoint"), cell("bits_per_param"),
-		cell("kv.bytes_per_token"), cell("fit.cheapest_serving"), cell("cost.cheapest_serving.usd_per_hour"),
-		{Text: sum.Verdicts, Sort: sum.Verdicts}}}
+	hub := m.Page.Hub()
+	title := render.Cell{Text: sum.Title, Sort: sum.Title, Link: "models/" + sum.Slug + "/index.html", Sub: sum.Org,
+		Links: []render.Link{{Name: "Hub", URL: hub.Page}, {Name: "files", URL: hub.Files}, {Name: "config", URL: hub.Config}}}
+	smallest := render.Cell{Text: "none in the catalog"}
+	if l, ok := m.Page.SmallestLayout(s.Catalog, ""); ok {
+		smallest = render.Cell{Text: l.String(), Sort: strconv.FormatInt(l.GPUs, 10), Num: true}
+	}
+	price := cell("cost.cheapest_serving.usd_per_hour")
+	if f := m.Facts.Get("fit.cheapest_serving"); f.Known() {
+		price.Sub = page.HWLabel(f.Display)
+	}
+	n := map[string]int{}
+	for _, r := range m.Reviews {
+		n[r.Verdict]++
+	}
+	claims := render.Cell{Text: "none checked", Sort: "0"}
+	if len(m.Reviews) > 0 {
+		claims = render.Cell{Text: fmt.Sprintf("%d / %d / %d of %d", n["supported"], n["refuted"], n["misleading"], len(m.Reviews)),
+			Sort: strconv.Itoa(len(m.Reviews)), Title: page.ClaimsTally(m.Reviews)}
+	}
+	return render.Row{Slug: sum.Slug, Cells: []render.Cell{title, cell("params.total"), cell("params.active_no_embedding"),
+		cell("bytes.checkpoint"), smallest, price, claims}}
 }
 
 // group is a list page: the models of one organisation or family.
@@ -118,7 +135,7 @@ func (s *Site) renderLists(out map[string][]byte) error {
 func (s *Site) renderList(out map[string][]byte, dir, title, intro, caption string, links []render.Link, models []*Summary) error {
 	root := strings.Repeat("../", strings.Count(dir, "/"))
 	var rows []render.Row
-	md := &render.Table{Align: []render.Align{render.Left, render.Left, render.Left, render.Right, render.Right, render.Right, render.Right, render.Right, render.Left, render.Right, render.Left}}
+	md := &render.Table{Align: columnAlign}
 	for _, c := range columns {
 		md.Header = append(md.Header, c.Name)
 	}
@@ -126,8 +143,12 @@ func (s *Site) renderList(out map[string][]byte, dir, title, intro, caption stri
 		r := m.Row
 		rows = append(rows, r)
 		var cells []string
-		for _, c := range r.Cells {
-			cells = append(cells, c.Text)
+		for i, c := range r.Cells {
+			text := c.Text
+			if c.Sub != "" && i > 0 {
+				text += " (" + c.Sub + ")"
+			}
+			cells = append(cells, text)
 		}
 		md.Rows = append(md.Rows, cells)
 	}
@@ -151,23 +172,4 @@ func (s *Site) renderList(out map[string][]byte, dir, title, intro, caption stri
 	}
 	out[dir+"index.md"], out[dir+"index.html"] = mdText, html
 	return nil
-}
-
-// compact shortens a display for a table cell: GB for large sizes, KiB or
-// MiB for small ones, bare numbers for bits per parameter.
-func compact(unit string, v float64, display string) string {
-	switch unit {
-	case facts.UnitBytes:
-		switch {
-		case v >= 1e9:
-			return facts.GB(v)
-		case v >= 1<<20:
-			return facts.Fixed(v/(1<<20), 1) + " MiB"
-		case v >= 1<<10:
-			return facts.Fixed(v/(1<<10), 1) + " KiB"
-		}
-	case facts.UnitBits:
-		return facts.Fixed(v, 2)
-	}
-	return display
 }

@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"dossier/generator/arch"
@@ -32,7 +34,8 @@ type Options struct {
 	// on the first page that has one (dossier check reports them all).
 	Collect bool
 	// Previous is the publish directory of an earlier build: model pages
-	// whose inputs are unchanged are taken from it instead of recomputed.
+	// whose inputs are unchanged are taken from it instead of recomputed,
+	// and module trees from its cache. With Collect only the cache is used.
 	Previous string
 }
 
@@ -44,6 +47,8 @@ type Model struct {
 	Arch     *arch.Architecture
 	Facts    *facts.Set
 	Reviews  []claims.Review
+
+	analyticKey string // its module-tree figures in the cache
 }
 
 // problemsError reports the first claim problem and how many follow; the
@@ -61,10 +66,16 @@ type Site struct {
 	Content   *content.Site
 	Catalog   *catalog.Catalog
 	Templates *render.Templates
-	Models    []*Model         // the models computed by this build
-	Problems  []claims.Problem // with Options.Collect
+	// Models are the computed models, kept only with Options.Collect:
+	// a build renders and drops each model as it goes.
+	Models   []*Model
+	Problems []claims.Problem // with Options.Collect
 
-	entries []*entry // every published model, computed or reused, in content order
+	entries  []*entry   // every published model, computed or reused, in content order
+	prevDir  string     // Options.Previous
+	prev     *manifest  // its manifest, nil when there is nothing to reuse
+	analytic *analytics // module-tree figures by config hash
+	inputs   string     // hash of what every page depends on (sharedInputs)
 }
 
 // Report says what a build did.
@@ -74,11 +85,20 @@ type Report struct {
 	Models      []string // model ids published
 	Rebuilt     []string // slugs computed by this build
 	Reused      []string // slugs taken unchanged from the previous output
+	// Unchanged says the output already held exactly these files, so
+	// nothing was written.
+	Unchanged bool
+	// ModuleTrees is how many module trees were built; the others came
+	// from the cache or from another page with the same config.
+	ModuleTrees int
 }
 
-// Load reads and computes the whole site without writing anything.
+// Load reads the site and decides, per model, whether the previous
+// output's pages can be reused; Build (or Render) computes the rest on
+// every core. With Options.Collect every model is computed here and kept
+// in Models, and claim problems are gathered instead of failing.
 func Load(cfg *config.Site, opts Options) (*Site, error) {
-	s := &Site{Config: cfg}
+	s := &Site{Config: cfg, prevDir: opts.Previous, analytic: newAnalytics(opts.Previous)}
 	var err error
 	if s.Content, err = content.Load(cfg.Dir(cfg.ContentDir)); err != nil {
 		return nil, err
@@ -98,31 +118,74 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	prev := loadManifest(opts.Previous)
+	s.inputs = shared
+	if !opts.Collect {
+		s.prev = loadManifest(opts.Previous)
+	}
 	for _, p := range s.Content.Models {
 		if p.Front.Draft && !opts.Drafts {
 			continue
 		}
-		hash, err := modelHash(shared, p, snapshotPath(cfg, p.Front.Model))
-		if err != nil {
+		s.entries = append(s.entries, &entry{slug: p.Slug, page: p})
+	}
+	errs := make([]error, len(s.entries))
+	parallel(len(s.entries), func(i int) {
+		e := s.entries[i]
+		if e.hash, errs[i] = modelHash(shared, e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] == nil {
+			s.reuse(e)
+		}
+	})
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	if opts.Collect {
+		probs := make([][]claims.Problem, len(s.entries))
+		parallel(len(s.entries), func(i int) {
+			var m *Model
+			if m, probs[i], errs[i] = s.computeModel(s.entries[i].page); errs[i] == nil {
+				s.entries[i].model = m
+			}
+		})
+		if err := firstError(errs); err != nil {
 			return nil, err
 		}
-		if me, files, ok := reuse(prev, opts.Previous, p.Slug, hash); ok && !opts.Collect {
-			s.entries = append(s.entries, &entry{slug: p.Slug, hash: hash, summary: me.Summary, reused: files})
-			continue
+		for i, e := range s.entries {
+			s.Models = append(s.Models, e.model)
+			s.Problems = append(s.Problems, probs[i]...)
 		}
-		m, probs, err := s.computeModel(p)
-		if err != nil {
-			return nil, err
-		}
-		if len(probs) > 0 && !opts.Collect {
-			return nil, problemsError(probs)
-		}
-		s.Problems = append(s.Problems, probs...)
-		s.entries = append(s.entries, &entry{slug: p.Slug, hash: hash, model: m, summary: s.summarize(m)})
-		s.Models = append(s.Models, m)
 	}
 	return s, nil
+}
+
+// firstError is the error of the first model in content order, so a
+// parallel build fails the way a sequential one would.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parallel runs fn(0..n-1) on GOMAXPROCS workers. fn writes only its own
+// index's results, so results keep content order.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
@@ -139,7 +202,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: field config: %w", path, err)
 	}
-	an, anErr := Analytic(snap.Config, snap.HFQuantConfig)
+	anKey, an, anErr := s.analytic.get(snap.Config, snap.HFQuantConfig)
 	in := sizing.Input{
 		Model: snap.Model, Snapshot: snap, Arch: a, Analytic: an, AnalyticErr: anErr,
 		Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog, Variants: variantsOf(p),
@@ -163,7 +226,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set, Reviews: reviews}, probs, nil
+	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set, Reviews: reviews, analyticKey: anKey}, probs, nil
 }
 
 // addPublished records the authors' figures as facts of their own, so a
@@ -333,52 +396,14 @@ func FactsJSON(m *Model) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Render produces every output file, keyed by path relative to the
-// publish directory.
+// Render computes the site and returns every output file, keyed by path
+// relative to the publish directory, without publishing it.
 func (s *Site) Render() (map[string][]byte, error) {
-	out := map[string][]byte{"style.css": s.Templates.CSS}
-	man := manifest{Models: map[string]manifestEntry{}}
-	for _, e := range s.entries {
-		me := manifestEntry{Hash: e.hash, Summary: e.summary, Files: map[string]string{}}
-		files := e.reused
-		if e.model != nil {
-			var err error
-			if files, err = s.renderModel(e.model); err != nil {
-				return nil, err
-			}
-		}
-		for name, b := range files {
-			out[name] = b
-			me.Files[name] = sum256(b)
-		}
-		man.Models[e.slug] = me
-	}
-	if err := s.renderLists(out); err != nil {
+	var m memory
+	if err := s.produce(&m); err != nil {
 		return nil, err
 	}
-	out["sort.js"] = s.Templates.JS
-	if s.Config.Search {
-		b, err := s.Templates.SearchPage(render.HTMLPage{PageTitle: "Search · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: true})
-		if err != nil {
-			return nil, err
-		}
-		out["search/index.html"] = b
-	}
-	var pages []string
-	for name := range out {
-		if dir, ok := strings.CutSuffix(name, "index.html"); ok {
-			pages = append(pages, dir)
-		}
-	}
-	if err := s.feeds(out, pages); err != nil {
-		return nil, err
-	}
-	mb, err := json.MarshalIndent(man, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("build manifest: %w", err)
-	}
-	out[ManifestPath] = mb
-	return out, nil
+	return m.files, nil
 }
 
 type indexData struct {
@@ -400,12 +425,21 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	}
 	html, err := s.Templates.HTML(md, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		MarkdownURL: "index.md", FactsURL: "facts.json", Search: s.Config.Search,
+		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
 	}, m.Page.Charts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
+	appendix := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json).\n\n" + m.Page.FactsAppendix().Markdown()
+	factsHTML, err := s.Templates.HTML([]byte(appendix), render.HTMLPage{
+		PageTitle: m.Page.Title + " facts · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
+		FactsURL: "facts.json", Search: s.Config.Search,
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("render the facts of %s: %w", m.Content.Path, err)
+	}
+	out[dir+"facts.html"] = factsHTML
 	fj, err := FactsJSON(m)
 	if err != nil {
 		return nil, err

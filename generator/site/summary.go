@@ -12,17 +12,18 @@ import (
 // model. It is small and serializable, so an incremental build can keep it
 // for a model it does not recompute.
 type Summary struct {
-	Slug     string     `json:"slug"`
-	Title    string     `json:"title"`
-	Model    string     `json:"model"`
-	Org      string     `json:"org"`
-	Family   string     `json:"family"`
-	Revision string     `json:"revision"`
-	Fetched  string     `json:"fetched"`
-	Reviewed string     `json:"reviewed"`
-	Text     string     `json:"summary"`
-	Verdicts string     `json:"verdicts"`
-	Row      render.Row `json:"row"`
+	Slug     string      `json:"slug"`
+	Title    string      `json:"title"`
+	Model    string      `json:"model"`
+	Org      string      `json:"org"`
+	Family   string      `json:"family"`
+	Revision string      `json:"revision"`
+	Fetched  string      `json:"fetched"`
+	Reviewed string      `json:"reviewed"`
+	Text     string      `json:"summary"`
+	Verdicts string      `json:"verdicts"`
+	Row      render.Row  `json:"row"`
+	Entry    *ModelEntry `json:"entry"` // this model in models.json
 }
 
 func (s *Site) summarize(m *Model) *Summary {
@@ -31,6 +32,7 @@ func (s *Site) summarize(m *Model) *Summary {
 		Revision: m.Snapshot.Revision, Fetched: m.Snapshot.Fetched, Reviewed: m.Content.Front.Review, Text: m.Page.Summary,
 		Verdicts: verdictCounts(m),
 	}
+	sum.Entry = s.modelEntry(m)
 	sum.Row = s.row(m, sum)
 	return sum
 }

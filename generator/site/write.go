@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"dossier/generator/config"
@@ -55,91 +54,63 @@ func Publish(dest string, files map[string][]byte) ([]string, error) {
 // PublishWith is Publish with a step that runs on the staged output before
 // it replaces dest (the search index); its failure keeps dest as it was.
 func PublishWith(dest string, files map[string][]byte, finish func(staged string) error) ([]string, error) {
-	dest = filepath.Clean(dest)
-	if err := checkReplaceable(dest); err != nil {
+	st, err := stage(dest)
+	if err != nil {
 		return nil, err
 	}
+	defer st.discard()
 	files[OutputMarker] = []byte(markerText)
-	parent := filepath.Dir(dest)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", parent, err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".new-")
-	if err != nil {
-		return nil, fmt.Errorf("create staging directory: %w", err)
-	}
-	defer os.RemoveAll(tmp) // a no-op after a successful swap
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if !filepath.IsLocal(name) {
-			return nil, fmt.Errorf("output path %q escapes the publish directory", name)
-		}
-		p := filepath.Join(tmp, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, fmt.Errorf("create %s: %w", filepath.Dir(p), err)
-		}
-		if err := os.WriteFile(p, files[name], 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", p, err)
-		}
-	}
-	if finish != nil {
-		if err := finish(tmp); err != nil {
+	for _, name := range sortedKeys(files) {
+		if err := st.put(name, files[name]); err != nil {
 			return nil, err
 		}
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return nil, fmt.Errorf("chmod %s: %w", tmp, err)
-	}
-	old := ""
-	if _, err := os.Stat(dest); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dest, old); err != nil {
-			return nil, fmt.Errorf("move previous output aside: %w", err)
-		}
-	}
-	if err := os.Rename(tmp, dest); err != nil {
-		if old != "" {
-			os.Rename(old, dest) // put the previous output back
-		}
-		return nil, fmt.Errorf("swap in new output: %w", err)
-	}
-	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
-			return nil, fmt.Errorf("remove previous output: %w", err)
-		}
-	}
-	return names, nil
+	return st.commit(finish)
 }
 
-// Build loads, computes, renders and publishes the site.
+// Build computes the models Load left to compute, on every core, and
+// publishes the site: each model's files are written into the staging
+// directory as soon as the model is rendered, unchanged pages are
+// hardlinked from the previous output, and the staging directory replaces
+// dest atomically. When the previous output is dest and the build would
+// publish exactly its files, nothing is written at all (Report.Unchanged).
 func Build(s *Site, opts Options) (*Report, error) {
-	files, err := s.Render()
-	if err != nil {
-		return nil, err
-	}
 	dest := opts.Destination
 	if dest == "" {
 		dest = s.Config.Dir(s.Config.PublishDir)
 	}
+	dest = filepath.Clean(dest)
 	if err := guardDestination(s.Config, dest); err != nil {
 		return nil, err
 	}
-	var finish func(string) error
-	if s.Config.Search {
-		finish = func(dir string) error { return indexSearch(s.Config.SearchCommand, dir) }
-	}
-	names, err := PublishWith(dest, files, finish)
+	r := &Report{Destination: dest}
+	defer func() { r.ModuleTrees = int(s.analytic.built.Load()) }()
+	names, unchanged, err := s.unchanged(dest)
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Destination: dest, Files: names}
+	if unchanged {
+		r.Files, r.Unchanged = names, true
+	} else {
+		st, err := stage(dest)
+		if err != nil {
+			return nil, err
+		}
+		defer st.discard()
+		if err := s.produce(st); err != nil {
+			return nil, err
+		}
+		var finish func(string) error
+		if s.Config.Search {
+			finish = func(dir string) error { return indexSearch(s.Config.SearchCommand, dir) }
+		}
+		if r.Files, err = st.commit(finish); err != nil {
+			return nil, err
+		}
+	}
 	for _, e := range s.entries {
 		r.Models = append(r.Models, e.summary.Model)
-		if e.model != nil {
+		if e.computed {
 			r.Rebuilt = append(r.Rebuilt, e.slug)
 		} else {
 			r.Reused = append(r.Reused, e.slug)

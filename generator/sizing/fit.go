@@ -83,10 +83,9 @@ func (c *calc) fit() {
 		if q, ok := c.in.Catalog.Cheapest(id, int(dep)); ok {
 			c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
 		}
+		c.minGPUsAtContexts(id, acc.MemoryBytes, tb, tsrc, hsrc)
 		if cacheOK {
-			usable := int64(sz.GPUMemoryUtilization*float64(acc.MemoryBytes)) - sz.ReservePerGPUBytes
-			if usable > 0 {
-				ms := ceilDiv(tb+cacheBytes, usable)
+			if ms, ok := c.servingMinimum(acc.MemoryBytes, tb, cacheBytes); ok {
 				ds := deployable(ms, sz.TensorParallelSizes, int64(acc.GPUsPerNode))
 				c.add("fit.min_gpus_serving."+id, ms, facts.UnitCount, "⌈(tensor bytes + cache) ÷ usable memory per GPU⌉ — "+assume, tsrc, hsrc)
 				c.add("fit.deployable_gpus_serving."+id, ds, facts.UnitCount, "serving minimum rounded to a deployable layout", tsrc, hsrc)
@@ -105,6 +104,52 @@ func (c *calc) fit() {
 	for _, hw := range c.in.Hardware {
 		c.fitOne(hw, tb, tsrc, cacheBytes, cacheOK)
 	}
+}
+
+// servingMinimum is the GPU count whose usable memory holds the weights
+// and cache: ⌈(tensor bytes + cache) ÷ usable memory per GPU⌉. ok is false
+// when the reserve leaves a GPU no usable memory.
+func (c *calc) servingMinimum(memPerGPU, tb, cacheBytes int64) (int64, bool) {
+	sz := c.in.Sizing
+	usable := int64(sz.GPUMemoryUtilization*float64(memPerGPU)) - sz.ReservePerGPUBytes
+	if usable <= 0 {
+		return 0, false
+	}
+	return ceilDiv(tb+cacheBytes, usable), true
+}
+
+// minGPUsAtContexts records the serving minimum of accelerator id at each
+// of the site's contexts (at the stated concurrency), so a reader's "fits
+// my hardware" filter picks verdicts the build computed.
+func (c *calc) minGPUsAtContexts(id string, memPerGPU, tb int64, tsrc, hsrc string) {
+	sz := c.in.Sizing
+	for _, n := range sz.Contexts {
+		key := fmt.Sprintf("fit.min_gpus_at.%d.%s", n, id)
+		per, ok := int64(0), false
+		// The cache at n is sized only where kv.bytes_at_context is: not
+		// beyond the model's own context.
+		kv := c.s.Get(fmt.Sprintf("kv.bytes_at_context.%d", n))
+		if c.cache != nil && kv.Known() {
+			per, ok = c.cache(n)
+		}
+		if !ok {
+			c.s.Unknown(key, facts.UnitCount, reasonOr(reasonOf(kv), "cache at this context unknown"))
+			continue
+		}
+		ms, ok := c.servingMinimum(memPerGPU, tb, per*sz.Concurrency)
+		if !ok {
+			c.s.Unknown(key, facts.UnitCount, "the per-GPU reserve leaves no usable memory")
+			continue
+		}
+		c.add(key, ms, facts.UnitCount, fmt.Sprintf("⌈(tensor bytes + cache of %d sequence(s) at %s tokens) ÷ usable memory per GPU⌉", sz.Concurrency, facts.Int(n)), tsrc, hsrc, srcConfig)
+	}
+}
+
+func reasonOf(f *facts.Fact) string {
+	if f == nil {
+		return ""
+	}
+	return f.Reason
 }
 
 func (c *calc) fitOne(hw string, tb int64, tsrc string, cacheBytes int64, cacheOK bool) {

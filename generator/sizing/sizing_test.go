@@ -436,3 +436,46 @@ func TestFileMargin(t *testing.T) {
 		t.Error("file margin without variants to compare with")
 	}
 }
+
+// tinyConfig is a two-layer Llama of 2,122,048 BF16 parameters (4,244,096
+// tensor bytes) whose cache costs 2 layers × 2 (K, V) × 2 heads × 16 × 2 B
+// = 256 B per token.
+const tinyConfig = `{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
+	"intermediate_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 2,
+	"vocab_size": 32000, "tie_word_embeddings": true, "torch_dtype": "bfloat16", "max_position_embeddings": %d}`
+
+// TestMinGPUsAtContexts: the serving minimum at each site context, by
+// hand: usable 9,000,000 B per GPU (90% of 10 MB); at 8,192 tokens
+// 4,244,096 + 2,097,152 B → 1 GPU; at 131,072 4,244,096 + 33,554,432 → 5;
+// at 1,048,576 4,244,096 + 268,435,456 → 31. Beyond the model's own
+// context the minimum is unknown, with the reason.
+func TestMinGPUsAtContexts(t *testing.T) {
+	cat := &catalog.Catalog{Accelerators: map[string]*catalog.Accelerator{
+		"TINY": {ID: "TINY", Name: "10 MB card", MemoryBytes: 10_000_000, GPUsPerNode: 8, Source: "test", AsOf: "2026-08-06"}}}
+	run := func(ctx int) *facts.Set {
+		cfg := []byte(fmt.Sprintf(tinyConfig, ctx))
+		a, err := arch.Parse(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		an, anErr := site.Analytic(cfg, nil)
+		return sizing.Compute(sizing.Input{Model: "test", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: assumptions(), Catalog: cat})
+	}
+	s := run(1048576)
+	if got := intOf(t, s, "bytes.tensors"); got != 4244096 {
+		t.Fatalf("tensor bytes %d, want 4,244,096", got)
+	}
+	for key, want := range map[string]int64{"fit.min_gpus_at.8192.TINY": 1, "fit.min_gpus_at.131072.TINY": 5, "fit.min_gpus_at.1048576.TINY": 31} {
+		if got := intOf(t, s, key); got != want {
+			t.Errorf("%s = %d, want %d", key, got, want)
+		}
+	}
+	// The serving verdict's own minimum (131,072 tokens) is the same formula.
+	if got := intOf(t, s, "fit.min_gpus_serving.TINY"); got != 5 {
+		t.Errorf("fit.min_gpus_serving.TINY = %d, want 5", got)
+	}
+	s = run(8192)
+	if f := s.Get("fit.min_gpus_at.131072.TINY"); f == nil || f.Known() || !strings.Contains(f.Reason, "exceed the model's context") {
+		t.Errorf("beyond the model's context: %+v, want unknown with the reason", f)
+	}
+}

@@ -1,0 +1,233 @@
+// Command synth writes the synthetic sites bench/run measures: a dossier
+// site of N model pages (copies of the shipped models under new ids, every
+// ninth one Kimi K3) and the equivalent Hugo site (each page's rendered
+// Markdown from the shipped public/, a list page, RSS).
+//
+//	go run ./bench/synth -n 1000 [-small] -out DIR
+//
+// writes DIR/dossier and DIR/hugo. It reads the site root given by -src
+// (default: the current directory).
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// large are the shipped models too big for the small-only site.
+var large = map[string]bool{"kimi-k3": true, "kimi-k2-5": true, "deepseek-v3": true}
+
+var modelLine = regexp.MustCompile(`(?m)^model: *(\S+)\s*$`)
+
+type model struct {
+	slug, id string
+	page     []byte // content/models/<slug>.md
+	snapshot []byte
+	rendered []byte // public/models/<slug>/index.md
+}
+
+func main() {
+	n := flag.Int("n", 1000, "model pages to write")
+	small := flag.Bool("small", false, "small models only (no K3, K2.5, DeepSeek V3)")
+	src := flag.String("src", ".", "site root to copy the models from")
+	out := flag.String("out", "", "directory to write dossier/ and hugo/ into")
+	flag.Parse()
+	if *out == "" {
+		fmt.Fprintln(os.Stderr, "synth: -out DIR is required")
+		os.Exit(2)
+	}
+	if err := run(*src, *out, *n, *small); err != nil {
+		fmt.Fprintln(os.Stderr, "synth:", err)
+		os.Exit(1)
+	}
+}
+
+func run(src, out string, n int, small bool) error {
+	models, err := load(src)
+	if err != nil {
+		return err
+	}
+	var k3 *model
+	var cycle []*model
+	for _, m := range models {
+		if m.slug == "kimi-k3" {
+			k3 = m
+		}
+		if !small && m.slug != "kimi-k3" || small && !large[m.slug] {
+			cycle = append(cycle, m)
+		}
+	}
+	if k3 == nil && !small {
+		return fmt.Errorf("%s: content/models/kimi-k3.md is missing", src)
+	}
+	ds, hs := filepath.Join(out, "dossier"), filepath.Join(out, "hugo")
+	for _, d := range []string{ds, hs} {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{"hugo-like.yaml", "content/_index.md", "data/hardware.yaml", "data/references.yaml"} {
+		if err := copyFile(filepath.Join(src, f), filepath.Join(ds, f)); err != nil {
+			return err
+		}
+	}
+	for _, dir := range []string{"templates", "data/pricing"} {
+		names, _ := filepath.Glob(filepath.Join(src, dir, "*"))
+		for _, name := range names {
+			if err := copyFile(name, filepath.Join(ds, dir, filepath.Base(name))); err != nil {
+				return err
+			}
+		}
+	}
+	if err := hugoSkeleton(hs); err != nil {
+		return err
+	}
+	software, windows, err := softwareWindows(filepath.Join(src, "data/software.yaml"))
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		m := cycle[i%len(cycle)]
+		if !small && i%9 == 0 {
+			m = k3
+		}
+		slug := fmt.Sprintf("%s-%05d", m.slug, i)
+		id := fmt.Sprintf("synth/%s-%05d", filepath.Base(m.id), i)
+		page := modelLine.ReplaceAll(m.page, []byte("model: "+id))
+		snap := bytes.Replace(m.snapshot, []byte(`"model": "`+m.id+`"`), []byte(`"model": "`+id+`"`), 1)
+		if err := write(filepath.Join(ds, "content/models", slug+".md"), page); err != nil {
+			return err
+		}
+		if err := write(filepath.Join(ds, "data/hub", id, "snapshot.json"), snap); err != nil {
+			return err
+		}
+		for _, w := range windows[m.id] {
+			software = append(software, bytes.Replace(w, []byte(m.id), []byte(id), 1)...)
+		}
+		title := fmt.Sprintf("%s (%05d)", m.slug, i)
+		front := fmt.Sprintf("---\ntitle: %q\ndate: 2026-08-06\norgs: [%q]\nfamilies: [%q]\n---\n", title, strings.Split(m.id, "/")[0], m.slug)
+		if err := write(filepath.Join(hs, "content/models", slug+".md"), append([]byte(front), m.rendered...)); err != nil {
+			return err
+		}
+	}
+	return write(filepath.Join(ds, "data/software.yaml"), software)
+}
+
+var windowRe = regexp.MustCompile(`(?m)^  - model: *(\S+)\s*$`)
+
+// softwareWindows splits data/software.yaml into its head and the
+// windows of each model, so every copy gets its original's windows (the
+// pages cite them).
+func softwareWindows(path string) ([]byte, map[string][][]byte, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	locs := windowRe.FindAllSubmatchIndex(b, -1)
+	if locs == nil {
+		return b, nil, nil
+	}
+	windows := map[string][][]byte{}
+	for i, l := range locs {
+		end := len(b)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		id := string(b[l[2]:l[3]])
+		windows[id] = append(windows[id], b[l[0]:end])
+	}
+	return append([]byte(nil), b[:locs[0][0]]...), windows, nil
+}
+
+func load(src string) ([]*model, error) {
+	names, err := filepath.Glob(filepath.Join(src, "content/models/*.md"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []*model
+	for _, name := range names {
+		page, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Contains(page, []byte("\ndraft: true")) {
+			continue
+		}
+		mm := modelLine.FindSubmatch(page)
+		if mm == nil {
+			return nil, fmt.Errorf("%s: no model: line", name)
+		}
+		m := &model{slug: strings.TrimSuffix(filepath.Base(name), ".md"), id: string(mm[1]), page: page}
+		if m.snapshot, err = os.ReadFile(filepath.Join(src, "data/hub", m.id, "snapshot.json")); err != nil {
+			return nil, err
+		}
+		if m.rendered, err = os.ReadFile(filepath.Join(src, "public/models", m.slug, "index.md")); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// hugoSkeleton writes the Hugo configuration and layouts: a base page, a
+// single page with the Markdown rendered by goldmark (raw HTML kept, as
+// dossier keeps its charts), a list page with a table, and RSS.
+func hugoSkeleton(dir string) error {
+	files := map[string]string{
+		"hugo.toml": `baseURL = "https://dossier.example.org/"
+title = "dossier: fact-checked model dossiers"
+disableKinds = ["taxonomy", "term"]
+[outputs]
+home = ["HTML", "RSS"]
+section = ["HTML", "RSS"]
+[markup.goldmark.renderer]
+unsafe = true
+`,
+		"content/_index.md":        "---\ntitle: dossiers\n---\nEvery model, fact-checked.\n",
+		"content/models/_index.md": "---\ntitle: models\n---\n",
+		"layouts/_default/baseof.html": `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ .Title }} · {{ site.Title }}</title>
+<link rel="stylesheet" href="{{ "style.css" | relURL }}"></head><body><main>{{ block "main" . }}{{ end }}</main></body></html>
+`,
+		"layouts/_default/single.html": `{{ define "main" }}<article><h1>{{ .Title }}</h1>{{ .TableOfContents }}{{ .Content }}</article>{{ end }}
+`,
+		"layouts/_default/list.html": `{{ define "main" }}<h1>{{ .Title }}</h1>{{ .Content }}<table><thead><tr><th>model</th><th>org</th><th>family</th><th>words</th></tr></thead><tbody>
+{{ range .RegularPagesRecursive }}<tr><td><a href="{{ .RelPermalink }}">{{ .Title }}</a></td><td>{{ delimit .Params.orgs ", " }}</td><td>{{ delimit .Params.families ", " }}</td><td>{{ .WordCount }}</td></tr>
+{{ end }}</tbody></table>{{ end }}
+`,
+		"static/style.css": "body{font-family:sans-serif}\n",
+	}
+	for name, text := range files {
+		if err := write(filepath.Join(dir, name), []byte(text)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	return write(to, b)
+}
+
+func write(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}

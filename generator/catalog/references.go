@@ -1,0 +1,101 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"dossier/generator/yamlx"
+)
+
+// Reference is a document the site's inputs cite by a short id ("seed
+// 001"): a page names it by title, author or outlet, date and URL instead.
+type Reference struct {
+	ID    string `yaml:"id"`    // how inputs cite it: "seed 001"
+	Title string `yaml:"title"` // the article's own title
+	By    string `yaml:"by"`    // author or outlet
+	Date  string `yaml:"date"`  // YYYY-MM-DD, or "" when the document is undated
+	URL   string `yaml:"url"`   // "" when no public address is recorded
+	Note  string `yaml:"note,omitempty"`
+}
+
+// Name is how a page cites the reference in running text.
+func (r *Reference) Name() string {
+	when := r.Date
+	if when == "" {
+		when = "undated"
+	}
+	return "“" + r.Title + "” (" + r.By + ", " + when + ")"
+}
+
+// loadReferences reads data/references.yaml if the site has one.
+func loadReferences(fsys fs.FS, label, name string, c *Catalog) error {
+	path := filepath.Join(label, name)
+	b, err := fs.ReadFile(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read references %s: %w", path, err)
+	}
+	var f struct {
+		References []*Reference `yaml:"references"`
+	}
+	if err := yamlx.Decode(path, b, &f); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i, r := range f.References {
+		field := func(n string) string { return fmt.Sprintf("references[%d].%s", i, n) }
+		switch {
+		case r.ID == "" || seen[r.ID]:
+			return fmt.Errorf("%s: field %s: missing or duplicate id %q", path, field("id"), r.ID)
+		case r.Title == "":
+			return fmt.Errorf("%s: field %s: missing", path, field("title"))
+		case r.By == "":
+			return fmt.Errorf("%s: field %s: missing", path, field("by"))
+		case r.Date != "" && !dateRe.MatchString(r.Date):
+			return fmt.Errorf("%s: field %s: expected YYYY-MM-DD, found %q", path, field("date"), r.Date)
+		}
+		seen[r.ID] = true
+	}
+	c.References = f.References
+	return nil
+}
+
+// NameReferences rewrites each citation of a reference by id in s ("seed
+// 001", "seed 000 §8") as its name, keeping a section mark, and returns
+// the references it named, in id order.
+func (c *Catalog) NameReferences(s string) (string, []*Reference) {
+	if len(c.References) == 0 {
+		return s, nil
+	}
+	ids := make([]string, len(c.References))
+	byID := map[string]*Reference{}
+	for i, r := range c.References {
+		ids[i] = regexp.QuoteMeta(r.ID)
+		byID[r.ID] = r
+	}
+	// Longest ids first, so "seed 0010" is not read as "seed 001".
+	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	re := regexp.MustCompile(`(` + strings.Join(ids, "|") + `)\b('s)?`)
+	used := map[string]bool{}
+	out := re.ReplaceAllStringFunc(s, func(m string) string {
+		sub := re.FindStringSubmatch(m)
+		r := byID[sub[1]]
+		used[r.ID] = true
+		return r.Name() + sub[2]
+	})
+	var named []*Reference
+	for _, r := range c.References {
+		if used[r.ID] {
+			named = append(named, r)
+		}
+	}
+	sort.Slice(named, func(i, j int) bool { return named[i].ID < named[j].ID })
+	return out, named
+}

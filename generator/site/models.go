@@ -1,0 +1,133 @@
+package site
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"dossier/generator/facts"
+	"dossier/generator/page"
+)
+
+// ModelsPath is the site's machine-readable model list: one entry per
+// model with its headline facts and the serving verdicts the "fits my
+// hardware" filter and the compare page read.
+const ModelsPath = "models.json"
+
+// headlineKeys are the facts every entry of models.json carries.
+var headlineKeys = []string{
+	"params.total", "params.active_no_embedding", "bytes.checkpoint", "bits_per_param",
+	"kv.bytes_per_token", "download.seconds", "fit.cheapest_serving", "cost.cheapest_serving.usd_per_hour",
+}
+
+// ModelEntry is one model in models.json.
+type ModelEntry struct {
+	Slug     string                  `json:"slug"`
+	Title    string                  `json:"title"`
+	Model    string                  `json:"model"`
+	Org      string                  `json:"org"`
+	Family   string                  `json:"family"`
+	Revision string                  `json:"revision"`
+	URL      string                  `json:"url"` // the dossier, relative to the site root
+	Hub      page.HubLinks           `json:"hub"`
+	Facts    map[string]headlineFact `json:"facts"`
+	Smallest string                  `json:"smallest_layout"` // "" when nothing in the catalog serves it
+	Claims   claimTally              `json:"claims"`
+	// MinGPUs is the serving minimum by context (tokens) and accelerator
+	// id, as the build computed it (fit.min_gpus_at.CTX.ID); unknown
+	// verdicts are left out.
+	MinGPUs map[string]map[string]int64 `json:"min_gpus"`
+}
+
+type headlineFact struct {
+	Value   any    `json:"value"`
+	Unit    string `json:"unit"`
+	Display string `json:"display"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+type claimTally struct {
+	Checked  int            `json:"checked"`
+	Verdicts map[string]int `json:"verdicts"`
+	Tally    string         `json:"tally"`
+}
+
+type acceleratorJSON struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Class       string `json:"class"`
+	MemoryBytes int64  `json:"memory_bytes"`
+	Memory      string `json:"memory"`
+}
+
+type modelsDoc struct {
+	Contexts     []int64           `json:"contexts"`
+	Concurrency  int64             `json:"concurrency"`
+	Assumptions  string            `json:"assumptions"`
+	Accelerators []acceleratorJSON `json:"accelerators"`
+	Models       []*ModelEntry     `json:"models"`
+}
+
+func (s *Site) modelEntry(m *Model) *ModelEntry {
+	e := &ModelEntry{
+		Slug: m.Page.Slug, Title: m.Page.Title, Model: m.Snapshot.Model, Org: m.Content.Front.Org, Family: m.Page.Family,
+		Revision: m.Snapshot.Revision, URL: "models/" + m.Page.Slug + "/index.html", Hub: m.Page.Hub(),
+		Facts: map[string]headlineFact{}, MinGPUs: map[string]map[string]int64{},
+		Claims: claimTally{Checked: len(m.Reviews), Verdicts: map[string]int{}, Tally: page.ClaimsTally(m.Reviews)},
+	}
+	for _, k := range headlineKeys {
+		if f := m.Facts.Get(k); f != nil {
+			e.Facts[k] = headlineFact{Value: f.Value, Unit: f.Unit, Display: f.Display, Reason: f.Reason}
+		}
+	}
+	if l, ok := m.Page.SmallestLayout(s.Catalog, ""); ok {
+		e.Smallest = l.String()
+	}
+	for _, r := range m.Reviews {
+		e.Claims.Verdicts[r.Verdict]++
+	}
+	for _, k := range m.Facts.Keys() {
+		rest, ok := strings.CutPrefix(k, "fit.min_gpus_at.")
+		if !ok {
+			continue
+		}
+		ctx, id, ok := strings.Cut(rest, ".")
+		n, known := m.Facts.Get(k).Int()
+		if !ok || !known {
+			continue
+		}
+		if e.MinGPUs[ctx] == nil {
+			e.MinGPUs[ctx] = map[string]int64{}
+		}
+		e.MinGPUs[ctx][id] = n
+	}
+	return e
+}
+
+// modelsJSON encodes models.json from the build's summaries.
+func (s *Site) modelsJSON() ([]byte, error) {
+	sz := s.Config.Sizing
+	doc := modelsDoc{Contexts: sz.Contexts, Concurrency: sz.Concurrency, Models: []*ModelEntry{},
+		Assumptions: fmt.Sprintf("%d concurrent sequence(s), %d%% of memory usable, %s reserved per GPU", sz.Concurrency,
+			int(sz.GPUMemoryUtilization*100+0.5), facts.GB(float64(sz.ReservePerGPUBytes)))}
+	ids := make([]string, 0, len(s.Catalog.Accelerators))
+	for id := range s.Catalog.Accelerators {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		a := s.Catalog.Accelerators[id]
+		doc.Accelerators = append(doc.Accelerators, acceleratorJSON{ID: id, Name: a.Name, Class: a.Class, MemoryBytes: a.MemoryBytes, Memory: facts.Bytes(float64(a.MemoryBytes))})
+	}
+	for _, sum := range s.summaries() {
+		if sum.Entry != nil {
+			doc.Models = append(doc.Models, sum.Entry)
+		}
+	}
+	b, err := json.MarshalIndent(doc, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ModelsPath, err)
+	}
+	return append(b, '\n'), nil
+}

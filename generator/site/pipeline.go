@@ -1,0 +1,305 @@
+package site
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"dossier/generator/render"
+)
+
+// produce publishes the whole site into out: the models on every core,
+// each written as soon as it is rendered and then dropped, then the
+// files that list them.
+func (s *Site) produce(out output) error {
+	errs := make([]error, len(s.entries))
+	parallel(len(s.entries), func(i int) { errs[i] = s.produceModel(s.entries[i], out) })
+	if err := firstError(errs); err != nil {
+		return err
+	}
+	key, err := s.sharedKey()
+	if err != nil {
+		return err
+	}
+	if reused, ok := s.reusableShared(key); ok {
+		for _, name := range sortedKeys(reused) {
+			if err := out.reuse(name, filepath.Join(s.prevDir, filepath.FromSlash(name)), reused[name]); err != nil {
+				return err
+			}
+		}
+	} else {
+		shared, err := s.sharedFiles()
+		if err != nil {
+			return err
+		}
+		for _, name := range sortedKeys(shared) {
+			if err := out.put(name, shared[name]); err != nil {
+				return err
+			}
+		}
+	}
+	for _, name := range sortedKeys(s.cacheFiles()) {
+		if err := s.putCache(out, name); err != nil {
+			return err
+		}
+	}
+	b, err := s.manifestFor(out.sums(), key)
+	if err != nil {
+		return err
+	}
+	if err := out.put(ManifestPath, b); err != nil {
+		return err
+	}
+	if b, err = json.Marshal(out.stamps()); err != nil {
+		return fmt.Errorf("%s: %w", StampsPath, err)
+	}
+	return out.put(StampsPath, append(b, '\n'))
+}
+
+func (s *Site) produceModel(e *entry, out output) error {
+	if e.reused {
+		for _, name := range sortedKeys(e.files) {
+			if err := out.reuse(name, filepath.Join(s.prevDir, filepath.FromSlash(name)), e.files[name]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	m := e.model
+	if m == nil {
+		computed, probs, err := s.computeModel(e.page)
+		if err != nil {
+			return err
+		}
+		if len(probs) > 0 {
+			return problemsError(probs)
+		}
+		m = computed
+	}
+	files, err := s.renderModel(m)
+	if err != nil {
+		return err
+	}
+	e.files = map[string]string{}
+	for _, name := range sortedKeys(files) {
+		if err := out.put(name, files[name]); err != nil {
+			return err
+		}
+		e.files[name] = sum256(files[name])
+	}
+	e.summary, e.analytic, e.computed = s.summarize(m), m.analyticKey, true
+	if s.Models == nil {
+		e.model = nil // published: let it go (check keeps its models)
+	}
+	return nil
+}
+
+// sharedFiles renders what lists the models (index, list pages, feeds) and
+// the assets, from the models' summaries.
+func (s *Site) sharedFiles() (map[string][]byte, error) {
+	files := map[string][]byte{"style.css": s.Templates.CSS, "sort.js": s.Templates.JS, OutputMarker: []byte(markerText)}
+	if err := s.renderLists(files); err != nil {
+		return nil, err
+	}
+	files["models.js"] = s.Templates.ModelsJS
+	mj, err := s.modelsJSON()
+	if err != nil {
+		return nil, err
+	}
+	files[ModelsPath] = mj
+	cmp, err := s.Templates.ComparePage(render.HTMLPage{PageTitle: "Compare models · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: s.Config.Search})
+	if err != nil {
+		return nil, err
+	}
+	files["compare/index.html"] = cmp
+	if s.Config.Search {
+		b, err := s.Templates.SearchPage(render.HTMLPage{PageTitle: "Search · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: true})
+		if err != nil {
+			return nil, err
+		}
+		files["search/index.html"] = b
+	}
+	var pages []string
+	for _, e := range s.entries {
+		for name := range e.files {
+			if dir, ok := strings.CutSuffix(name, "index.html"); ok {
+				pages = append(pages, dir)
+			}
+		}
+	}
+	for name := range files {
+		if dir, ok := strings.CutSuffix(name, "index.html"); ok {
+			pages = append(pages, dir)
+		}
+	}
+	if err := s.feeds(files, pages); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// cacheFiles names the cache entry of every published model's config.
+func (s *Site) cacheFiles() map[string]string {
+	out := map[string]string{}
+	for _, e := range s.entries {
+		if e.analytic != "" {
+			out[CacheDir+e.analytic+".json"] = e.analytic
+		}
+	}
+	return out
+}
+
+// putCache publishes one cache entry: computed or read by this build, or
+// carried over from the previous output for a reused page.
+func (s *Site) putCache(out output, name string) error {
+	key := strings.TrimSuffix(strings.TrimPrefix(name, CacheDir), ".json")
+	if b := s.analytic.files([]string{key})[name]; b != nil {
+		return out.put(name, b)
+	}
+	from := filepath.Join(s.prevDir, filepath.FromSlash(name))
+	sum, err := fileSum(from)
+	if err != nil {
+		return nil // a lost cache entry only costs the next build time
+	}
+	return out.reuse(name, from, sum)
+}
+
+// sharedKey hashes everything the shared files are rendered from: the
+// inputs every page depends on (templates, configuration, generator), the
+// index page and every model's summary, in order.
+func (s *Site) sharedKey() (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "inputs %s\n", s.inputs)
+	if s.Content.Index != nil {
+		if err := hashFile(h, s.Content.Index.Path); err != nil {
+			return "", err
+		}
+	}
+	enc := json.NewEncoder(h)
+	for _, e := range s.entries {
+		if err := enc.Encode(e.summary); err != nil {
+			return "", fmt.Errorf("summary of %s: %w", e.slug, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// reusableShared returns the previous output's shared files (not the
+// cache) when they were rendered from the same key and are intact.
+func (s *Site) reusableShared(key string) (map[string]string, bool) {
+	if s.prev == nil || s.prev.SharedKey != key || s.prev.Shared == nil {
+		return nil, false
+	}
+	out := map[string]string{}
+	for name, sum := range s.prev.Shared {
+		if strings.HasPrefix(name, CacheDir) {
+			continue
+		}
+		if !s.intact(name, sum) {
+			return nil, false
+		}
+		out[name] = sum
+	}
+	return out, true
+}
+
+func (s *Site) manifestFor(sums map[string]string, key string) ([]byte, error) {
+	man := manifest{Models: map[string]manifestEntry{}, Shared: maps.Clone(sums), SharedKey: key}
+	for _, e := range s.entries {
+		man.Models[e.slug] = manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Analytic: e.analytic}
+		for name := range e.files {
+			delete(man.Shared, name)
+		}
+	}
+	b, err := json.Marshal(man) // not indented: 16 MB at 5,000 pages, read by machines only
+	if err != nil {
+		return nil, fmt.Errorf("build manifest: %w", err)
+	}
+	return b, nil
+}
+
+// unchanged says whether publishing would leave dest exactly as it is:
+// dest is the previous output, every model is reused, and the lists,
+// feeds, assets and cache it would write have the bytes dest holds. Then
+// the build writes nothing, not even a staging directory. It returns the
+// published paths.
+func (s *Site) unchanged(dest string) ([]string, bool, error) {
+	if s.prev == nil || s.prev.Shared == nil || s.prevDir == "" || !sameDir(s.prevDir, dest) {
+		return nil, false, nil
+	}
+	want := map[string]string{}
+	for _, e := range s.entries {
+		if !e.reused {
+			return nil, false, nil
+		}
+		maps.Copy(want, e.files)
+	}
+	key, err := s.sharedKey()
+	if err != nil {
+		return nil, false, err
+	}
+	if reused, ok := s.reusableShared(key); ok {
+		maps.Copy(want, reused)
+	} else {
+		shared, err := s.sharedFiles()
+		if err != nil {
+			return nil, false, err
+		}
+		for name, b := range shared {
+			want[name] = sum256(b)
+		}
+	}
+	for name := range s.cacheFiles() {
+		sum, ok := s.prev.Shared[name]
+		if !ok {
+			return nil, false, nil
+		}
+		want[name] = sum
+	}
+	// The manifest itself differs only if what it records does.
+	var total int
+	for name, sum := range s.prev.Shared {
+		if want[name] != sum {
+			return nil, false, nil
+		}
+		total++
+	}
+	for _, e := range s.entries {
+		total += len(e.files)
+	}
+	if total != len(want) {
+		return nil, false, nil
+	}
+	// Model files were verified by reuse; check the rest on disk.
+	for name, sum := range s.prev.Shared {
+		if !s.intact(name, sum) {
+			return nil, false, nil
+		}
+	}
+	want[ManifestPath], want[StampsPath] = "", ""
+	return sortedKeys(want), true, nil
+}
+
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

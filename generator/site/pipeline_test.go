@@ -1,0 +1,153 @@
+package site
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"dossier/generator/config"
+	"dossier/generator/internal/sitetest"
+)
+
+// fileIDs records which file (inode) and modification time every path of
+// dir has, to tell a build that wrote nothing from one that rewrote.
+func fileIDs(t *testing.T, dir string) map[string]os.FileInfo {
+	t.Helper()
+	out := map[string]os.FileInfo{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Stat(p)
+		out[p] = fi
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCachedBuildsMatchFullBuild makes each kind of change in turn. After
+// each, a build over the previous output (incremental) and a build into a
+// new directory reading the previous output's pages and cache (cached)
+// must publish byte for byte what a --full build without any cache
+// publishes (the stamps file, which records modification times, aside),
+// and recompute only what the change touches: a snapshot change one page,
+// a price change every page but no module tree, nothing changed nothing —
+// not a single file written.
+func TestCachedBuildsMatchFullBuild(t *testing.T) {
+	keep := []string{"content/models/kimi-k3.md", "content/models/llama-3-1-8b.md", "content/models/gpt-oss-20b.md"}
+	root := sitetest.Fixture(t, func(rel string) bool { return slices.Contains(keep, rel) })
+	out := t.TempDir()
+	dest := filepath.Join(out, "public")
+	build := func(prev, to string) *Report {
+		t.Helper()
+		cfg, err := config.Load(root, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(cfg, Options{Previous: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Build(s, Options{Destination: to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	n := 0
+	sameAsFull := func(what, dir string) {
+		t.Helper()
+		n++
+		full := filepath.Join(out, "full", what)
+		if r := build("", full); len(r.Reused) != 0 {
+			t.Fatalf("%s: the full build reused %v", what, r.Reused)
+		}
+		got, want := snapshotDir(t, dir), snapshotDir(t, full)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d files, the full build %d", what, len(got), len(want))
+		}
+		for name, b := range want {
+			if got[name] != b {
+				t.Errorf("%s: %s differs from the full build's", what, name)
+			}
+		}
+	}
+
+	first := build("", dest)
+	if first.ModuleTrees != 3 || len(first.Rebuilt) != 3 {
+		t.Fatalf("first build: %d module trees, rebuilt %v", first.ModuleTrees, first.Rebuilt)
+	}
+
+	// Nothing changed, every input rewritten with the same bytes.
+	before := fileIDs(t, out)
+	time.Sleep(10 * time.Millisecond) // so a rewrite would show in the times
+	for _, in := range sitetest.Inputs {
+		filepath.WalkDir(filepath.Join(root, in), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				err = os.WriteFile(p, b, 0o644)
+			}
+			return err
+		})
+	}
+	r := build(dest, dest)
+	if !r.Unchanged || len(r.Rebuilt) != 0 || r.ModuleTrees != 0 || len(r.Files) != len(first.Files) {
+		t.Errorf("nothing changed: unchanged %v, rebuilt %v, %d module trees, %d files (first %d)", r.Unchanged, r.Rebuilt, r.ModuleTrees, len(r.Files), len(first.Files))
+	}
+	after := fileIDs(t, out)
+	for p, fi := range before {
+		if a := after[p]; a == nil || !os.SameFile(fi, a) || !a.ModTime().Equal(fi.ModTime()) {
+			t.Errorf("nothing changed, yet %s was rewritten", p)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("nothing changed, yet %d paths became %d", len(before), len(after))
+	}
+	sameAsFull("unchanged", dest)
+
+	// One snapshot changed: that page only, its module tree from the cache.
+	sitetest.Edit(t, filepath.Join(root, "data/hub/moonshotai/Kimi-K3/snapshot.json"), `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`)
+	r = build(dest, dest)
+	if r.Unchanged || !slices.Equal(r.Rebuilt, []string{"kimi-k3"}) || r.ModuleTrees != 0 {
+		t.Errorf("K3's snapshot changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
+	}
+	sameAsFull("snapshot", dest)
+
+	// A price changed: every page's cost facts, no module tree.
+	sitetest.Edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 6.10")
+	cached := filepath.Join(out, "cached")
+	r = build(dest, cached)
+	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 {
+		t.Errorf("a price changed (cached build): rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
+	}
+	sameAsFull("price-cached", cached)
+	r = build(dest, dest)
+	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 {
+		t.Errorf("a price changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
+	}
+	sameAsFull("price", dest)
+
+	// A page's prose changed: that page, and the lists it appears in.
+	sitetest.Edit(t, filepath.Join(root, "content/models/llama-3-1-8b.md"), "This is a dense model", "This is a dense model, edited")
+	r = build(dest, dest)
+	if !slices.Equal(r.Rebuilt, []string{"llama-3-1-8b"}) || r.ModuleTrees != 0 {
+		t.Errorf("llama's prose changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
+	}
+	sameAsFull("prose", dest)
+
+	// A config changed: its module tree is built again, the others' are not.
+	sitetest.Edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"rope_theta"`, `"x_bench_note": 1, "rope_theta"`)
+	r = build(dest, dest)
+	if !slices.Equal(r.Rebuilt, []string{"llama-3-1-8b"}) || r.ModuleTrees != 1 {
+		t.Errorf("llama's config changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
+	}
+	sameAsFull("config", dest)
+	if n != 6 {
+		t.Fatal("not every case compared")
+	}
+}

@@ -1,0 +1,260 @@
+package site
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// output receives a build's files as they are produced; a model's files
+// go out as soon as it is rendered, so the site is never held in memory
+// whole. Implementations are safe for concurrent use.
+type output interface {
+	// put publishes new bytes.
+	put(name string, b []byte) error
+	// reuse publishes the previous output's file at from unchanged; sum is
+	// the sha256 it was verified to have.
+	reuse(name, from, sum string) error
+	// sums is every file published so far and its sha256.
+	sums() map[string]string
+	// stamps is the size and modification time of every file on disk.
+	stamps() map[string]stamp
+}
+
+// stamp is what a later build compares with a file's os.Stat before
+// trusting its recorded sha256 without reading it (as make does); a file
+// whose stamp differs is hashed again.
+type stamp struct {
+	Size int64 `json:"size"`
+	Mod  int64 `json:"mod"` // modification time, Unix nanoseconds
+}
+
+func stampOf(fi os.FileInfo) stamp { return stamp{Size: fi.Size(), Mod: fi.ModTime().UnixNano()} }
+
+// ledger records what an output published.
+type ledger struct {
+	mu  sync.Mutex
+	sum map[string]string
+	st  map[string]stamp
+}
+
+func (l *ledger) setStamp(name, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.st == nil {
+		l.st = map[string]stamp{}
+	}
+	l.st[name] = stampOf(fi)
+	return nil
+}
+
+func (l *ledger) stamps() map[string]stamp {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.st)
+}
+
+func (l *ledger) record(name, sum string) error {
+	if !filepath.IsLocal(name) {
+		return fmt.Errorf("output path %q escapes the publish directory", name)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sum == nil {
+		l.sum = map[string]string{}
+	}
+	if _, dup := l.sum[name]; dup {
+		return fmt.Errorf("output path %q is written twice", name)
+	}
+	l.sum[name] = sum
+	return nil
+}
+
+func (l *ledger) sums() map[string]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.sum)
+}
+
+// staging is a fresh sibling directory of the destination that replaces it
+// with two renames once everything is written (see commit): an error
+// before the swap leaves the destination as it was.
+type staging struct {
+	ledger
+	dest, dir string
+}
+
+// stage creates the staging directory for dest.
+func stage(dest string) (*staging, error) {
+	dest = filepath.Clean(dest)
+	if err := checkReplaceable(dest); err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(dest)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", parent, err)
+	}
+	dir, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".new-")
+	if err != nil {
+		return nil, fmt.Errorf("create staging directory: %w", err)
+	}
+	return &staging{dest: dest, dir: dir}, nil
+}
+
+func (st *staging) path(name string) (string, error) {
+	p := filepath.Join(st.dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", filepath.Dir(p), err)
+	}
+	return p, nil
+}
+
+func (st *staging) put(name string, b []byte) error {
+	if err := st.record(name, sum256(b)); err != nil {
+		return err
+	}
+	p, err := st.path(name)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return st.setStamp(name, p)
+}
+
+// reuse hardlinks the previous file into the staging directory (both are
+// siblings, so on one file system); where links fail it copies the file
+// without holding it in memory.
+func (st *staging) reuse(name, from, sum string) error {
+	if err := st.record(name, sum); err != nil {
+		return err
+	}
+	p, err := st.path(name)
+	if err != nil {
+		return err
+	}
+	if os.Link(from, p) != nil {
+		if err := copyFile(from, p); err != nil {
+			return err
+		}
+	}
+	return st.setStamp(name, p)
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return fmt.Errorf("reuse %s: %w", from, err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", to, err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s to %s: %w", from, to, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", to, err)
+	}
+	return nil
+}
+
+// commit runs finish on the staged output (the search index), then swaps
+// it in for the destination and returns the published paths, sorted.
+func (st *staging) commit(finish func(staged string) error) ([]string, error) {
+	if finish != nil {
+		if err := finish(st.dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Chmod(st.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("chmod %s: %w", st.dir, err)
+	}
+	old := ""
+	if _, err := os.Stat(st.dest); err == nil {
+		old = st.dir + ".old"
+		if err := os.Rename(st.dest, old); err != nil {
+			return nil, fmt.Errorf("move previous output aside: %w", err)
+		}
+	}
+	if err := os.Rename(st.dir, st.dest); err != nil {
+		if old != "" {
+			os.Rename(old, st.dest) // put the previous output back
+		}
+		return nil, fmt.Errorf("swap in new output: %w", err)
+	}
+	if old != "" {
+		if err := os.RemoveAll(old); err != nil {
+			return nil, fmt.Errorf("remove previous output: %w", err)
+		}
+	}
+	return sortedNames(st.sums()), nil
+}
+
+// discard removes the staging directory; a no-op after a commit.
+func (st *staging) discard() { os.RemoveAll(st.dir) }
+
+// memory keeps the files in a map, for a build compared rather than
+// published (dossier diff).
+type memory struct {
+	ledger
+	mu    sync.Mutex
+	files map[string][]byte
+}
+
+func (m *memory) put(name string, b []byte) error {
+	if err := m.record(name, sum256(b)); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.files == nil {
+		m.files = map[string][]byte{}
+	}
+	m.files[name] = b
+	return nil
+}
+
+func (m *memory) reuse(name, from, _ string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return fmt.Errorf("reuse %s: %w", from, err)
+	}
+	return m.put(name, b)
+}
+
+func sortedNames(m map[string]string) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// fileSum is the sha256 of a file, read in a stream.
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
