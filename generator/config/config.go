@@ -118,6 +118,31 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 	if err := checkKnownKeys(v, file); err != nil {
 		return nil, err
 	}
+	s, err := finish(v, file, flags, flagKeys)
+	if err != nil {
+		return nil, err
+	}
+	s.Root = abs
+	s.File = file
+	return s, nil
+}
+
+// BuiltinName stands for the configuration file in errors and sources when
+// there is no site: the defaults, DOSSIER_* variables and flags.
+const BuiltinName = "built-in settings"
+
+// Builtin is the configuration without a site: the defaults overridden by
+// DOSSIER_* variables and flags, as Load applies them. Root and File are
+// empty; dossier plan uses it outside a site.
+func Builtin(flags *pflag.FlagSet, flagKeys map[string]string) (*Site, error) {
+	v := viper.New()
+	setDefaults(v)
+	return finish(v, BuiltinName, flags, flagKeys)
+}
+
+// finish applies the environment and flags over v and decodes and
+// validates the result; file names the source in errors.
+func finish(v *viper.Viper, file string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site, error) {
 	v.SetEnvPrefix("DOSSIER")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
@@ -134,8 +159,6 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	s.Root = abs
-	s.File = file
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
