@@ -4,8 +4,11 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -116,10 +119,17 @@ var dateRe calendarDate
 
 // Load reads data/hardware.yaml and data/pricing/*.yaml under dataDir.
 func Load(dataDir string) (*Catalog, error) {
-	hwPath := filepath.Join(dataDir, "hardware.yaml")
-	b, err := os.ReadFile(hwPath)
+	return LoadFS(os.DirFS(dataDir), dataDir)
+}
+
+// LoadFS reads hardware.yaml, software.yaml and pricing/*.yaml from fsys
+// (a data directory, or the catalogs embedded in the binary); label is
+// what errors and PriceList.File call its root.
+func LoadFS(fsys fs.FS, label string) (*Catalog, error) {
+	hwPath := filepath.Join(label, "hardware.yaml")
+	b, err := fs.ReadFile(fsys, "hardware.yaml")
 	if err != nil {
-		return nil, fmt.Errorf("read hardware catalog: %w", err)
+		return nil, fmt.Errorf("read hardware catalog %s: %w", hwPath, err)
 	}
 	var hf hardwareFile
 	if err := yamlx.Decode(hwPath, b, &hf); err != nil {
@@ -149,13 +159,13 @@ func Load(dataDir string) (*Catalog, error) {
 		}
 		c.Accelerators[a.ID] = a
 	}
-	if err := loadSoftware(filepath.Join(dataDir, "software.yaml"), c); err != nil {
+	if err := loadSoftware(fsys, label, "software.yaml", c); err != nil {
 		return nil, err
 	}
-	if err := loadReferences(filepath.Join(dataDir, "references.yaml"), c); err != nil {
+	if err := loadReferences(fsys, label, "references.yaml", c); err != nil {
 		return nil, err
 	}
-	if err := loadPricing(filepath.Join(dataDir, "pricing"), c); err != nil {
+	if err := loadPricing(fsys, label, c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -164,36 +174,41 @@ func Load(dataDir string) (*Catalog, error) {
 // loadPricing reads the snapshots (*.json) and the hand-written lists
 // (*.yaml, except the SKU map). A snapshot supersedes a hand-written list
 // of the same provider: it is the newer, machine-read source.
-func loadPricing(dir string, c *Catalog) error {
-	snaps, err := filepath.Glob(filepath.Join(dir, "*.json"))
+func loadPricing(fsys fs.FS, label string, c *Catalog) error {
+	snaps, err := fs.Glob(fsys, path.Join("pricing", "*.json"))
 	if err != nil {
 		return fmt.Errorf("list pricing: %w", err)
 	}
 	sort.Strings(snaps)
 	synced := map[string]bool{}
 	for _, f := range snaps {
-		s, err := pricing.Read(f)
+		file := filepath.Join(label, filepath.FromSlash(f))
+		b, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return fmt.Errorf("read price snapshot %s: %w", file, err)
+		}
+		s, err := pricing.Decode(file, b)
 		if err != nil {
 			return err
 		}
-		c.PriceLists = append(c.PriceLists, fromSnapshot(s, f, c))
+		c.PriceLists = append(c.PriceLists, fromSnapshot(s, file, c))
 		synced[s.Provider] = true
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	files, err := fs.Glob(fsys, path.Join("pricing", "*.yaml"))
 	if err != nil {
 		return fmt.Errorf("list pricing: %w", err)
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		if f == pricing.SKUPath(filepath.Dir(dir)) {
+		if f == filepath.ToSlash(pricing.SKUPath("")) {
 			continue
 		}
-		pl, err := loadPrices(f, c)
+		pl, err := loadPrices(fsys, label, f, c)
 		if err != nil {
 			return err
 		}
 		if synced[pl.ID] {
-			c.Notes = append(c.Notes, fmt.Sprintf("%s: superseded by the %s.json snapshot of the same provider", filepath.Base(f), pl.ID))
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: superseded by the %s.json snapshot of the same provider", path.Base(f), pl.ID))
 			continue
 		}
 		c.PriceLists = append(c.PriceLists, pl)
@@ -237,10 +252,11 @@ func providerID(name string) string {
 	return b.String()
 }
 
-func loadPrices(path string, c *Catalog) (*PriceList, error) {
-	b, err := os.ReadFile(path)
+func loadPrices(fsys fs.FS, label, name string, c *Catalog) (*PriceList, error) {
+	path := filepath.Join(label, filepath.FromSlash(name))
+	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("read price list: %w", err)
+		return nil, fmt.Errorf("read price list %s: %w", path, err)
 	}
 	var pl PriceList
 	if err := yamlx.Decode(path, b, &pl); err != nil {
@@ -397,13 +413,14 @@ func (c *Catalog) PriceSources() []PriceSource {
 }
 
 // loadSoftware reads data/software.yaml if the site has one.
-func loadSoftware(path string, c *Catalog) error {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+func loadSoftware(fsys fs.FS, label, name string, c *Catalog) error {
+	path := filepath.Join(label, name)
+	b, err := fs.ReadFile(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read software windows: %w", err)
+		return fmt.Errorf("read software windows %s: %w", path, err)
 	}
 	var f struct {
 		Windows []*Window `yaml:"windows"`

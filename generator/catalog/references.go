@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -31,13 +33,14 @@ func (r *Reference) Name() string {
 }
 
 // loadReferences reads data/references.yaml if the site has one.
-func loadReferences(path string, c *Catalog) error {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+func loadReferences(fsys fs.FS, label, name string, c *Catalog) error {
+	path := filepath.Join(label, name)
+	b, err := fs.ReadFile(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read references: %w", err)
+		return fmt.Errorf("read references %s: %w", path, err)
 	}
 	var f struct {
 		References []*Reference `yaml:"references"`

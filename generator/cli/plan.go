@@ -1,73 +1,528 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
-	"text/tabwriter"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"dossier/data"
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
 	"dossier/generator/config"
 	"dossier/generator/facts"
+	"dossier/generator/hub"
+	"dossier/generator/planreport"
 	"dossier/generator/site"
 	"dossier/generator/sizing"
 	"dossier/generator/snapshot"
+	"dossier/generator/usercache"
 )
 
+// planFlags are plan's command-line settings.
+type planFlags struct {
+	config      string
+	format      string
+	asJSON      bool
+	all         bool
+	offline     bool
+	hardware    []string
+	context     int64
+	concurrency int64
+	kvDType     string
+	compare     string
+}
+
 func (a *app) planCmd() *cobra.Command {
-	var cfgPath string
-	var asJSON bool
+	var pf planFlags
 	cmd := &cobra.Command{
-		Use:   "plan (--config FILE|DIR | ORG/NAME) [--json]",
-		Short: "Size a config.json: parameters, bytes, cache, fit and cost",
-		Long: `plan sizes a model from its config.json alone, without a Hub snapshot: layout,
-experts, KV cache and state, and the fit per configured hardware entry.
-With a directory, it reads config.json and a sibling hf_quant_config.json.
-Figures that need the file listing (checkpoint bytes, download time) are
-reported as unknown. With ORG/NAME instead, it sizes the synced snapshot
-data/hub/ORG/NAME/snapshot.json, no content page needed. --json prints the
-facts document on stdout.`,
+		Use:   "plan (ORG/NAME[@REV] | --config FILE|DIR) [flags]",
+		Short: "Size a model: parameters, bytes, memory, fit, cost and download time",
+		Long: `plan sizes one model and prints a report: the answer first (checkpoint size,
+fit with margins on the chosen hardware, smallest layouts, cheapest $/h,
+download time), then the facts grouped by parameters, architecture, bytes,
+memory, fit, speed and cost. --all prints every fact with its derivation.
+
+ORG/NAME[@REV] works from any directory. Inside a site (a directory with
+hugo-like.yaml, or --source) the synced snapshot data/hub/ORG/NAME is used
+when there is one at that revision. Otherwise plan reads the Hub as sync does
+(model info, file listing, config.json, the index and every safetensors
+header by HTTP Range; no weights) with the site's catalogs, or outside a site
+with the hardware and price catalogs built into the binary. Nothing is
+written to the current directory: fetched snapshots are kept in the user
+cache ($DOSSIER_CACHE, else the OS cache directory, e.g.
+~/.cache/dossier/hub/ORG/NAME/SHA.json). A commit sha is answered from the
+cache without a request; a branch (main by default) is resolved to its
+commit each time, unless --offline, which uses the commit it last resolved
+to.
+
+--config sizes a config.json alone (a directory also picks up
+hf_quant_config.json); figures that need the file listing are unknown.
+
+Environment: HF_ENDPOINT, HF_TOKEN or HUGGING_FACE_HUB_TOKEN or
+$HF_HOME/token, as for sync; DOSSIER_CACHE; DOSSIER_SIZING_* for the
+assumptions the flags do not set.`,
+		Example: `  dossier plan meta-llama/Llama-3.1-8B
+  dossier plan moonshotai/Kimi-K3 --hardware 8xB200,8xB300 --context 32768 --concurrency 4
+  dossier plan Qwen/Qwen3-30B-A3B --compare Qwen/Qwen3-30B-A3B-FP8 --format markdown
+  dossier plan --config ./config.json --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (cfgPath == "") == (len(args) == 0) {
-				return codeError{2, errors.New("plan needs either --config FILE (a config.json or a directory holding one) or ORG/NAME of a synced snapshot")}
-			}
-			cfg, err := a.loadConfig(cmd, nil)
-			if err != nil {
-				return err
-			}
-			cat, err := catalog.Load(cfg.Dir(cfg.DataDir))
-			if err != nil {
-				return err
-			}
-			if len(args) == 1 {
-				return a.planSnapshot(cfg, cat, args[0], asJSON)
-			}
-			conf, quant, name, err := readConfig(cfgPath)
-			if err != nil {
-				return fmt.Errorf("flag --config: %w", err)
-			}
-			ar, err := arch.Parse(conf, quant)
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			an, anErr := site.Analytic(conf, quant)
-			set, err := sizing.Derive(sizing.Input{Model: name, Arch: ar, Analytic: an, AnalyticErr: anErr, Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: cat})
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			return planDone(a.stdout, name, set, asJSON)
+			return a.runPlan(cmd, args, pf)
 		},
 	}
-	cmd.Flags().StringVar(&cfgPath, "config", "", "config.json to size, or a directory holding config.json (and hf_quant_config.json)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the facts document as JSON")
+	// A flag that does not parse ("--context 8k") is a usage error too.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return codeError{2, err} })
+	f := cmd.Flags()
+	f.StringVar(&pf.config, "config", "", "config.json to size, or a directory holding config.json (and hf_quant_config.json)")
+	f.StringVar(&pf.format, "format", "text", "output: text, markdown or json (the facts document)")
+	f.BoolVar(&pf.asJSON, "json", false, "same as --format json")
+	f.BoolVar(&pf.all, "all", false, "print every fact with its derivation or reason")
+	f.BoolVar(&pf.offline, "offline", false, "make no request: answer from the site snapshot or the user cache")
+	f.StringSliceVar(&pf.hardware, "hardware", nil, "layouts to give a fit verdict for, COUNTxACCELERATOR (repeatable or comma list: 8xH200,4xB200)")
+	f.Int64Var(&pf.context, "context", 0, "tokens per sequence the serving verdict assumes (default: the site's sizing.servingContext)")
+	f.Int64Var(&pf.concurrency, "concurrency", 0, "sequences served at once in the serving verdict (default: the site's sizing.concurrency)")
+	f.StringVar(&pf.kvDType, "kv-dtype", "", "KV cache precision: bf16, fp16, fp8, int8 or fp32 (default: the site's sizing.kvDtypeBytes)")
+	f.StringVar(&pf.compare, "compare", "", "a second ORG/NAME[@REV] to print side by side")
 	return cmd
+}
+
+// planEnv is what sizing reads besides the model: the configuration and
+// catalogs of the site plan runs in, or the built-in ones.
+type planEnv struct {
+	cfg    *config.Site
+	cat    *catalog.Catalog
+	inSite bool
+	// catalogLabel names where the catalogs came from, for the report.
+	catalogLabel string
+}
+
+// planTarget is one model to size and where its inputs came from.
+type planTarget struct {
+	name   string // "org/name@sha", or the config.json path
+	origin string
+	input  sizing.Input
+}
+
+func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
+	format, err := pf.outputFormat(cmd)
+	if err != nil {
+		return err
+	}
+	if (pf.config == "") == (len(args) == 0) {
+		return codeError{2, errors.New("plan needs either ORG/NAME[@REV] or --config FILE (a config.json or a directory holding one)")}
+	}
+	if err := pf.checkRefs(args); err != nil {
+		return err
+	}
+	env, err := a.planEnvironment(cmd)
+	if err != nil {
+		return err
+	}
+	if err := pf.apply(env, cmd.Flags().Changed); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+
+	var targets []planTarget
+	if pf.config != "" {
+		t, err := configTarget(pf.config)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, t)
+	} else {
+		t, err := a.refTarget(ctx, env, args[0], pf.offline)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, t)
+	}
+	if pf.compare != "" {
+		t, err := a.refTarget(ctx, env, pf.compare, pf.offline)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, t)
+	}
+	models := make([]planreport.Model, len(targets))
+	for i, t := range targets {
+		set, err := sizeTarget(env, t)
+		if err != nil {
+			return err
+		}
+		models[i] = planreport.Model{Name: t.name, Origin: t.origin, Facts: set}
+	}
+	rep := &planreport.Report{
+		Models:       models,
+		Hardware:     env.cfg.Hardware,
+		Accelerators: acceleratorIDs(env.cat),
+		MemoryBytes:  acceleratorMemory(env.cat),
+		Inputs:       catalogDates(env),
+		All:          pf.all,
+	}
+	// The report is printed whole before any verdict on the sizing (an
+	// exit status for what could not be derived) is returned.
+	if err := writePlan(a.stdout, format, rep); err != nil {
+		return err
+	}
+	for _, m := range models {
+		if err := sizing.Underived(m.Facts); err != nil {
+			return codeError{3, fmt.Errorf("%s: %w", m.Name, err)}
+		}
+	}
+	return nil
+}
+
+func writePlan(w io.Writer, format string, rep *planreport.Report) error {
+	switch format {
+	case "json":
+		return writePlanJSON(w, rep.Models)
+	case "markdown":
+		return planreport.Markdown(w, rep)
+	}
+	return planreport.Text(w, rep)
+}
+
+// outputFormat reads --format and its alias --json.
+func (pf planFlags) outputFormat(cmd *cobra.Command) (string, error) {
+	f := strings.ToLower(pf.format)
+	switch f {
+	case "text", "markdown", "json":
+	case "md":
+		f = "markdown"
+	default:
+		return "", codeError{2, fmt.Errorf("--format: expected text, markdown or json, found %q", pf.format)}
+	}
+	if pf.asJSON {
+		if cmd.Flags().Changed("format") && f != "json" {
+			return "", codeError{2, fmt.Errorf("--json and --format %s disagree: give one of them", pf.format)}
+		}
+		f = "json"
+	}
+	return f, nil
+}
+
+// checkRefs validates the Hub ids before anything is read.
+func (pf planFlags) checkRefs(args []string) error {
+	refs := map[string]string{"--compare": pf.compare}
+	if len(args) == 1 {
+		refs["ORG/NAME"] = args[0]
+	}
+	for what, ref := range refs {
+		if ref == "" {
+			continue
+		}
+		if _, _, err := hub.ParseRef(ref); err != nil {
+			return codeError{2, fmt.Errorf("%s: %w", what, err)}
+		}
+	}
+	return nil
+}
+
+// kvDTypeBytes maps the precisions a KV cache is served in to bytes per
+// value (vLLM's --kv-cache-dtype names among them).
+var kvDTypeBytes = map[string]int64{
+	"bf16": 2, "bfloat16": 2, "fp16": 2, "float16": 2, "half": 2,
+	"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "int8": 1,
+	"fp32": 4, "float32": 4,
+}
+
+// apply sets the sizing assumptions the flags give, each checked with an
+// error naming the flag.
+func (pf planFlags) apply(env *planEnv, changed func(flag string) bool) error {
+	sz := &env.cfg.Sizing
+	if changed("context") {
+		if pf.context <= 0 {
+			return codeError{2, fmt.Errorf("--context: expected a positive token count, found %d", pf.context)}
+		}
+		sz.ServingContext = pf.context
+		if !slices.Contains(sz.Contexts, pf.context) {
+			sz.Contexts = append(slices.Clone(sz.Contexts), pf.context)
+			slices.Sort(sz.Contexts)
+		}
+	}
+	if changed("concurrency") {
+		if pf.concurrency <= 0 {
+			return codeError{2, fmt.Errorf("--concurrency: expected at least 1 sequence, found %d", pf.concurrency)}
+		}
+		sz.Concurrency = pf.concurrency
+	}
+	if pf.kvDType != "" {
+		b, ok := kvDTypeBytes[strings.ToLower(pf.kvDType)]
+		if !ok {
+			return codeError{2, fmt.Errorf("--kv-dtype: unknown precision %q; expected one of %s", pf.kvDType, strings.Join(sortedNames(kvDTypeBytes), ", "))}
+		}
+		sz.KVDTypeBytes = b
+	}
+	if len(pf.hardware) > 0 {
+		var hw []string
+		for _, h := range pf.hardware {
+			h = strings.TrimSpace(h)
+			n, id, ok := config.ParseHardware(h)
+			if !ok {
+				return codeError{2, fmt.Errorf("--hardware: expected COUNTxACCELERATOR such as 8xH200, found %q", h)}
+			}
+			if env.cat.Accelerators[id] == nil {
+				return codeError{2, fmt.Errorf("--hardware %s: accelerator %q is not in the hardware catalog (%s); known: %s",
+					h, id, env.catalogLabel, strings.Join(acceleratorIDs(env.cat), ", "))}
+			}
+			if h = fmt.Sprintf("%dx%s", n, id); !slices.Contains(hw, h) {
+				hw = append(hw, h)
+			}
+		}
+		env.cfg.Hardware = hw
+	}
+	return nil
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// planEnvironment loads the site at --source when there is one; otherwise
+// the built-in settings and catalogs. An explicit --source that holds no
+// site is an error, as for every other command.
+func (a *app) planEnvironment(cmd *cobra.Command) (*planEnv, error) {
+	_, err := os.Stat(filepath.Join(a.source, config.FileName))
+	if err == nil || cmd.Flags().Changed("source") {
+		cfg, err := a.loadConfig(cmd, nil)
+		if err != nil {
+			return nil, err
+		}
+		dataDir := cfg.Dir(cfg.DataDir)
+		cat, err := catalog.Load(dataDir)
+		if err != nil {
+			return nil, err
+		}
+		return &planEnv{cfg: cfg, cat: cat, inSite: true, catalogLabel: a.rel(cfg, dataDir)}, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("site configuration: %w", err)
+	}
+	cfg, err := config.Builtin(cmd.Flags(), nil)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.LoadFS(data.Catalogs, data.Label)
+	if err != nil {
+		return nil, err
+	}
+	// Without a site, one full node of every accelerator gets a verdict.
+	for _, id := range acceleratorIDs(cat) {
+		cfg.Hardware = append(cfg.Hardware, fmt.Sprintf("%dx%s", cat.Accelerators[id].GPUsPerNode, id))
+	}
+	return &planEnv{cfg: cfg, cat: cat, catalogLabel: data.Label}, nil
+}
+
+func acceleratorIDs(cat *catalog.Catalog) []string {
+	return sortedNames(cat.Accelerators)
+}
+
+func acceleratorMemory(cat *catalog.Catalog) map[string]int64 {
+	m := make(map[string]int64, len(cat.Accelerators))
+	for id, acc := range cat.Accelerators {
+		m[id] = acc.MemoryBytes
+	}
+	return m
+}
+
+// catalogDates says which catalogs sized the model and how old they are.
+func catalogDates(env *planEnv) []string {
+	var hwDates []string
+	for _, id := range acceleratorIDs(env.cat) {
+		if d := env.cat.Accelerators[id].AsOf; !slices.Contains(hwDates, d) {
+			hwDates = append(hwDates, d)
+		}
+	}
+	sort.Strings(hwDates)
+	hw := "hardware: " + filepath.ToSlash(filepath.Join(env.catalogLabel, "hardware.yaml"))
+	if n := len(hwDates); n > 0 {
+		hw += ", as of " + hwDates[0]
+		if n > 1 {
+			hw += " to " + hwDates[n-1]
+		}
+	}
+	out := []string{hw}
+	if len(env.cat.PriceLists) == 0 {
+		return append(out, "prices: none in "+filepath.ToSlash(filepath.Join(env.catalogLabel, "pricing")))
+	}
+	var prices []string
+	for _, pl := range env.cat.PriceLists {
+		prices = append(prices, pl.Provider+" as of "+pl.AsOf)
+	}
+	return append(out, "prices: "+strings.Join(prices, ", "))
+}
+
+// configTarget reads a bare config.json.
+func configTarget(path string) (planTarget, error) {
+	conf, quant, name, err := readConfig(path)
+	if err != nil {
+		return planTarget{}, fmt.Errorf("flag --config: %w", err)
+	}
+	t := planTarget{name: name, origin: "config.json alone (no file listing)", input: sizing.Input{Model: name}}
+	return t.withConfig(conf, quant, name)
+}
+
+func (t planTarget) withConfig(conf, quant []byte, where string) (planTarget, error) {
+	ar, err := arch.Parse(conf, quant)
+	if err != nil {
+		return t, fmt.Errorf("%s: %w", where, err)
+	}
+	an, anErr := site.Analytic(conf, quant)
+	t.input.Arch, t.input.Analytic, t.input.AnalyticErr = ar, an, anErr
+	return t, nil
+}
+
+// refTarget finds the snapshot of ORG/NAME[@REV]: the site's when it is
+// at that revision, else the user cache or the Hub.
+func (a *app) refTarget(ctx context.Context, env *planEnv, ref string, offline bool) (planTarget, error) {
+	model, rev, err := hub.ParseRef(ref)
+	if err != nil {
+		return planTarget{}, codeError{2, err}
+	}
+	if env.inSite {
+		path := snapshot.Path(env.cfg.Dir(env.cfg.DataDir), model)
+		snap, err := snapshot.Load(path)
+		switch {
+		case err == nil && (rev == "" || rev == snap.Revision):
+			return snapshotTarget(model, snap, "the site snapshot "+a.rel(env.cfg, path), path)
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return planTarget{}, err
+		}
+	}
+	snap, origin, err := a.hubSnapshot(ctx, model, rev, offline)
+	if err != nil {
+		return planTarget{}, err
+	}
+	return snapshotTarget(model, snap, origin, "")
+}
+
+func snapshotTarget(model string, snap *snapshot.Snapshot, origin, path string) (planTarget, error) {
+	name := model + "@" + snap.Revision
+	if snap.Revision == "" {
+		name = model + " (commit not recorded)"
+	}
+	t := planTarget{name: name, origin: origin, input: sizing.Input{Model: model, Snapshot: snap}}
+	where := name
+	if path != "" {
+		where = path
+	}
+	return t.withConfig(snap.Config, snap.HFQuantConfig, where+": field config")
+}
+
+// hubSnapshot answers from the user cache when it can and from the Hub
+// otherwise, caching what it fetched. A commit sha needs no request; a
+// branch or tag is resolved each time unless offline.
+func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) (*snapshot.Snapshot, string, error) {
+	cache, err := usercache.Open(os.Getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	if rev == "" {
+		rev = "main"
+	}
+	ref := model + "@" + rev
+	sha := ""
+	if usercache.IsCommit(rev) {
+		sha = rev
+	} else if offline {
+		if sha, err = cache.Ref(model, rev); err != nil {
+			if errors.Is(err, usercache.ErrNoRef) {
+				return nil, "", fmt.Errorf("plan %s --offline: no commit of %s is cached in %s; run once without --offline, or pin a cached commit with @SHA", ref, rev, cache.Dir)
+			}
+			return nil, "", err
+		}
+	}
+	if sha != "" {
+		snap, err := cache.Snapshot(model, sha)
+		if err == nil {
+			return snap, "the user cache " + cacheName(cache, model, sha), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, "", err
+		}
+		if offline {
+			return nil, "", fmt.Errorf("plan %s --offline: %s@%s is not in the user cache %s; run once without --offline", ref, model, sha, cache.Dir)
+		}
+	}
+	client, err := a.hubClient()
+	if err != nil {
+		return nil, "", err
+	}
+	resolved, err := hub.Resolve(ctx, client, model, rev)
+	if err != nil {
+		return nil, "", fmt.Errorf("plan %w", err)
+	}
+	if sha == "" {
+		sha = resolved.Commit()
+		if snap, err := cache.Snapshot(model, sha); err == nil {
+			a.cacheRef(cache, model, rev, sha)
+			return snap, "the user cache " + cacheName(cache, model, sha) + " (" + rev + " resolved to it on " + client.Endpoint() + ")", nil
+		}
+	}
+	res, err := hub.Fetch(ctx, client, resolved, hub.Options{Progress: a.progress()})
+	if err != nil {
+		return nil, "", fmt.Errorf("plan %w", err)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(a.stderr, "dossier: plan %s: warning: %s\n", ref, w)
+	}
+	origin := "the Hub at " + client.Endpoint()
+	if err := cache.Put(res.Snapshot, rev); err != nil {
+		// The report does not depend on the cache; say why the next
+		// run will fetch again.
+		fmt.Fprintf(a.stderr, "dossier: plan %s: not cached: %v\n", ref, err)
+	} else {
+		origin += ", cached in " + cacheName(cache, model, sha)
+	}
+	return res.Snapshot, origin, nil
+}
+
+func (a *app) cacheRef(cache *usercache.Cache, model, rev, sha string) {
+	if rev == sha {
+		return
+	}
+	if err := cache.SetRef(model, rev, sha); err != nil {
+		fmt.Fprintf(a.stderr, "dossier: plan %s@%s: %v\n", model, rev, err)
+	}
+}
+
+func cacheName(c *usercache.Cache, model, sha string) string {
+	p, err := c.Path(model, sha)
+	if err != nil {
+		return c.Dir
+	}
+	return p
+}
+
+// sizeTarget computes one model's facts with the environment's
+// assumptions. Errors that say the model cannot be sized return here, so
+// a typed sizing error can map to its own exit status in one place.
+func sizeTarget(env *planEnv, t planTarget) (*facts.Set, error) {
+	in := t.input
+	in.Sizing, in.Hardware, in.Catalog = env.cfg.Sizing, env.cfg.Hardware, env.cat
+	set, err := sizing.Derive(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.name, err)
+	}
+	return set, nil
 }
 
 // readConfig reads a config.json, or config.json and hf_quant_config.json
@@ -94,67 +549,27 @@ func readConfig(path string) (conf, quant []byte, name string, err error) {
 	return conf, quant, name, nil
 }
 
-func writePlanJSON(w io.Writer, name string, set *facts.Set) error {
-	doc := struct {
-		Config string     `json:"config"`
-		Facts  *facts.Set `json:"facts"`
-	}{name, set}
+// planDocument is one model's facts document as plan --json prints it.
+type planDocument struct {
+	Config string     `json:"config"` // the model@commit or config.json path sized
+	Origin string     `json:"origin"` // where the inputs came from
+	Facts  *facts.Set `json:"facts"`
+}
+
+// writePlanJSON prints one facts document, or with --compare
+// {"models": [document, document]}.
+func writePlanJSON(w io.Writer, models []planreport.Model) error {
+	docs := make([]planDocument, len(models))
+	for i, m := range models {
+		docs[i] = planDocument{Config: m.Name, Origin: m.Origin, Facts: m.Facts}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
-}
-
-func writePlanTable(w io.Writer, name string, set *facts.Set) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\n\n", name)
-	fmt.Fprintln(tw, "fact\tvalue\thow")
-	for _, k := range set.Keys() {
-		f := set.Get(k)
-		how := f.Derivation
-		if !f.Known() {
-			how = f.Reason
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", k, f.Display, how)
+	if len(docs) == 1 {
+		return enc.Encode(docs[0])
 	}
-	return tw.Flush()
-}
-
-// planSnapshot sizes a synced snapshot without a content page.
-func (a *app) planSnapshot(cfg *config.Site, cat *catalog.Catalog, model string, asJSON bool) error {
-	if !snapshot.ValidModel(model) {
-		return codeError{2, fmt.Errorf("%q is not an org/name Hub id", model)}
-	}
-	path := snapshot.Path(cfg.Dir(cfg.DataDir), model)
-	snap, err := snapshot.Load(path)
-	if err != nil {
-		return fmt.Errorf("%w (run dossier sync %s first)", err, model)
-	}
-	ar, err := arch.Parse(snap.Config, snap.HFQuantConfig)
-	if err != nil {
-		return fmt.Errorf("%s: field config: %w", path, err)
-	}
-	an, anErr := site.Analytic(snap.Config, snap.HFQuantConfig)
-	set, err := sizing.Derive(sizing.Input{Model: model, Snapshot: snap, Arch: ar, Analytic: an, AnalyticErr: anErr, Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: cat})
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	name := model + "@" + snap.Revision
-	return planDone(a.stdout, name, set, asJSON)
-}
-
-// planDone writes the report and fails with status 3 when it holds no
-// parameter count, so a script can tell that nothing was derived.
-func planDone(w io.Writer, name string, set *facts.Set, asJSON bool) error {
-	write := writePlanTable
-	if asJSON {
-		write = writePlanJSON
-	}
-	if err := write(w, name, set); err != nil {
-		return err
-	}
-	if err := sizing.Underived(set); err != nil {
-		return codeError{3, fmt.Errorf("%s: %w", name, err)}
-	}
-	return nil
+	return enc.Encode(struct {
+		Models []planDocument `json:"models"`
+	}{docs})
 }

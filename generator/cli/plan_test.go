@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"dossier/generator/facts"
+	"dossier/generator/hub/hubtest"
 )
 
 // configDir holds real config.json files captured from public repositories
@@ -450,8 +451,18 @@ func TestPlanSyncedSnapshotWithoutPage(t *testing.T) {
 	if v, ok := doc.Facts["fit.8xB200.at_rest"].Value.(bool); !ok || v {
 		t.Errorf("fit.8xB200.at_rest = %v", doc.Facts["fit.8xB200.at_rest"].Value)
 	}
-	if code, _, errs := run("--source", fixtureSite, "plan", "acme/missing"); code == 0 || !strings.Contains(errs, "dossier sync acme/missing") {
-		t.Errorf("missing snapshot: exit %d, %s", code, errs)
+	// A model the site has no snapshot of comes from the Hub, and the
+	// site is left as it was.
+	srv := hubtest.New(t, planRepo(t))
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", "")
+	t.Setenv("DOSSIER_CACHE", t.TempDir())
+	code, out, errs = run("--source", fixtureSite, "plan", planRepoID, "--json")
+	if code != 0 || !strings.Contains(out, `"origin": "the Hub at `+srv.URL()) {
+		t.Errorf("no snapshot in the site: exit %d, %s%s", code, errs, out)
+	}
+	if _, err := os.Stat(filepath.Join(fixtureSite, "data/hub/acme")); !os.IsNotExist(err) {
+		t.Errorf("plan wrote into the site's data/hub: %v", err)
 	}
 	if code, _, _ := run("--source", fixtureSite, "plan"); code != 2 {
 		t.Errorf("plan without arguments: exit %d, want 2", code)

@@ -125,6 +125,36 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 	if err := checkKnownKeys(v, file); err != nil {
 		return nil, err
 	}
+	s, err := finish(v, file, flags, flagKeys)
+	if err != nil {
+		return nil, err
+	}
+	s.Root = abs
+	s.File = file
+	return s, nil
+}
+
+// BuiltinName stands for the configuration file in errors and sources when
+// there is no site: the defaults, DOSSIER_* variables and flags.
+const BuiltinName = "built-in settings"
+
+// Builtin is the configuration without a site: the defaults overridden by
+// DOSSIER_* variables and flags, as Load applies them. Root and File are
+// empty; dossier plan uses it outside a site.
+func Builtin(flags *pflag.FlagSet, flagKeys map[string]string) (*Site, error) {
+	v := viper.New()
+	setDefaults(v)
+	s, err := finish(v, BuiltinName, flags, flagKeys)
+	if err != nil {
+		return nil, err
+	}
+	s.File = "" // errors named BuiltinName; there is no file
+	return s, nil
+}
+
+// finish applies the environment and flags over v and decodes and
+// validates the result; file names the source in errors.
+func finish(v *viper.Viper, file string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site, error) {
 	if err := checkEnviron(os.Environ()); err != nil {
 		return nil, err
 	}
@@ -148,7 +178,7 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	s.Root, s.File, s.origins = abs, file, origin
+	s.File, s.origins = file, origin
 	if err := s.validate(); err != nil {
 		return nil, s.blame(err)
 	}

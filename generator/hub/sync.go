@@ -104,15 +104,7 @@ func Sync(ctx context.Context, c *Client, dataDir, model, revision string, opts 
 	if revision == "" {
 		revision = "main"
 	}
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = 16
-	}
-	if opts.Progress == nil {
-		opts.Progress = NopProgress{}
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts = opts.withDefaults()
 	res := &Result{Model: model, Requested: revision, Path: snapshot.Path(dataDir, model), DryRun: opts.DryRun}
 	prev, err := snapshot.Load(res.Path)
 	switch {
@@ -124,42 +116,117 @@ func Sync(ctx context.Context, c *Client, dataDir, model, revision string, opts 
 		res.Previous = prev.Revision
 	}
 
-	info, err := c.ModelInfo(ctx, model, revision)
+	info, err := resolve(ctx, c, model, revision)
 	if err != nil {
 		return nil, fmt.Errorf("sync %s@%s: %w", model, revision, err)
 	}
-	if !shaRe.MatchString(info.SHA) {
-		return nil, fmt.Errorf("sync %s@%s: model info gives sha %q; expected a 40-hex-digit commit", model, revision, info.SHA)
-	}
-	res.Revision, res.Created = info.SHA, info.CreatedAt
-	if info.ID != "" && info.ID != model {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the Hub calls this repository %s", info.ID))
-	}
+	res.resolved(info)
 	if prev != nil && prev.Revision == info.SHA {
 		res.Unchanged = true
 		return res, nil
 	}
-
-	f := &fetch{c: c, model: model, sha: info.SHA, progress: opts.Progress, conc: opts.Concurrency}
-	snap, err := f.run(ctx, info, opts.Now())
-	if err != nil {
+	if err := res.fetchAt(ctx, c, info, opts); err != nil {
 		return nil, fmt.Errorf("sync %s@%s: %w", model, revision, err)
 	}
-	res.Snapshot, res.Headers = snap, f.census
-	res.Warnings = append(res.Warnings, f.warnings...)
-	res.Census = compareCensus(snap.Census, f.census)
-	res.Changes = changes(prev, snap)
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("sync %s@%s: the Hub's answers do not make a valid snapshot: %w", model, revision, err)
-	}
+	res.Changes = changes(prev, res.Snapshot)
 	if opts.DryRun {
 		return res, nil
 	}
-	if _, err := snapshot.Write(dataDir, snap); err != nil {
+	if _, err := snapshot.Write(dataDir, res.Snapshot); err != nil {
 		return nil, fmt.Errorf("sync %s@%s: %w", model, revision, err)
 	}
 	res.Written = true
 	return res, nil
+}
+
+// Resolved is a revision the Hub resolved to a commit, with the model
+// info it answered; Fetch reads that commit without asking again.
+type Resolved struct {
+	Model     string
+	Requested string // the revision asked for
+	info      *ModelInfo
+}
+
+// Commit is the 40-hex-digit sha the revision resolved to.
+func (r *Resolved) Commit() string { return r.info.SHA }
+
+// Resolve asks the Hub which commit revision ("" means main) of model
+// names now.
+func Resolve(ctx context.Context, c *Client, model, revision string) (*Resolved, error) {
+	if err := checkModel(model); err != nil {
+		return nil, err
+	}
+	if revision == "" {
+		revision = "main"
+	}
+	info, err := resolve(ctx, c, model, revision)
+	if err != nil {
+		return nil, fmt.Errorf("%s@%s: %w", model, revision, err)
+	}
+	return &Resolved{Model: model, Requested: revision, info: info}, nil
+}
+
+// Fetch reads the resolved commit from the Hub into a snapshot, as Sync
+// does, and writes nothing: for callers that keep the snapshot elsewhere
+// (dossier plan's user cache).
+func Fetch(ctx context.Context, c *Client, r *Resolved, opts Options) (*Result, error) {
+	opts = opts.withDefaults()
+	res := &Result{Model: r.Model, Requested: r.Requested, DryRun: true}
+	res.resolved(r.info)
+	if err := res.fetchAt(ctx, c, r.info, opts); err != nil {
+		return nil, fmt.Errorf("%s@%s: %w", r.Model, r.Requested, err)
+	}
+	return res, nil
+}
+
+func resolve(ctx context.Context, c *Client, model, revision string) (*ModelInfo, error) {
+	info, err := c.ModelInfo(ctx, model, revision)
+	if err != nil {
+		return nil, err
+	}
+	if !shaRe.MatchString(info.SHA) {
+		return nil, fmt.Errorf("model info gives sha %q; expected a 40-hex-digit commit", info.SHA)
+	}
+	return info, nil
+}
+
+// resolved records the commit the Hub answered and notes a renamed
+// repository.
+func (res *Result) resolved(info *ModelInfo) {
+	res.Revision, res.Created = info.SHA, info.CreatedAt
+	if info.ID != "" && info.ID != res.Model {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the Hub calls this repository %s", info.ID))
+	}
+}
+
+// fetchAt reads the repository at the commit info names into
+// res.Snapshot, with the header census, warnings and census comparison.
+func (res *Result) fetchAt(ctx context.Context, c *Client, info *ModelInfo, opts Options) error {
+	f := &fetch{c: c, model: res.Model, sha: info.SHA, progress: opts.Progress, conc: opts.Concurrency}
+	snap, err := f.run(ctx, info, opts.Now())
+	if err != nil {
+		return err
+	}
+	res.Snapshot, res.Headers = snap, f.census
+	res.Warnings = append(res.Warnings, f.warnings...)
+	res.Census = compareCensus(snap.Census, f.census)
+	if err := snap.Validate(); err != nil {
+		return fmt.Errorf("the Hub's answers do not make a valid snapshot: %w", err)
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	if o.Progress == nil {
+		o.Progress = NopProgress{}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
 }
 
 func compareCensus(hub map[string]int64, hdr *safetensors.Census) []CensusRow {

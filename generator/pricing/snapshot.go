@@ -99,6 +99,13 @@ func Read(path string) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read price snapshot: %w", err)
 	}
+	return Decode(path, b)
+}
+
+// Decode parses and validates the snapshot b read from path (named in
+// errors), for readers of other file systems (the catalogs embedded in
+// the binary).
+func Decode(path string, b []byte) (*Snapshot, error) {
 	if err := jsoncheck.Check(b, ""); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

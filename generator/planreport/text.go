@@ -1,0 +1,189 @@
+package planreport
+
+import (
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxLabel caps the label column; longer keys wrap.
+const maxLabel = 44
+
+// Text writes the report as plain text, no line wider than Width columns.
+func Text(w io.Writer, r *Report) error {
+	var b strings.Builder
+	r.textHeader(&b)
+	b.WriteString("\nAnswer\n")
+	r.textRows(&b, r.answer(), false)
+	for _, s := range r.sections() {
+		b.WriteString("\n" + s.title + "\n")
+		r.textRows(&b, s.rows, r.All)
+		for _, t := range s.tables {
+			b.WriteString("\n")
+			textTable(&b, t)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Report) textHeader(b *strings.Builder) {
+	for i, m := range r.Models {
+		name := m.Name
+		if len(r.Models) > 1 {
+			name = modelTag(i) + ": " + name
+		}
+		grid(b, 0, []int{Width}, [][]string{{name}})
+		grid(b, 2, []int{Width - 2}, [][]string{{"from " + m.Origin}})
+	}
+	if len(r.Inputs) > 0 {
+		grid(b, 2, []int{Width - 2}, [][]string{{strings.Join(r.Inputs, "; ")}})
+	}
+}
+
+// textRows prints label and one value column per model; with notes, the
+// derivation or reason follows each row, indented.
+func (r *Report) textRows(b *strings.Builder, rows []*row, notes bool) {
+	if len(rows) == 0 {
+		return
+	}
+	const indent = 2
+	label := 0
+	for _, rw := range rows {
+		label = max(label, utf8.RuneCountInString(rw.key))
+	}
+	label = min(label, maxLabel)
+	n := len(r.Models)
+	rest := Width - indent - label - 2*n
+	widths := []int{label}
+	for i := 0; i < n; i++ {
+		widths = append(widths, rest/n)
+	}
+	for _, rw := range rows {
+		grid(b, indent, widths, [][]string{append([]string{rw.key}, rw.values...)})
+		if !notes {
+			continue
+		}
+		for _, nt := range rw.taggedNotes() {
+			grid(b, indent+4, []int{Width - indent - 4}, [][]string{{nt}})
+		}
+	}
+}
+
+// textTable prints a per-layout or per-accelerator table; columns that do
+// not fit in Width go to a continuation table with the same row labels.
+func textTable(b *strings.Builder, t *table) {
+	const indent = 2
+	head := []string{"per " + t.entity}
+	for _, c := range t.columns {
+		head = append(head, columnName(c))
+	}
+	rows := [][]string{head}
+	for _, tr := range t.rows {
+		rows = append(rows, append([]string{tr.label}, tr.cells...))
+	}
+	widths := make([]int, len(head))
+	for _, rw := range rows {
+		for i, c := range rw {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	widths[0] = min(widths[0], maxLabel)
+	for start := 1; start < len(head); {
+		end, used := start, indent+widths[0]
+		for end < len(head) && (end == start || used+2+widths[end] <= Width) {
+			used += 2 + widths[end]
+			end++
+		}
+		cols := append([]int{0}, rangeInts(start, end)...)
+		part := make([][]string, len(rows))
+		ws := make([]int, len(cols))
+		for j, c := range cols {
+			ws[j] = min(widths[c], Width-indent-widths[0]-2)
+			if j == 0 {
+				ws[j] = widths[0]
+			}
+		}
+		for i, rw := range rows {
+			for _, c := range cols {
+				part[i] = append(part[i], rw[c])
+			}
+		}
+		if start > 1 {
+			b.WriteString("\n")
+		}
+		grid(b, indent, ws, part[:1])
+		rule := make([]string, len(ws))
+		for j, w := range ws {
+			rule[j] = strings.Repeat("-", w)
+		}
+		grid(b, indent, ws, [][]string{rule})
+		grid(b, indent, ws, part[1:])
+		start = end
+	}
+}
+
+func rangeInts(a, b int) []int {
+	out := make([]int, 0, b-a)
+	for i := a; i < b; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// grid writes rows in columns of the given widths, two spaces apart, each
+// cell wrapped within its width; trailing spaces are trimmed.
+func grid(b *strings.Builder, indent int, widths []int, rows [][]string) {
+	for _, rw := range rows {
+		wrapped := make([][]string, len(rw))
+		lines := 1
+		for i, c := range rw {
+			wrapped[i] = wrap(c, widths[i])
+			lines = max(lines, len(wrapped[i]))
+		}
+		for l := 0; l < lines; l++ {
+			var line strings.Builder
+			line.WriteString(strings.Repeat(" ", indent))
+			for i := range rw {
+				cell := ""
+				if l < len(wrapped[i]) {
+					cell = wrapped[i][l]
+				}
+				line.WriteString(cell)
+				if i < len(rw)-1 {
+					line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)+2))
+				}
+			}
+			b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+		}
+	}
+}
+
+// wrap breaks s into lines of at most width runes at spaces, splitting a
+// word only when it alone is wider.
+func wrap(s string, width int) []string {
+	width = max(width, 8)
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Fields(s) {
+		wr := []rune(word)
+		switch {
+		case len(cur) == 0:
+		case len(cur)+1+len(wr) <= width:
+			cur = append(cur, ' ')
+		default:
+			lines = append(lines, string(cur))
+			cur = nil
+		}
+		for len(cur)+len(wr) > width {
+			cut := width - len(cur)
+			lines = append(lines, string(append(cur, wr[:cut]...)))
+			cur, wr = nil, wr[cut:]
+		}
+		cur = append(cur, wr...)
+	}
+	if len(cur) > 0 || len(lines) == 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
+}
