@@ -256,7 +256,7 @@ func TestPlanOutsideSiteSettings(t *testing.T) {
 	emptyDir(t, cwd)
 	t.Setenv("DOSSIER_SIZING_CONCURRENCY", "0")
 	code, _, errs = run("plan", "--config", cfg)
-	if code == 0 || !strings.Contains(errs, "built-in settings: field sizing.concurrency") {
+	if code == 0 || !strings.Contains(errs, "environment variable DOSSIER_SIZING_CONCURRENCY: field sizing.concurrency") {
 		t.Errorf("DOSSIER_SIZING_CONCURRENCY=0: exit %d, %q", code, errs)
 	}
 }

@@ -125,13 +125,7 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 	if err := checkKnownKeys(v, file); err != nil {
 		return nil, err
 	}
-	s, err := finish(v, file, flags, flagKeys)
-	if err != nil {
-		return nil, err
-	}
-	s.Root = abs
-	s.File = file
-	return s, nil
+	return finish(v, abs, file, flags, flagKeys)
 }
 
 // BuiltinName stands for the configuration file in errors and sources when
@@ -144,7 +138,7 @@ const BuiltinName = "built-in settings"
 func Builtin(flags *pflag.FlagSet, flagKeys map[string]string) (*Site, error) {
 	v := viper.New()
 	setDefaults(v)
-	s, err := finish(v, BuiltinName, flags, flagKeys)
+	s, err := finish(v, "", BuiltinName, flags, flagKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +147,10 @@ func Builtin(flags *pflag.FlagSet, flagKeys map[string]string) (*Site, error) {
 }
 
 // finish applies the environment and flags over v and decodes and
-// validates the result; file names the source in errors.
-func finish(v *viper.Viper, file string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site, error) {
+// validates the result; root is the site root ("" without a site), whose
+// input directories validation keeps the output out of; file names the
+// source in errors.
+func finish(v *viper.Viper, root, file string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site, error) {
 	if err := checkEnviron(os.Environ()); err != nil {
 		return nil, err
 	}
@@ -178,7 +174,7 @@ func finish(v *viper.Viper, file string, flags *pflag.FlagSet, flagKeys map[stri
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	s.File, s.origins = file, origin
+	s.Root, s.File, s.origins = root, file, origin
 	if err := s.validate(); err != nil {
 		return nil, s.blame(err)
 	}
