@@ -39,6 +39,15 @@ type Analytic struct {
 	// ExpertBytes is the stored bytes of routed-expert tensors (payload and
 	// scales), what a streaming runtime reads per expert.
 	ExpertBytes int64
+	// Placement under tensor parallelism (see serving.go): ReplicatedBytes
+	// are held whole by every rank (ReplicatedWhat says which tensors),
+	// KVProjBytes are the K and V projections of GQA attention (split down
+	// to one KV head per rank), MTPBytes the multi-token-prediction modules
+	// (loaded only with speculative decoding). The rest is sharded.
+	ReplicatedBytes int64
+	ReplicatedWhat  string
+	KVProjBytes     int64
+	MTPBytes        int64
 }
 
 // Input is everything one model's sizing reads.

@@ -395,8 +395,8 @@ func kimiK3(t *testing.T, variants []sizing.Variant, hw ...string) *facts.Set {
 func TestApproximatePricesStayApproximate(t *testing.T) {
 	s := kimiK3(t, nil, "8xB200", "8xH200", "8xRTXPRO6000")
 	for k, want := range map[string]string{
-		"cost.cheapest_serving.usd_per_hour":      "≈$42.00/h", // 3 × 8 RTX PRO 6000 at ~$14/h
-		"cost.deployable.RTXPRO6000.usd_per_hour": "≈$42.00/h",
+		"cost.cheapest_serving.usd_per_hour":      "≈$42.00/h", // 3 × 8 RTX PRO 6000 at ~$14/h serve per GPU
+		"cost.deployable.RTXPRO6000.usd_per_hour": "≈$28.00/h", // 16 × 97,887 MiB hold the weights at rest
 		"cost.deployable.H200.usd_per_hour":       "≈$58.00/h",
 		"cost.deployable.B200.usd_per_hour":       "$95.68/h",
 		"cost.8xH200.usd_per_hour":                "≈$29.00/h",
