@@ -154,6 +154,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	addPublished(set, p)
 	addSoftware(set, s.Catalog, snap.Model)
 	tctx := claims.NewContext(set, a, p.Front.Review)
+	tctx.UseCatalog(s.Catalog)
 	reviews, probs := claims.ReviewPage(p, set, tctx)
 	pm, err := page.Build(page.Input{
 		Page: p, Facts: set, Revision: snap.Revision, Fetched: snap.Fetched,

@@ -199,7 +199,11 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 		if !acc.MemoryVerified {
 			mf.Display += " (unverified)"
 		}
-		c.add("fit."+cfg+".at_rest", tb <= total, facts.UnitBool, "tensor bytes ≤ total memory of the layout (weights only: the optimistic case)", w.src, hsrc).Display = verdict(tb <= total)
+		d := fmt.Sprintf("does not fit at rest: %s short of %d × %s", facts.GB(float64(tb-total)), n, capText)
+		if tb <= total {
+			d = fmt.Sprintf("fits at rest: %s spare of %d × %s", facts.GB(float64(total-tb)), n, capText)
+		}
+		c.add("fit."+cfg+".at_rest", tb <= total, facts.UnitBool, "tensor bytes ≤ total memory of the layout (weights only: the optimistic case)", w.src, hsrc).Display = d
 	} else {
 		c.add("fit."+cfg+".at_rest", tb <= total, facts.UnitBool, "tensor bytes ≤ "+fmt.Sprintf("%d × %s", n, capText), w.src, hsrc).Display = verdict(tb <= total)
 	}
@@ -265,7 +269,7 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 			conc = usable / perSeq
 		}
 		cf := c.add("serving."+cfg+".max_concurrency"+suffix, conc, facts.UnitCount,
-			fmt.Sprintf("⌊(%s usable per GPU − %s weights) ÷ %s cache per sequence at %s tokens⌋ (%s)", facts.GB(float64(budget)), facts.GB(float64(main)), facts.GB(float64(perSeq)), facts.Int(ctx), dt), srcConfig, hsrc)
+			fmt.Sprintf("⌊(%s per GPU × utilization − reserve − %s weights) ÷ %s cache per sequence at %s tokens⌋ (%s)", facts.GB(float64(budget)), facts.GB(float64(main)), facts.GB(float64(perSeq)), facts.Int(ctx), dt), srcConfig, hsrc)
 		if perSeq == 0 {
 			c.s.Unknown("serving."+cfg+".max_concurrency"+suffix, facts.UnitCount, "the model holds no per-sequence cache: concurrency is not bounded by memory")
 		} else if usable <= 0 {

@@ -65,6 +65,9 @@ func TestK3OnDeviceCapacity(t *testing.T) {
 	if d := s.Get("fit.8xB200.margin_bytes").Display; d != "22.7 GB short" {
 		t.Errorf("8xB200 margin display = %q", d)
 	}
+	if d := s.Get("fit.8xB200.at_rest").Display; d != "does not fit at rest: 22.7 GB short of 8 × 183,359 MiB" {
+		t.Errorf("8xB200 verdict reads %q", d)
+	}
 	if boolOf(t, s, "fit.8xB200.at_rest") {
 		t.Error("K3 fits 8 × B200 at rest")
 	}
