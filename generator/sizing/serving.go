@@ -307,7 +307,7 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 	if q, ok := c.in.Catalog.Cheapest(acc.ID, int(n)); ok {
 		c.price("cost."+cfg+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
 	} else if full {
-		c.s.Unknown("cost."+cfg+".usd_per_hour", facts.UnitUSDHour, "no price list in data/pricing prices "+acc.ID+" for this count")
+		c.s.Unknown("cost."+cfg+".usd_per_hour", facts.UnitUSDHour, "no price in data/pricing for "+cfg)
 	}
 	return res
 }
