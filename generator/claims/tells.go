@@ -264,7 +264,7 @@ func (c *Context) specCapacity(s, num, unit string) string {
 	v := n * unitBytes[strings.ToUpper(unit)]
 	near := func(a, b float64) bool { return b != 0 && math.Abs(a-b)/math.Abs(b) <= 0.005 }
 	for _, cp := range c.Capacities {
-		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(cp.ID) + `\b`).MatchString(s) || near(cp.Spec, cp.Device) {
+		if !regexp.MustCompile(`\b`+regexp.QuoteMeta(cp.ID)+`\b`).MatchString(s) || near(cp.Spec, cp.Device) {
 			continue
 		}
 		node := float64(cp.GPUsPerNode)

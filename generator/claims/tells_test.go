@@ -126,12 +126,12 @@ func TestSpecSheetCapacity(t *testing.T) {
 	ctx := NewContext(set, nil, "2026-08-06")
 	ctx.Capacities = []Capacity{{ID: "B200", Spec: 180e9, Device: 183359 << 20, GPUsPerNode: 8}}
 	for text, want := range map[string]bool{
-		"An 8 × B200 node holds 1,440 GB.":                                  true,
-		"Each B200 has 180 GB.":                                             true,
-		"It is 1,560.9 GB, which is 121 GB more than a B200 node holds.":    true,
-		"Each B200 reports 192.3 GB.":                                       false,
-		"It is 22.7 GB more than a B200 node holds.":                        false,
-		"A node holds 1,440 GB.":                                            false,
+		"An 8 × B200 node holds 1,440 GB.":                               true,
+		"Each B200 has 180 GB.":                                          true,
+		"It is 1,560.9 GB, which is 121 GB more than a B200 node holds.": true,
+		"Each B200 reports 192.3 GB.":                                    false,
+		"It is 22.7 GB more than a B200 node holds.":                     false,
+		"A node holds 1,440 GB.":                                         false,
 	} {
 		if got := has(ctx.Lint(text, nil, nil), TellSpecSheet); got != want {
 			t.Errorf("%q: tell 7 = %v, want %v", text, got, want)

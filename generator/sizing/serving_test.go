@@ -130,11 +130,11 @@ func TestKVPerGPU(t *testing.T) {
 func TestMaxConcurrencyByHand(t *testing.T) {
 	s := serve(t, "llama-3.1-8b", "8xH100", "1xRTX4090")
 	const (
-		capacity = 81559 << 20                   // 85,520,809,984 B
-		budget   = 76968728985 - 2<<30           // ⌊capacity × 0.9⌋ − reserve
-		norms    = 65 * 4096 * 2                 // 1-D tensors, whole on every rank
-		kvProj   = 32 * 2 * 1024 * 4096 * 2      // K and V projections: 8 heads, 8 ranks
-		tensors  = 16060522496                   // module-tree tensor bytes
+		capacity = 81559 << 20              // 85,520,809,984 B
+		budget   = 76968728985 - 2<<30      // ⌊capacity × 0.9⌋ − reserve
+		norms    = 65 * 4096 * 2            // 1-D tensors, whole on every rank
+		kvProj   = 32 * 2 * 1024 * 4096 * 2 // K and V projections: 8 heads, 8 ranks
+		tensors  = 16060522496              // module-tree tensor bytes
 		weights  = (tensors-norms-kvProj)/8 + norms + kvProj/8
 		perSeq   = 16384 * 131072                // KV per GPU per token × context
 		conc     = (budget - weights) / perSeq   // 33
