@@ -75,6 +75,10 @@ const MaxMemoryBytes = 1e15
 // largest sold); with MaxMemoryBytes the product fits in int64.
 const MaxGPUsPerNode = 4096
 
+// MaxLayoutGPUs bounds the GPU count of one configuration: with
+// MaxMemoryBytes per GPU the layout's total stays inside int64.
+const MaxLayoutGPUs = 9000
+
 // Capacity is the memory a model can be placed in: the driver-reported
 // total, or for unified memory the share the GPU may wire by default.
 func (a *Accelerator) Capacity() int64 {

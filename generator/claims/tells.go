@@ -68,6 +68,7 @@ type Capacity struct {
 	Spec        float64 // per GPU, the spec sheet's figure as a byte count
 	Device      float64 // per GPU, what the driver reports
 	GPUsPerNode int
+	name        *regexp.Regexp // the ID as a word; compiled on first use
 }
 
 // UseCatalog lets tell 7 compare capacities quoted in a text with the
@@ -263,8 +264,12 @@ func (c *Context) specCapacity(s, num, unit string) string {
 	}
 	v := n * unitBytes[strings.ToUpper(unit)]
 	near := func(a, b float64) bool { return b != 0 && math.Abs(a-b)/math.Abs(b) <= 0.005 }
-	for _, cp := range c.Capacities {
-		if !regexp.MustCompile(`\b`+regexp.QuoteMeta(cp.ID)+`\b`).MatchString(s) || near(cp.Spec, cp.Device) {
+	for i := range c.Capacities {
+		cp := &c.Capacities[i]
+		if cp.name == nil {
+			cp.name = regexp.MustCompile(`\b` + regexp.QuoteMeta(cp.ID) + `\b`)
+		}
+		if !cp.name.MatchString(s) || near(cp.Spec, cp.Device) {
 			continue
 		}
 		node := float64(cp.GPUsPerNode)

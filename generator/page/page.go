@@ -302,11 +302,6 @@ func (m *Model) fit() *render.Table {
 	return t
 }
 
-func floatOf(f *facts.Fact) float64 {
-	v, _ := f.Float()
-	return v
-}
-
 // gpus is one row per accelerator: the device's capacity (marked when no
 // public capture verifies it), the smallest layout that holds the weights
 // and the smallest that serves, with its price.

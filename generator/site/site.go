@@ -87,8 +87,12 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		return nil, err
 	}
 	for i, hw := range cfg.Hardware {
-		if _, id, _ := config.ParseHardware(hw); s.Catalog.Accelerators[id] == nil {
+		n, id, _ := config.ParseHardware(hw)
+		if s.Catalog.Accelerators[id] == nil {
 			return nil, fmt.Errorf("%s: field hardware[%d]: accelerator %q is not in %s", cfg.File, i, id, filepath.Join(cfg.DataDir, "hardware.yaml"))
+		}
+		if n < 1 || n > catalog.MaxLayoutGPUs {
+			return nil, fmt.Errorf("%s: field hardware[%d]: expected a GPU count in 1..%d, found %q", cfg.File, i, catalog.MaxLayoutGPUs, hw)
 		}
 	}
 	if s.Templates, err = render.LoadTemplates(cfg.Dir(cfg.TemplatesDir)); err != nil {

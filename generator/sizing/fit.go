@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"dossier/generator/catalog"
 	"dossier/generator/config"
 	"dossier/generator/facts"
 )
@@ -53,6 +54,10 @@ func (c *calc) fit() {
 		acc := c.in.Catalog.Accelerators[id]
 		if acc == nil {
 			c.s.Unknown("fit."+hw+".at_rest", facts.UnitBool, "accelerator "+id+" is not in data/hardware.yaml")
+			continue
+		}
+		if n < 1 || n > catalog.MaxLayoutGPUs {
+			c.s.Unknown("fit."+hw+".at_rest", facts.UnitBool, fmt.Sprintf("a layout of %d GPUs is outside 1..%d", n, catalog.MaxLayoutGPUs))
 			continue
 		}
 		done[hw] = c.serveOne(hw, acc, int64(n), tb, w, true)
