@@ -120,6 +120,7 @@ func Build(in Input) (*Model, error) {
 		"fit":        m.fit(),
 		"gpus":       m.gpus(cat),
 		"layouts":    m.layouts(cat),
+		"speed":      m.speedTable(),
 		"cost":       m.cost(),
 		"stream":     m.streamTable(),
 		"software":   m.softwareTable(),
@@ -323,6 +324,24 @@ func (m *Model) gpus(cat *catalog.Catalog) *render.Table {
 			}
 		}
 		t.Rows = append(t.Rows, []string{a.Name, a.Class, capacityText(a), m.d("fit.smallest_at_rest." + id), serving, price})
+	}
+	return t
+}
+
+// speedTable is the predicted speed and cost per token of each configured
+// layout.
+func (m *Model) speedTable() *render.Table {
+	t := &render.Table{
+		Header: []string{"layout", "decode, one sequence", "decode, at max concurrency", "time to first token", "$ per million output tokens"},
+		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Right},
+	}
+	for _, hw := range m.Hardware {
+		if m.Facts.Get("speed."+hw+".decode_tokens_per_second") == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{hw, m.d("speed." + hw + ".decode_tokens_per_second"),
+			m.d("speed." + hw + ".decode_tokens_per_second_at_max_concurrency"), m.d("speed." + hw + ".prefill_seconds"),
+			m.d("cost." + hw + ".usd_per_million_output_tokens")})
 	}
 	return t
 }

@@ -44,6 +44,15 @@ func (c *calc) fit() {
 	if cacheOK {
 		c.add("fit.cache_bytes", cacheBytes, facts.UnitBytes, "KV + state at the serving context × concurrency, one copy (a node-level view; the verdicts count per GPU)", srcConfig)
 	}
+	if sp := sz.Speed; sp.MemoryEfficiency > 0 && sp.ComputeEfficiency > 0 && sp.InterconnectEfficiency > 0 && sp.PromptTokens > 0 {
+		how := fmt.Sprintf("decode roofline at %.0f%% of HBM bandwidth and prefill at %.0f%% of dense peak FLOP/s, collectives at %.0f%% of the interconnect (bandwidth term only), a prompt and decode context of %s tokens, routed experts hit as under uniform routing",
+			sp.MemoryEfficiency*100, sp.ComputeEfficiency*100, sp.InterconnectEfficiency*100, facts.Int(sp.PromptTokens))
+		src := "site:hugo-like.yaml sizing.speed"
+		if sp.Source != "" {
+			src += " (" + sp.Source + ")"
+		}
+		c.add("speed.assumptions", how, facts.UnitText, "site speed settings", src)
+	}
 	if c.in.Catalog == nil {
 		return
 	}

@@ -293,6 +293,12 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 			fmt.Sprintf("weights per GPU + %d sequence(s) × %s tokens of cache ≤ usable memory, on the tightest GPU", sz.Concurrency, facts.Int(ctx)), srcConfig, hsrc).Display = verdict(fits)
 		if b == primary {
 			res.fits, res.known = fits, true
+			switch {
+			case full && usable > 0:
+				defer c.speed(speedIn{cfg: cfg, acc: acc, p: p, weightsGPU: main, cache: g, maxConc: conc})
+			case full:
+				c.s.Unknown("speed."+cfg+".decode_tokens_per_second", facts.UnitTokensPerSec, "the weights per GPU exceed its usable memory: nothing to predict on this layout")
+			}
 		}
 		if b == primary && full {
 			c.add("fit."+cfg+".serving", fits, facts.UnitBool, "serving."+cfg+".fits: the tightest GPU, not the node sum", srcConfig, hsrc).Display = verdict(fits)

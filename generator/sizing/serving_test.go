@@ -7,6 +7,7 @@ import (
 
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
+	"dossier/generator/config"
 	"dossier/generator/facts"
 	"dossier/generator/site"
 	"dossier/generator/sizing"
@@ -36,6 +37,7 @@ func serve(t *testing.T, snap string, hardware ...string) *facts.Set {
 	}
 	sz := assumptions()
 	sz.ReservePerGPUBytes = 2 << 30
+	sz.Speed = config.Speed{MemoryEfficiency: 0.6, ComputeEfficiency: 0.5, InterconnectEfficiency: 0.8, PromptTokens: 8192}
 	return sizing.Compute(sizing.Input{Model: snap, Snapshot: sn, Arch: a, Analytic: an, AnalyticErr: anErr,
 		Sizing: sz, Hardware: hardware, Catalog: cat})
 }

@@ -1,0 +1,73 @@
+package sizing_test
+
+import (
+	"math"
+	"testing"
+
+	"dossier/generator/sizing"
+)
+
+func floatOf(t *testing.T, s interface {
+	Float() (float64, bool)
+}, key string) float64 {
+	t.Helper()
+	v, ok := s.Float()
+	if !ok {
+		t.Fatalf("%s is not a known number", key)
+	}
+	return v
+}
+
+// TestDecodeRooflineByHand: Llama 3.1 8B on one H100 at batch 1 reads its
+// 16.06 GB of weights and 8,192 tokens × 131,072 B of cache per step at
+// 3.35 TB/s × 0.6: memory-bound, near 3.35 TB/s ÷ 16.06 GB ≈ 208 tokens/s
+// times the efficiency.
+func TestDecodeRooflineByHand(t *testing.T) {
+	s := serve(t, "llama-3.1-8b", "1xH100", "8xH100")
+	const bytes = 16060522496 + 8192*131072
+	got := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second"), "decode")
+	if want := 3.35e12 * 0.6 / bytes; math.Abs(got-want) > 1e-6*want {
+		t.Errorf("1xH100 batch 1 = %v tokens/s, want %v", got, want)
+	}
+	if near := 3.35e12 / 16.06e9 * 0.6; math.Abs(got-near)/near > 0.1 {
+		t.Errorf("1xH100 batch 1 = %v tokens/s, not near %v", got, near)
+	}
+	// TP 8: per layer two ring all-reduces of one token's 4,096 BF16 values,
+	// 2 × 7/8 of them crossing each GPU's 900 GB/s NVLink at 0.8.
+	comm := floatOf(t, s.Get("speed.8xH100.comm_seconds_per_step"), "comm")
+	if want := 32 * 2 * (4096 * 2) * 2 * 7.0 / 8 / (900e9 * 0.8); math.Abs(comm-want) > 1e-9*want {
+		t.Errorf("8xH100 communication = %v s, want %v", comm, want)
+	}
+	// $/M output tokens at the 3 sequences one H100 holds at 131,072
+	// tokens: $2.39/h over 3 tokens per step of 16.06 GB + 3 × 1.07 GB.
+	const step = (16060522496 + 3*8192*131072) / (3.35e12 * 0.6)
+	usd := floatOf(t, s.Get("cost.1xH100.usd_per_million_output_tokens"), "cost")
+	if want := 2.39 / (3 / step * 3600) * 1e6; math.Abs(usd-want) > 1e-6*want {
+		t.Errorf("1xH100 $/M output tokens = %v, want %v", usd, want)
+	}
+}
+
+// TestDistinctExperts: K3 routes each token to 16 of 896 experts; one
+// token hits 16, a batch of 256 about 887 under uniform routing.
+func TestDistinctExperts(t *testing.T) {
+	if got := sizing.DistinctExperts(896, 16, 1); math.Abs(got-16) > 1e-9 {
+		t.Errorf("B=1: %v", got)
+	}
+	if got := sizing.DistinctExperts(896, 16, 256); math.Abs(got-887.1) > 0.5 {
+		t.Errorf("B=256: %v, want about 887.1", got)
+	}
+	if got := sizing.DistinctExperts(896, 16, 1e6); math.Abs(got-896) > 1e-6 {
+		t.Errorf("B=10^6: %v, want all 896", got)
+	}
+}
+
+// TestNoSpeedWhereTheWeightsDoNotFit: K3 on one H100 has no decode figure.
+func TestNoSpeedWhereTheWeightsDoNotFit(t *testing.T) {
+	s := serve(t, "kimi-k3", "1xH100", "16xB200")
+	if f := s.Get("speed.1xH100.decode_tokens_per_second"); f == nil || f.Known() {
+		t.Errorf("K3 on 1xH100 predicted: %+v", f)
+	}
+	if v := floatOf(t, s.Get("speed.16xB200.decode_tokens_per_second"), "decode"); v <= 0 {
+		t.Errorf("K3 on 16xB200: %v", v)
+	}
+}
