@@ -34,7 +34,7 @@ type speedIn struct {
 // communication, times the stages a token passes in sequence.
 type stepTime struct {
 	mem, compute, comm, total float64
-	bytes, flops             float64
+	bytes, flops              float64
 }
 
 // speed predicts decode and prefill for one configuration and prices a
