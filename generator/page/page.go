@@ -112,24 +112,25 @@ func Build(in Input) (*Model, error) {
 		m.Family = f.Display
 	}
 	m.Tables = map[string]*render.Table{
-		"glance":     m.glance(),
-		"census":     m.census(),
-		"bytes":      m.bytes(),
-		"arch":       m.arch(),
-		"memory":     m.memory(),
-		"fit":        m.fit(),
-		"gpus":       m.gpus(cat),
-		"layouts":    m.layouts(cat),
-		"speed":      m.speedTable(),
-		"cost":       m.cost(),
-		"stream":     m.streamTable(),
-		"software":   m.softwareTable(),
-		"variants":   m.variantsTable(p.Front.Variants),
-		"published":  m.published(p.Front.Published),
-		"reconcile":  m.reconcile(),
-		"sources":    m.sources(),
-		"provenance": {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},
-		"claims":     m.claimsTable(in.Reviews),
+		"glance":      m.glance(),
+		"census":      m.census(),
+		"bytes":       m.bytes(),
+		"arch":        m.arch(),
+		"memory":      m.memory(),
+		"fit":         m.fit(),
+		"gpus":        m.gpus(cat),
+		"layouts":     m.layouts(cat),
+		"speed":       m.speedTable(),
+		"calibration": m.calibrationTable(p.Front.Measurements),
+		"cost":        m.cost(),
+		"stream":      m.streamTable(),
+		"software":    m.softwareTable(),
+		"variants":    m.variantsTable(p.Front.Variants),
+		"published":   m.published(p.Front.Published),
+		"reconcile":   m.reconcile(),
+		"sources":     m.sources(),
+		"provenance":  {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},
+		"claims":      m.claimsTable(in.Reviews),
 	}
 	m.Charts = m.buildCharts()
 	return m, nil
@@ -342,6 +343,28 @@ func (m *Model) speedTable() *render.Table {
 		t.Rows = append(t.Rows, []string{hw, m.d("speed." + hw + ".decode_tokens_per_second"),
 			m.d("speed." + hw + ".decode_tokens_per_second_at_max_concurrency"), m.d("speed." + hw + ".prefill_seconds"),
 			m.d("cost." + hw + ".usd_per_million_output_tokens")})
+	}
+	return t
+}
+
+// calibrationTable sets each speed measurement beside the prediction for
+// the layout it ran on, or says why the two cannot be compared.
+func (m *Model) calibrationTable(ms []content.Measurement) *render.Table {
+	t := &render.Table{
+		Header: []string{"measurement", "measured", "by", "layout", "predicted", "predicted ÷ measured"},
+		Align:  []render.Align{render.Left, render.Right, render.Left, render.Left, render.Right, render.Left},
+	}
+	for i := range ms {
+		me := &ms[i]
+		f := m.Facts.Get("calibration." + me.ID + ".ratio")
+		if f == nil {
+			continue
+		}
+		layout := me.Configuration.Layout
+		if layout == "" {
+			layout = me.Configuration.Hardware
+		}
+		t.Rows = append(t.Rows, []string{render.Code(me.ID), claims.Value(me), me.By, layout, m.d("calibration." + me.ID + ".predicted"), m.d("calibration." + me.ID + ".ratio")})
 	}
 	return t
 }

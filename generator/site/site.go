@@ -147,6 +147,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	in := sizing.Input{
 		Model: snap.Model, Snapshot: snap, Arch: a, Analytic: an, AnalyticErr: anErr,
 		Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog, Variants: variantsOf(p),
+		Measured: measuredOf(p),
 	}
 	// The naive multiplication uses the headline the authors published.
 	for _, pub := range p.Front.Published {
@@ -440,4 +441,14 @@ func addSoftware(set *facts.Set, cat *catalog.Catalog, model string) {
 			set.Add(facts.Fact{Key: k + ".first_failing", Value: w.Fails[0], Unit: facts.UnitText, Sources: []string{src}, Derivation: "the first version tried that fails: " + w.What})
 		}
 	}
+}
+
+// measuredOf hands the page's measurements to sizing, which sets each
+// speed beside the prediction for its layout.
+func measuredOf(p *content.Page) []sizing.Measured {
+	var out []sizing.Measured
+	for _, m := range p.Front.Measurements {
+		out = append(out, sizing.Measured{ID: m.ID, Unit: m.Unit, Kind: m.Kind, Layout: m.Configuration.Layout, Batch: m.Configuration.Batch, Value: m.Value})
+	}
+	return out
 }

@@ -22,6 +22,12 @@ const servingDir = "testdata/serving"
 // 2 GiB reserve per GPU.
 func serve(t *testing.T, snap string, hardware ...string) *facts.Set {
 	t.Helper()
+	_, in := servingInput(t, snap, hardware...)
+	return sizing.Compute(in)
+}
+
+func servingInput(t *testing.T, snap string, hardware ...string) (*snapshot.Snapshot, sizing.Input) {
+	t.Helper()
 	sn, err := snapshot.Load(filepath.Join(servingDir, snap+".snapshot.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -38,8 +44,8 @@ func serve(t *testing.T, snap string, hardware ...string) *facts.Set {
 	sz := assumptions()
 	sz.ReservePerGPUBytes = 2 << 30
 	sz.Speed = config.Speed{MemoryEfficiency: 0.6, ComputeEfficiency: 0.5, InterconnectEfficiency: 0.8, PromptTokens: 8192}
-	return sizing.Compute(sizing.Input{Model: snap, Snapshot: sn, Arch: a, Analytic: an, AnalyticErr: anErr,
-		Sizing: sz, Hardware: hardware, Catalog: cat})
+	return sn, sizing.Input{Model: snap, Snapshot: sn, Arch: a, Analytic: an, AnalyticErr: anErr,
+		Sizing: sz, Hardware: hardware, Catalog: cat}
 }
 
 func boolOf(t *testing.T, s *facts.Set, key string) bool {

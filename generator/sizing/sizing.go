@@ -68,6 +68,15 @@ type Input struct {
 	// the census rounded to two significant figures stands in for it.
 	HeadlineParams int64
 	HeadlineSource string
+	// Measured are the page's speed measurements, set beside the
+	// prediction for the same layout (calibrate.go).
+	Measured []Measured
+}
+
+// Measured is one published speed measurement.
+type Measured struct {
+	ID, Unit, Kind, Layout, Batch string
+	Value                         float64
 }
 
 // Variant is another published form of a model with its size on disk.
@@ -87,6 +96,7 @@ func Compute(in Input) *facts.Set {
 	c.moe()
 	c.memory()
 	c.fit()
+	c.calibrate()
 	c.download()
 	c.streaming()
 	c.training()

@@ -71,3 +71,29 @@ func TestNoSpeedWhereTheWeightsDoNotFit(t *testing.T) {
 		t.Errorf("K3 on 16xB200: %v", v)
 	}
 }
+
+// TestCalibration: a self-hosted measurement with a layout gets the
+// prediction for that layout and the ratio; a hosted API and a measurement
+// without a layout are not comparable, with the reason.
+func TestCalibration(t *testing.T) {
+	_, in := servingInput(t, "llama-3.1-8b", "8xH100")
+	in.Measured = []sizing.Measured{
+		{ID: "h100-one", Unit: "tokens/s", Kind: "self-hosted", Layout: "1xH100", Batch: "batch 1", Value: 100},
+		{ID: "api", Unit: "tokens/s", Kind: "hosted-api", Value: 80},
+		{ID: "rack", Unit: "tokens/s", Kind: "self-hosted", Value: 80},
+		{ID: "slow", Unit: "s/token", Kind: "community", Layout: "1xH100", Batch: "one sequence", Value: 0.02},
+	}
+	s := sizing.Compute(in)
+	pred := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second"), "prediction for a layout only a measurement names")
+	if r := floatOf(t, s.Get("calibration.h100-one.ratio"), "ratio"); math.Abs(r-pred/100) > 1e-12 {
+		t.Errorf("ratio %v, want %v", r, pred/100)
+	}
+	if r := floatOf(t, s.Get("calibration.slow.ratio"), "ratio"); math.Abs(r-pred/50) > 1e-12 {
+		t.Errorf("s/token ratio %v, want %v", r, pred/50)
+	}
+	for _, id := range []string{"api", "rack"} {
+		if f := s.Get("calibration." + id + ".ratio"); f == nil || f.Known() || f.Reason == "" {
+			t.Errorf("%s: %+v, want not comparable with a reason", id, f)
+		}
+	}
+}
