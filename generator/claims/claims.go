@@ -61,7 +61,30 @@ func ReviewPage(p *content.Page, set *facts.Set, ctx *Context) ([]Review, []Prob
 		out = append(out, r)
 		probs = append(probs, ps...)
 	}
+	probs = append(probs, againstConflicts(out, p)...)
 	return out, probs
+}
+
+// againstConflicts refuses a verdict that contradicts the evidence the page
+// rests a conflict on: a claim from the side the dossier does not follow
+// cannot be "supported" without a scope that says where it still holds.
+func againstConflicts(rs []Review, p *content.Page) []Problem {
+	var probs []Problem
+	for _, k := range p.Front.Conflicts {
+		for _, side := range k.Sides {
+			if side.Source == k.Rests {
+				continue
+			}
+			for _, r := range rs {
+				if r.Where == side.Source && r.Verdict == "supported" && r.Scope == "" {
+					probs = append(probs, Problem{File: p.Path, Line: r.Line, Msg: fmt.Sprintf(
+						"claim %s: supported, but it comes from %s, the side of conflict %s the page does not rest on (%s); give its scope or change the verdict",
+						r.ID, side.Source, k.ID, k.Rests)})
+				}
+			}
+		}
+	}
+	return probs
 }
 
 func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*content.Measurement, ctx *Context) (Review, []Problem) {
@@ -75,7 +98,7 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 	}
 	computed := ""
 	if len(c.Checks) > 0 {
-		computed = "supported"
+		held := 0
 		for _, ch := range c.Checks {
 			res, err := runCheck(ch, set)
 			if err != nil {
@@ -85,9 +108,20 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 			}
 			r.Checks = append(r.Checks, res)
 			r.Evidence = append(r.Evidence, Evidence{Ref: "fact:" + ch.Fact, Kind: "fact", Gives: ch.Fact + " = " + res.Actual + ", the claim implies " + implied(ch, set.Get(ch.Fact))})
-			if !res.Holds {
-				computed = "refuted"
+			if res.Holds {
+				held++
 			}
+		}
+		// A claim that bundles several assertions is misleading when only
+		// some of them hold ("the node is short, by 121 GB").
+		switch {
+		case len(r.Checks) < len(c.Checks):
+		case held == len(c.Checks):
+			computed = "supported"
+		case held == 0:
+			computed = "refuted"
+		default:
+			computed = "misleading"
 		}
 	}
 	if c.ShelfLife != "" && ctx != nil && ctx.Reviewed != "" && ctx.Reviewed > c.ShelfLife {
@@ -113,6 +147,11 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 	default:
 		r.Verdict = c.Verdict
 	}
+	// A measurement holds in its configuration only, so a claim it supports
+	// is supported within a scope the page must state.
+	if r.Verdict == "supported" && c.Scope == "" && citesMeasurement(c.Evidence) {
+		bad("supported on a measurement's evidence but no scope: say the configuration the verdict is limited to")
+	}
 	if r.Verdict != "" && c.Reason == "" {
 		bad("no reason: say in one line why the verdict holds")
 	}
@@ -125,6 +164,15 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 	return r, probs
 }
 
+func citesMeasurement(evidence []string) bool {
+	for _, e := range evidence {
+		if strings.HasPrefix(e, "measurement:") {
+			return true
+		}
+	}
+	return false
+}
+
 func runCheck(ch content.Check, set *facts.Set) (Result, error) {
 	f := set.Get(ch.Fact)
 	if f == nil {
@@ -134,6 +182,14 @@ func runCheck(ch content.Check, set *facts.Set) (Result, error) {
 		return Result{}, fmt.Errorf("check names fact %q, which is unknown: %s", ch.Fact, f.Reason)
 	}
 	res := Result{Check: ch, Actual: f.Display}
+	if ch.Min != nil || ch.Max != nil {
+		got, ok := f.Float()
+		if !ok {
+			return res, fmt.Errorf("check bounds a number but fact %q is %s", ch.Fact, f.Unit)
+		}
+		res.Holds = (ch.Min == nil || got >= *ch.Min) && (ch.Max == nil || got <= *ch.Max)
+		return res, nil
+	}
 	switch want := ch.Expect.(type) {
 	case bool:
 		got, ok := f.Bool()
@@ -254,6 +310,15 @@ func trim(f float64) string {
 
 // implied prints what a check expects, in the fact's own units.
 func implied(ch content.Check, f *facts.Fact) string {
+	if ch.Min != nil || ch.Max != nil {
+		switch {
+		case ch.Min != nil && ch.Max != nil:
+			return "between " + facts.Display(f.Unit, *ch.Min) + " and " + facts.Display(f.Unit, *ch.Max)
+		case ch.Min != nil:
+			return "at least " + facts.Display(f.Unit, *ch.Min)
+		}
+		return "at most " + facts.Display(f.Unit, *ch.Max)
+	}
 	if b, ok := ch.Expect.(bool); ok {
 		return facts.Display(facts.UnitBool, b)
 	}

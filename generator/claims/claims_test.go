@@ -75,3 +75,66 @@ func TestClaimProblems(t *testing.T) {
 		}
 	}
 }
+
+// A measurement holds in its configuration, and a conflict's losing side
+// cannot be supported unqualified: both need a scope.
+func TestSupportedNeedsItsScope(t *testing.T) {
+	meas := content.Measurement{ID: "airllm", Metric: "peak VRAM", Value: 3.72, Unit: "GB", By: "AirLLM", Kind: "community",
+		Configuration: content.Configuration{Hardware: "one RTX 6000 Ada"}}
+	claim := content.Claim{ID: "single-card", Text: "runs on a single card in 3.72GB", Reason: "r", Verdict: "supported",
+		Evidence: []string{"measurement:airllm"}, Line: 9}
+	p := page(claim)
+	p.Front.Measurements = []content.Measurement{meas}
+	if _, probs := ReviewPage(p, k3Facts(), nil); len(probs) != 1 || !strings.Contains(probs[0].Msg, "no scope") || probs[0].Line != 9 {
+		t.Errorf("problems %v, want one naming the missing scope at line 9", probs)
+	}
+	claim.Scope = "streaming from disk at 292 s per token"
+	p.Front.Claims = []content.Claim{claim}
+	if _, probs := ReviewPage(p, k3Facts(), nil); len(probs) != 0 {
+		t.Errorf("a scoped claim was refused: %v", probs)
+	}
+
+	imports := content.Claim{ID: "works-5x", Text: "K3 runs on transformers 5.1.0", Reason: "r", Verdict: "supported",
+		Where: "course", Evidence: []string{"doc:import test"}, Line: 12}
+	p = page(imports)
+	p.Front.Conflicts = []content.Conflict{{ID: "window", Rests: "airllm", Sides: []content.ConflictSide{{Source: "course"}, {Source: "airllm"}}}}
+	if _, probs := ReviewPage(p, k3Facts(), nil); len(probs) != 1 || !strings.Contains(probs[0].Msg, "conflict window") {
+		t.Errorf("problems %v, want the claim refused against conflict window", probs)
+	}
+	imports.Scope = "the remote code imports; no tokens were generated"
+	p.Front.Claims = []content.Claim{imports}
+	if _, probs := ReviewPage(p, k3Facts(), nil); len(probs) != 0 {
+		t.Errorf("a scoped claim from the other side was refused: %v", probs)
+	}
+}
+
+// A claim bundling several assertions is misleading when only some hold; a
+// bounded check ("barely fits": a small margin) holds inside its bounds.
+func TestPartialAndBoundedChecks(t *testing.T) {
+	set := k3Facts()
+	set.Add(facts.Fact{Key: "fit.8xB200.margin_bytes", Value: int64(-22.7e9), Unit: facts.UnitBytes})
+	set.Add(facts.Fact{Key: "fit.8xB300.margin_bytes", Value: int64(743e9), Unit: facts.UnitBytes})
+	zero, small := 0.0, 100e9
+	p := page(
+		content.Claim{ID: "headline", Text: "1,560.9 GB, 121 GB more than a B200 node holds", Reason: "r", Checks: []content.Check{
+			{Fact: "bytes.checkpoint", Expect: 1560.9e9, Tolerance: 0.001},
+			{Fact: "fit.8xB200.at_rest", Expect: false},
+			{Fact: "fit.8xB200.margin_bytes", Expect: -121e9, Tolerance: 0.05}}},
+		content.Claim{ID: "barely", Text: "can barely fit in a single DGX B300", Reason: "r", Checks: []content.Check{
+			{Fact: "fit.8xB300.margin_bytes", Min: &zero, Max: &small}}},
+	)
+	rs, probs := ReviewPage(p, set, nil)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	if rs[0].Verdict != "misleading" || !rs[0].Computed {
+		t.Errorf("headline: %s (computed %v), want misleading: two of three checks hold", rs[0].Verdict, rs[0].Computed)
+	}
+	if rs[1].Verdict != "refuted" || !strings.Contains(rs[1].Evidence[0].Gives, "between 0 B and 100.0 GB") {
+		t.Errorf("barely: %s, evidence %q; want refuted with the bounds stated", rs[1].Verdict, rs[1].Evidence[0].Gives)
+	}
+	set.Add(facts.Fact{Key: "fit.8xB300.margin_bytes", Value: int64(50e9), Unit: facts.UnitBytes})
+	if rs, _ := ReviewPage(p, set, nil); rs[1].Verdict != "supported" {
+		t.Errorf("a 50 GB margin is barely: got %s", rs[1].Verdict)
+	}
+}

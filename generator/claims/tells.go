@@ -139,20 +139,30 @@ func NewContext(set *facts.Set, a *arch.Architecture, reviewed string) *Context 
 }
 
 var (
-	sizeRe      = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?)\s*(TB|GB|TiB|GiB|MB)\b`)
-	labelRe     = regexp.MustCompile(`(?i)(?:\b\d{1,2}-bit\b|\b(?:FP8|FP4|INT4|INT8|MXFP4|NVFP4|BF16|FP16)\b)`)
-	scopeRe     = regexp.MustCompile(`(?i)expert|except|ignor|unquantized|\bonly\b|\bstay|\bkept\b|\blayers?\b|shared|attention|embedding|head\b`)
-	noveltyRe   = regexp.MustCompile(`(?i)\b(new|novel|first|introduc\w*|invent\w*|breakthrough)\b`)
-	datedRe     = regexp.MustCompile(`(?i)\b\d{4}\.\d{4,5}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+(?:\d{1,2},\s*)?\d{4}\b|\bprior art\b`)
-	perfRe      = regexp.MustCompile(`(?i)\d[\d,.]*\s*(?:×|x\b)\s*(?:faster|slower|speed|throughput|decod\w*|higher|more|less|lower|smaller|cheaper|improvement|$|[.,;:)])|\d[\d,.]*\s*(?:tok(?:en)?s?/s|tokens?\s+per\s+second|ms\b|s/token|tokens?/sec)|\d[\d,.]*\s*%\s*(?:faster|less|lower|reduction|fewer|smaller|speed)`)
-	hardwareRe  = regexp.MustCompile(`(?i)\b(?:[ABH]100|H200|B[23]00|GB[23]00|NVL\d+|RTX|MI3\d\dX|TPU|GPU|CPU|\d+\s*nm|MHz|simulation|single-user|single user)\b`)
-	batchRe     = regexp.MustCompile(`(?i)\bbatch\b|\bconcurren|\bcontext\b`)
-	modelRe     = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?[BT]\b|\bA\d+B\b|\bmodel\b|\bmeasured on\b|\b\d+ layers\b`)
-	yearRe      = regexp.MustCompile(`\b(?:19|20)\d{2}\b`)
-	intervalRe  = regexp.MustCompile(`±|\binterval\b|\bCI\b|\bspread\b|\d\s*(?:–|-|to)\s*\d|\bbetween\b`)
-	relativeRe  = regexp.MustCompile(`(?i)\b(?:later this (?:month|week|year)|this (?:month|week)|next (?:week|month|year)|soon|shortly|in the coming (?:days|weeks|months)|coming weeks|upcoming|imminent(?:ly)?)\b`)
-	absDateRe   = regexp.MustCompile(`(?i)\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},?\s+\d{4}\b`)
-	sentenceEnd = regexp.MustCompile(`[.!?](?:\s+|$)`)
+	sizeRe = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?)\s*(TB|GB|TiB|GiB|MB)\b`)
+	// A precision label: "4-bit", "four bits", "half a byte", a format name.
+	labelRe = regexp.MustCompile(`(?i)(?:^|[^\d.])(?:\d{1,2}|two|three|four|six|eight|sixteen)[ -]bits?\b|\bhalf a byte\b|\b(?:FP8|FP4|INT4|INT8|MXFP4|NVFP4|NF4|BF16|FP16)\b`)
+	// Words that limit a label to part of the model; a layer count or the
+	// word "attention" alone does not.
+	partRe = regexp.MustCompile(`(?i)\b(?:only|except|excluding|apart from|while|whereas|ignor\w*|unquantized|not quantized|stays?|remains?|kept|keeps|experts?|scales?|payload|targets?|some|partly|averages?|mixed|everything else|quantized values)\b`)
+	// Novelty: the adjectives, "new" before a mechanism noun, and "first"
+	// only as "first ... to", "first-ever" or "world's first" — an ordinal
+	// ("the first full-attention layer") is not a claim of novelty.
+	noveltyRe = regexp.MustCompile(`(?i)\b(?:novel|breakthrough|invent\w*|introduc\w*|pioneer\w*|debut\w*)\b|\bnew\s+(?:\w+\s+){0,2}?(?:architectur\w*|mechanisms?|attention|methods?|approach\w*|techniques?|improvements?|way|kind|design|residual\w*|modules?|routing|algorithms?|idea)\b|\b(?:world'?s|industry'?s|very)\s+first\b|\bfirst[- ]ever\b|\bfirst\s+(?:[\w'-]+\s+){0,4}?to\s+\w`)
+	datedRe   = regexp.MustCompile(`(?i)\b\d{4}\.\d{4,5}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+(?:\d{1,2},\s*)?\d{4}\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\b|\bprior art\b`)
+	perfRe    = regexp.MustCompile(`(?i)\d[\d,]*(?:\.\d+)?\s*(?:×|x\b)\s*(?:faster|slower|speed|throughput|decod\w*|higher|more|less|lower|smaller|cheaper|improvement|$|[.,;:)])|\d[\d,.]*\s*(?:tok(?:en)?s?/s|tokens?\s+per\s+second|ms\b|s/token|s\s+per\s+token|tokens?/sec)|\d[\d,.]*\s*%\s*(?:faster|less|lower|reduction|fewer|smaller|speed)|(?:time to first token|TTFT|latency)\D{0,20}\d`)
+	// A capability claim: "runs on a single card", "run K3 on a laptop".
+	runsOnRe = regexp.MustCompile(`(?i)\b(?:runs?|running)\b(?:\s+[\w()'.-]+){0,3}?\s+(?:on|in)\b`)
+	// Hardware counts only when named: "a GPU" or "a single card" says nothing.
+	hardwareRe = regexp.MustCompile(`(?i)\b(?:[ABHL]\d{2,3}S?|H200|B[23]00|GB[23]00|NVL\d+|RTX\s*\w+|MI3\d\dX|TPU\s*v?\d\w*|M\d\s+(?:Ultra|Max|Pro)|\d+\s*nm|MHz|simulation|simulated|hosted API)\b`)
+	batchRe    = regexp.MustCompile(`(?i)\bbatch\b|\bconcurren|\bcontext\b|\bsingle[- ]user\b|\bone sequence\b|\bper user\b|\d[\d,]*\s+tokens\b`)
+	modelRe    = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?[BT]\b|\bA\d+B\b|\bmodel\b|\bcheckpoint\b|\bmeasured on\b|\b\d+ layers\b|\bK\d(?:\.\d)?\b|\b(?:Kimi|Llama|DeepSeek|Qwen|Mixtral|Mistral|Gemma|gpt-oss|GLM)\b`)
+	yearRe     = regexp.MustCompile(`\b(?:19|20)\d{2}\b`)
+	// An interval stated in words; the bounds themselves are checked per measurement.
+	intervalWordRe = regexp.MustCompile(`(?i)±|\binterval\b|\bCI\b|\bconfidence\b|\bspread\b|\buncertaint\w*|\bmargin of error\b`)
+	relativeRe     = regexp.MustCompile(`(?i)\b(?:(?:later|earlier) this (?:month|week|year|quarter)|this (?:month|week|quarter)|next (?:week|month|quarter|year)|next week'?s|soon|shortly|tomorrow|tonight|in the coming (?:days|weeks|months)|coming weeks|upcoming|imminent(?:ly)?|by the end of (?:the|this|next) (?:day|week|month|quarter|year)|within (?:days|weeks|months|the (?:week|month|year))|in (?:a|one|two|three|four|five|six|a few|several|\d+) (?:days?|weeks?|months?|years?))\b`)
+	absDateRe      = regexp.MustCompile(`(?i)\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},?\s+\d{4}\b`)
+	sentenceEnd    = regexp.MustCompile(`[.!?](?:\s+|$)`)
 )
 
 var unitBytes = map[string]float64{"TB": 1e12, "GB": 1e9, "MB": 1e6, "TIB": 1 << 40, "GIB": 1 << 30}
@@ -220,26 +230,22 @@ func (c *Context) lintSentence(s string, withInterval []*content.Measurement) []
 		}
 	}
 	if c.Mixed {
-		if l := labelRe.FindString(s); l != "" && !scopeRe.MatchString(s) {
-			add(TellPrecision, "%q applied to the whole model, but %s", l, c.MixedBecause)
+		if l := labelRe.FindString(s); l != "" && !partRe.MatchString(s) {
+			add(TellPrecision, "%q applied to the whole model, but %s", strings.TrimSpace(l), c.MixedBecause)
 		}
 	}
 	if w := noveltyRe.FindString(s); w != "" && !datedRe.MatchString(s) {
 		add(TellNovelty, "%q with no dated prior-art artifact (arXiv id or date) in the sentence", w)
 	}
-	if p := perfRe.FindString(s); p != "" {
-		n := 0
-		for _, re := range []*regexp.Regexp{hardwareRe, batchRe, modelRe, yearRe} {
-			if re.MatchString(s) {
-				n++
-			}
-		}
-		if n < 2 {
-			add(TellNoConfig, "%q without its measured configuration (model, hardware, batch, date)", strings.TrimSpace(p))
-		}
+	perf := perfRe.FindString(s)
+	if perf == "" {
+		perf = runsOnRe.FindString(s)
+	}
+	if perf != "" && !configured(s) {
+		add(TellNoConfig, "%q without its measured configuration (model, hardware, batch, date)", strings.TrimSpace(perf))
 	}
 	for _, m := range withInterval {
-		if containsValue(s, m) && !intervalRe.MatchString(s) {
+		if quotes(s, m) && !statesInterval(s, m) {
 			add(TellPointOnly, "%s quoted without the %s the source publishes", Value(m), intervalName(m))
 		}
 	}
@@ -286,12 +292,10 @@ func (c *Context) specCapacity(s, num, unit string) string {
 	return ""
 }
 
-// product explains why a size is a multiplication, or returns "".
+// product explains why a size is a multiplication of headline figures, or
+// returns "". Rounding does not matter: 1,390 GB is the exact parameter
+// count times half a byte just as 1,400 GB is the rounded one.
 func (c *Context) product(num, unit string) string {
-	digits := strings.Trim(strings.NewReplacer(",", "", ".", "").Replace(num), "0")
-	if len(digits) > 2 { // not a round number
-		return ""
-	}
 	n, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
 	if err != nil || n == 0 {
 		return ""
@@ -315,6 +319,55 @@ func (c *Context) realNote() string {
 		return ""
 	}
 	return "; the file listing gives " + facts.GB(c.RealBytes)
+}
+
+// configured reports whether a sentence gives a performance figure's
+// configuration: at least two of model, named hardware, batch or context,
+// and date — one of them the hardware or the date, since a model name and a
+// context alone say nothing about where or when it was measured.
+func configured(s string) bool {
+	hw, dated := hardwareRe.MatchString(s), yearRe.MatchString(s)
+	n := 0
+	for _, ok := range []bool{hw, batchRe.MatchString(s), modelRe.MatchString(s), dated} {
+		if ok {
+			n++
+		}
+	}
+	return n >= 2 && (hw || dated)
+}
+
+// quotes reports whether s quotes measurement m: its value beside its unit,
+// its source or its metric.
+func quotes(s string, m *content.Measurement) bool {
+	if !containsValue(s, m) {
+		return false
+	}
+	low := strings.ToLower(s)
+	var words []string
+	words = append(words, strings.Fields(m.Unit)...)
+	words = append(words, strings.Fields(m.Metric)...)
+	words = append(words, strings.Fields(m.By)...)
+	for _, w := range words {
+		w = strings.ToLower(strings.Trim(w, "()\"',."))
+		if len(w) > 3 && strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// statesInterval reports whether s gives m's interval: in words (±, CI,
+// spread) or by both of its bounds.
+func statesInterval(s string, m *content.Measurement) bool {
+	if intervalWordRe.MatchString(s) {
+		return true
+	}
+	if m.Interval != nil {
+		lo := &content.Measurement{Value: m.Interval.Low}
+		hi := &content.Measurement{Value: m.Interval.High}
+		return containsValue(s, lo) && containsValue(s, hi)
+	}
+	return false
 }
 
 func containsValue(s string, m *content.Measurement) bool {

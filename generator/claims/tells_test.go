@@ -16,10 +16,20 @@ func k3Context() *Context {
 	for dt, n := range map[string]int64{"U8": 2722740830208, "BF16": 57179884544, "F32": 11122432} {
 		set.Add(facts.Fact{Key: "params.census." + dt, Value: n, Unit: facts.UnitParams})
 	}
-	return NewContext(set, nil, "2026-08-06")
+	ctx := NewContext(set, nil, "2026-08-06")
+	// The catalog's figures as tell 7 reads them: the spec sheet's per-GPU
+	// memory beside what the driver reports.
+	ctx.Capacities = []Capacity{
+		{ID: "B200", Spec: 180e9, Device: 183359 << 20, GPUsPerNode: 8},
+		{ID: "H100", Spec: 80e9, Device: 81559 << 20, GPUsPerNode: 8},
+		{ID: "H200", Spec: 141e9, Device: 143771 << 20, GPUsPerNode: 8},
+		{ID: "MI300X", Spec: 192e9, Device: 205822885888, GPUsPerNode: 8},
+		{ID: "RTXPRO6000", Spec: 96e9, Device: 97887 << 20, GPUsPerNode: 8},
+	}
+	return ctx
 }
 
-var lmarenaText = &content.Measurement{ID: "lmarena-text", Metric: "text arena score", Value: 1485, By: "LMArena",
+var lmarenaText = &content.Measurement{ID: "lmarena-text", Metric: "text arena score", Value: 1485, Unit: "points", By: "LMArena",
 	Interval: &content.Interval{Low: 1475, High: 1495, Level: "±10"}, Rank: &content.Rank{Position: 13, Of: 0, Spread: "4–31"}}
 
 // Each tell has a sentence from seed 001 (or the claims it reviews) that

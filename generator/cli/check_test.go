@@ -9,8 +9,14 @@ import (
 	"testing"
 )
 
-// newSite copies the shipped site's inputs into a temporary root.
-func newSite(t *testing.T) string { return sitetest.Copy(t, "../..", nil) }
+// newSite copies the frozen fixture site (testdata/site at the repository
+// root) into a temporary root: tests assert numbers on it, never on the
+// live content/ and data/.
+func newSite(t *testing.T) string { return sitetest.Fixture(t, nil) }
+
+// fixtureSite is the fixture site itself, for commands that only read it
+// (plan reads the configuration and catalogs, not the templates).
+const fixtureSite = "../../testdata/site"
 
 func edit(t *testing.T, path, old, new string) { sitetest.Edit(t, path, old, new) }
 
@@ -20,8 +26,10 @@ func run(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// The live site must pass its own checks: this and "committed outputs are
+// current" are the only tests that read the live content/ and data/.
 func TestCheckShippedSiteIsClean(t *testing.T) {
-	code, out, errs := run("--source", "../..", "check", "--strict")
+	code, out, errs := run("--source", sitetest.RepoRoot(t), "check", "--strict")
 	if code != 0 {
 		t.Fatalf("dossier check --strict on the shipped site: exit %d\n%s%s", code, out, errs)
 	}

@@ -39,6 +39,7 @@ It prints "no changes" when nothing moved.`,
 				return err
 			}
 			var b, h review.Set
+			var inputs []string // nil: not compared
 			if st, err := os.Stat(base); err == nil && st.IsDir() {
 				b, err = review.FromDir(base)
 				if err != nil {
@@ -56,6 +57,9 @@ It prints "no changes" when nothing moved.`,
 				if b, err = review.FromGit(top, base, rel); err != nil {
 					return err
 				}
+				if inputs, err = review.ChangedInputs(top, base, inputPaths(cfg, top)); err != nil {
+					return err
+				}
 			}
 			if head != "" {
 				h, err = review.FromDir(head)
@@ -65,7 +69,7 @@ It prints "no changes" when nothing moved.`,
 			if err != nil {
 				return err
 			}
-			r := review.Compare(b, h)
+			r := review.Compare(b, h, inputs)
 			if format == "json" {
 				out, err := r.JSON()
 				if err != nil {
@@ -82,6 +86,18 @@ It prints "no changes" when nothing moved.`,
 	cmd.Flags().StringVar(&head, "head", "", "directory of the head build (default: build the current inputs)")
 	cmd.Flags().StringVar(&format, "format", "markdown", "markdown or json")
 	return cmd
+}
+
+// inputPaths are the site's inputs relative to the repository root top:
+// the configuration file and the content, data and templates directories.
+func inputPaths(cfg *config.Site, top string) []string {
+	var out []string
+	for _, p := range []string{filepath.Join(cfg.Root, config.FileName), cfg.Dir(cfg.ContentDir), cfg.Dir(cfg.DataDir), cfg.Dir(cfg.TemplatesDir)} {
+		if rel, err := filepath.Rel(top, p); err == nil {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
 }
 
 func gitTop(dir string) (string, error) {

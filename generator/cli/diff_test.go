@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,8 +18,9 @@ func buildInto(t *testing.T, root string) string {
 }
 
 func TestDiffNoChanges(t *testing.T) {
-	a := buildInto(t, "../..")
-	code, out, errs := run("--source", "../..", "diff", "--base", a, "--head", a)
+	root := newSite(t)
+	a := buildInto(t, root)
+	code, out, errs := run("--source", root, "diff", "--base", a, "--head", a)
 	if code != 0 || !strings.Contains(out, "no changes") {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
@@ -27,8 +29,8 @@ func TestDiffNoChanges(t *testing.T) {
 // A price change that moves the cheapest serving configuration must show
 // as a flipped verdict naming the price list that moved it.
 func TestDiffReportsPriceChange(t *testing.T) {
-	base := buildInto(t, "../..")
 	root := newSite(t)
+	base := buildInto(t, root)
 	pricing := filepath.Join(root, "data/pricing/runpod.yaml")
 	edit(t, pricing, `as_of: "2026-08-06"`, `as_of: "2026-12-01"`)
 	edit(t, pricing, "usd_per_hour: 14\n", "usd_per_hour: 140\n")
@@ -38,7 +40,7 @@ func TestDiffReportsPriceChange(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
-	for _, want := range []string{"## moonshotai/Kimi-K3", "### Verdicts that flipped", "`fit.cheapest_serving`", "24xRTXPRO6000", "pricing:RunPod 2026-12-01", "`cost.8xRTXPRO6000.usd_per_hour`", "$140.00/h"} {
+	for _, want := range []string{"3 verdicts flipped", "| `cost.8xRTXPRO6000.usd_per_hour` | ≈$14.00/h | ≈$140.00/h | sources pricing:RunPod 2026-08-06 → pricing:RunPod 2026-12-01 | 9 |", "## moonshotai/Kimi-K3", "### Verdicts that flipped", "`fit.cheapest_serving`", "24xRTXPRO6000", "pricing:RunPod 2026-12-01", "`cost.8xRTXPRO6000.usd_per_hour`", "$140.00/h"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
@@ -52,10 +54,10 @@ func TestDiffReportsPriceChange(t *testing.T) {
 		Changed []struct {
 			Model string `json:"model"`
 			Facts []struct {
-				Key  string `json:"key"`
-				Old  string `json:"old"`
-				New  string `json:"new"`
-				Flip bool   `json:"verdict_flip"`
+				Key  string              `json:"key"`
+				Old  struct{ Value any } `json:"old"`
+				New  struct{ Value any } `json:"new"`
+				Flip bool                `json:"verdict_flip"`
 			} `json:"facts"`
 		} `json:"changed"`
 	}
@@ -65,7 +67,7 @@ func TestDiffReportsPriceChange(t *testing.T) {
 	flipped := false
 	for _, m := range rep.Changed {
 		for _, f := range m.Facts {
-			if m.Model == "moonshotai/Kimi-K3" && f.Key == "fit.cheapest_serving" && f.Flip && f.Old == "24xRTXPRO6000" && f.New != f.Old {
+			if m.Model == "moonshotai/Kimi-K3" && f.Key == "fit.cheapest_serving" && f.Flip && f.Old.Value == "24xRTXPRO6000" && f.New.Value != f.Old.Value {
 				flipped = true
 			}
 		}
@@ -75,11 +77,47 @@ func TestDiffReportsPriceChange(t *testing.T) {
 	}
 }
 
+// gitSite makes a git repository of a fixture site with its build
+// committed under public/, as the live repository keeps it.
+func gitSite(t *testing.T) string {
+	t.Helper()
+	root := newSite(t)
+	if code, out, errs := run("--source", root, "build"); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errs)
+	}
+	gitRun(t, root, "init", "-q", "-b", "main")
+	gitRun(t, root, "add", "-A")
+	gitRun(t, root, "commit", "-q", "-m", "site")
+	return root
+}
+
+// gitRun runs git in dir with a fixed identity and fails t on an error.
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=dossier test", "-c", "user.email=test@dossier.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// --base REF reads the facts.json committed at REF and compares them with
+// a build of the current inputs.
 func TestDiffAgainstGitRef(t *testing.T) {
-	// HEAD's committed public/ against the current inputs: it must run and
-	// produce a report (the content of the report depends on the checkout).
-	code, out, errs := run("--source", "../..", "diff", "--base", "HEAD")
-	if code != 0 || !strings.HasPrefix(out, "# Dossier changes") {
-		t.Fatalf("exit %d: %s%s", code, out, errs)
+	root := gitSite(t)
+	code, out, errs := run("--source", root, "diff", "--base", "HEAD")
+	if code != 0 || !strings.Contains(out, "no changes") {
+		t.Fatalf("unchanged inputs: exit %d: %s%s", code, out, errs)
+	}
+	edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_hour: 14\n", "usd_per_hour: 140\n")
+	code, out, errs = run("--source", root, "diff", "--base", "HEAD")
+	if code != 0 || !strings.HasPrefix(out, "# Dossier changes") || !strings.Contains(out, "`cost.8xRTXPRO6000.usd_per_hour`") ||
+		!strings.Contains(out, "1 input file changed") || !strings.Contains(out, "`data/pricing/runpod.yaml`") {
+		t.Fatalf("after a price change: exit %d: %s%s", code, out, errs)
+	}
+	if code, _, errs := run("--source", root, "diff", "--base", "no-such-ref"); code == 0 || !strings.Contains(errs, "no-such-ref") {
+		t.Errorf("unknown ref: exit %d, %s", code, errs)
 	}
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // configDir holds real config.json files captured from public repositories
-// (../shared/reference/configs, see SIZES.md there).
-const configDir = "../../../shared/reference/configs"
+// (testdata/configs at the repository root, see SIZES.md there).
+const configDir = "../../testdata/configs"
 
 // planDoc is what `dossier plan --json` prints.
 type planDoc struct {
@@ -22,12 +22,12 @@ type planDoc struct {
 	Facts  facts.Set `json:"facts"`
 }
 
-// plan runs `dossier plan --config path --json` against the shipped site
+// plan runs `dossier plan --config path --json` against the fixture site
 // settings and returns the exit code, the parsed document and stderr.
 func plan(t *testing.T, path string) (int, *planDoc, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Execute([]string{"--source", "../..", "plan", "--config", path, "--json"}, &out, &errb)
+	code := Execute([]string{"--source", fixtureSite, "plan", "--config", path, "--json"}, &out, &errb)
 	if code != 0 {
 		return code, nil, errb.String()
 	}
@@ -430,7 +430,7 @@ func TestPlanDirectoryReadsHFQuantConfig(t *testing.T) {
 }
 
 func TestPlanSyncedSnapshotWithoutPage(t *testing.T) {
-	code, out, errs := run("--source", "../..", "plan", "moonshotai/Kimi-K3", "--json")
+	code, out, errs := run("--source", fixtureSite, "plan", "moonshotai/Kimi-K3", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -448,10 +448,10 @@ func TestPlanSyncedSnapshotWithoutPage(t *testing.T) {
 	if v, ok := doc.Facts["fit.8xB200.at_rest"].Value.(bool); !ok || v {
 		t.Errorf("fit.8xB200.at_rest = %v", doc.Facts["fit.8xB200.at_rest"].Value)
 	}
-	if code, _, errs := run("--source", "../..", "plan", "acme/missing"); code == 0 || !strings.Contains(errs, "dossier sync acme/missing") {
+	if code, _, errs := run("--source", fixtureSite, "plan", "acme/missing"); code == 0 || !strings.Contains(errs, "dossier sync acme/missing") {
 		t.Errorf("missing snapshot: exit %d, %s", code, errs)
 	}
-	if code, _, _ := run("--source", "../..", "plan"); code != 2 {
+	if code, _, _ := run("--source", fixtureSite, "plan"); code != 2 {
 		t.Errorf("plan without arguments: exit %d, want 2", code)
 	}
 }

@@ -22,7 +22,7 @@ const (
 	// k3Snap is the K3 snapshot relative to a site root.
 	k3Snap = "data/hub/moonshotai/Kimi-K3/snapshot.json"
 	// k3Config is the real config.json of moonshotai/Kimi-K3.
-	k3Config = "../../../shared/reference/configs/moonshotai__Kimi-K3.json"
+	k3Config = "../../testdata/configs/moonshotai__Kimi-K3.json"
 	// syncToken is recognisable wherever it might leak.
 	syncToken = "hf_SyncTestTOKEN_mustNeverLeak_7f3a9c"
 )
@@ -146,7 +146,7 @@ func TestSyncK3(t *testing.T) {
 	if err := os.Remove(snap); err != nil {
 		t.Fatal(err)
 	}
-	shipped, err := snapshot.Load(filepath.Join("..", "..", k3Snap))
+	shipped, err := snapshot.Load(filepath.Join(fixtureSite, k3Snap))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestSyncK3(t *testing.T) {
 		if code, out, errs := run("--source", root, "build", "--destination", synced); code != 0 {
 			t.Fatalf("build of the synced site: exit %d\n%s%s", code, out, errs)
 		}
-		if code, out, errs := run("--source", "../..", "build", "--destination", ref); code != 0 {
+		if code, out, errs := run("--source", newSite(t), "build", "--destination", ref); code != 0 {
 			t.Fatalf("build of the shipped site: exit %d\n%s%s", code, out, errs)
 		}
 		got := syncFactValues(t, filepath.Join(synced, "models", "kimi-k3", "facts.json"))
@@ -338,7 +338,7 @@ func TestSyncK3(t *testing.T) {
 	t.Run("a failure half-way keeps the previous snapshot", func(t *testing.T) {
 		// The snapshot on disk is at an older commit, so the sync fetches;
 		// one shard fails with an answer that is not worth a retry.
-		older := strings.Replace(string(syncRead(t, filepath.Join("..", "..", k3Snap))), hubtest.K3Revision, hubtest.SHAFor("an older commit"), 1)
+		older := strings.Replace(string(syncRead(t, filepath.Join(fixtureSite, k3Snap))), hubtest.K3Revision, hubtest.SHAFor("an older commit"), 1)
 		if err := os.WriteFile(snap, []byte(older), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -15,21 +16,57 @@ var Verdicts = []string{"supported", "refuted", "misleading", "outdated", "unver
 // either by evidence and a hand-written verdict, or by machine checks
 // against facts whose verdict the generator computes.
 type Claim struct {
-	ID       string   `yaml:"id"`
-	Text     string   `yaml:"text"`  // the short quoted claim
-	By       string   `yaml:"by"`    // who made it
-	Date     string   `yaml:"date"`  // when, YYYY-MM-DD
-	Where    string   `yaml:"where"` // URL or document where it appeared
-	Kind     string   `yaml:"kind"`  // size, precision, performance, novelty, availability, ranking, licence, code, ...
-	Evidence []string `yaml:"evidence"`
-	Verdict  string   `yaml:"verdict"`
-	Reason   string   `yaml:"reason"` // one line
-	Scope    string   `yaml:"scope"`  // the qualifier a supported claim needs
-	Checks   []Check  `yaml:"checks"`
+	ID   string `yaml:"id"`
+	Text string `yaml:"text"` // the claim, verbatim unless Paraphrase
+	// Paraphrase marks a text that is not the source's own words; Quote
+	// then holds the nearest verbatim words, when there are any.
+	Paraphrase bool     `yaml:"paraphrase"`
+	Quote      string   `yaml:"quote"`
+	By         string   `yaml:"by"`       // a named person, organisation or outlet
+	Date       string   `yaml:"date"`     // when the claim was published, YYYY-MM-DD, only if known
+	Accessed   string   `yaml:"accessed"` // when it was read, when its date is unknown
+	Where      string   `yaml:"where"`    // a source id of the page, a URL or a named document
+	Kind       string   `yaml:"kind"`     // size, precision, performance, novelty, availability, ranking, licence, code, ...
+	Evidence   []string `yaml:"evidence"`
+	Verdict    string   `yaml:"verdict"`
+	Reason     string   `yaml:"reason"` // one line
+	Scope      string   `yaml:"scope"`  // the qualifier a supported claim needs
+	Checks     []Check  `yaml:"checks"`
 	// ShelfLife is the absolute date a relative phrase ("later this month")
 	// resolves to; a review after it makes the claim outdated.
 	ShelfLife string `yaml:"shelf_life"`
 	Line      int    `yaml:"-"` // line of the claim in its file
+}
+
+// Source is a document a page cites claims and measurements from, named
+// the way a reader would look it up.
+type Source struct {
+	ID       string `yaml:"id"`
+	Title    string `yaml:"title"`
+	By       string `yaml:"by"`       // author, organisation or outlet
+	Date     string `yaml:"date"`     // publication date, only if known
+	Accessed string `yaml:"accessed"` // when it was read
+	URL      string `yaml:"url"`      // where it can be read, when public
+	Note     string `yaml:"note"`     // what is known of it when there is no URL or date
+	Line     int    `yaml:"-"`
+}
+
+// Conflict is a question two sources answer differently. The page shows
+// both sides with their evidence and which one the dossier rests on.
+type Conflict struct {
+	ID     string         `yaml:"id"`
+	Topic  string         `yaml:"topic"`
+	Sides  []ConflictSide `yaml:"sides"`
+	Rests  string         `yaml:"rests_on"` // the source id of the side the dossier follows
+	Reason string         `yaml:"reason"`
+	Line   int            `yaml:"-"`
+}
+
+// ConflictSide is what one source says, and how it found out.
+type ConflictSide struct {
+	Source   string `yaml:"source"` // a source id of the page
+	Says     string `yaml:"says"`
+	Evidence string `yaml:"evidence"` // the method: an import test, an end-to-end run, ...
 }
 
 // Check compares a fact with what the claim implies.
@@ -37,6 +74,10 @@ type Check struct {
 	Fact      string  `yaml:"fact"`
 	Expect    any     `yaml:"expect"`    // a number or true/false
 	Tolerance float64 `yaml:"tolerance"` // relative, for numbers
+	// Min and Max bound a number instead of Expect: a claim such as
+	// "barely fits" implies a small margin, not a value.
+	Min *float64 `yaml:"min"`
+	Max *float64 `yaml:"max"`
 }
 
 // Measurement is a figure someone measured, with the configuration it was
@@ -114,6 +155,14 @@ var EvidenceRe = regexp.MustCompile(`^(fact|measurement|arxiv|licence|pricing|co
 // starts with the file line of the item (Parse fills Line first).
 func validateClaims(f *Front) error {
 	seen := map[string]bool{}
+	sources := map[string]*Source{}
+	for i := range f.Sources {
+		src := &f.Sources[i]
+		if err := checkSource(i, src, sources); err != nil {
+			return atLine(src.Line, err)
+		}
+		sources[src.ID] = src
+	}
 	for i, m := range f.Measurements {
 		if err := checkMeasurement(i, m, seen); err != nil {
 			return atLine(m.Line, err)
@@ -121,12 +170,81 @@ func validateClaims(f *Front) error {
 		seen["m:"+m.ID] = true
 	}
 	for i, c := range f.Claims {
-		if err := checkClaim(i, c, seen); err != nil {
+		if err := checkClaim(i, c, seen, sources); err != nil {
 			return atLine(c.Line, err)
 		}
 		seen["c:"+c.ID] = true
 	}
+	for i, c := range f.Conflicts {
+		if err := checkConflict(i, c, sources); err != nil {
+			return atLine(c.Line, err)
+		}
+	}
 	return nil
+}
+
+// vagueBy are attributions that name nobody: a claim is made by someone a
+// reader can look up.
+var vagueBy = regexp.MustCompile(`(?i)^(?:the\s+)?(?:launch\s+)?(?:coverage|media|press|reports?|sources?|tutorials?|tutorial sites|websites?|sites|blogs?|people|users|many|various|someone|unknown|the internet|social media|online)(?:\s+.*)?$`)
+
+func checkSource(i int, s *Source, seen map[string]*Source) error {
+	field := func(n string) string { return fmt.Sprintf("sources[%d].%s", i, n) }
+	switch {
+	case !idRe.MatchString(s.ID):
+		return fmt.Errorf("field %s: expected a lower-case id, found %q", field("id"), s.ID)
+	case seen[s.ID] != nil:
+		return fmt.Errorf("field %s: duplicate id %q", field("id"), s.ID)
+	case strings.TrimSpace(s.Title) == "":
+		return fmt.Errorf("field %s: missing (what the document is called)", field("title"))
+	case strings.TrimSpace(s.By) == "" || vagueBy.MatchString(s.By):
+		return fmt.Errorf("field %s: expected a named author, organisation or outlet, found %q", field("by"), s.By)
+	case s.Date != "" && !ValidDate(s.Date):
+		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("date"), s.Date)
+	case s.Accessed != "" && !ValidDate(s.Accessed):
+		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("accessed"), s.Accessed)
+	case s.Date == "" && s.Accessed == "":
+		return fmt.Errorf("field %s: missing (give the publication date, or accessed: when it was read)", field("date"))
+	case s.URL == "" && s.Note == "":
+		return fmt.Errorf("field %s: missing (a public URL, or a note saying where the document can be found)", field("url"))
+	}
+	return nil
+}
+
+func checkConflict(i int, c Conflict, sources map[string]*Source) error {
+	field := func(n string) string { return fmt.Sprintf("conflicts[%d].%s", i, n) }
+	switch {
+	case !idRe.MatchString(c.ID):
+		return fmt.Errorf("field %s: expected a lower-case id, found %q", field("id"), c.ID)
+	case c.Topic == "":
+		return fmt.Errorf("field %s: missing", field("topic"))
+	case len(c.Sides) < 2:
+		return fmt.Errorf("field %s: a conflict has at least two sides, found %d", field("sides"), len(c.Sides))
+	case c.Reason == "":
+		return fmt.Errorf("field %s: missing (why the dossier rests on %q)", field("reason"), c.Rests)
+	}
+	rests := false
+	for j, side := range c.Sides {
+		if sources[side.Source] == nil {
+			return fmt.Errorf("field %s[%d].source: %q is not one of the page's sources", field("sides"), j, side.Source)
+		}
+		if side.Says == "" || side.Evidence == "" {
+			return fmt.Errorf("field %s[%d]: says and evidence are both needed", field("sides"), j)
+		}
+		rests = rests || side.Source == c.Rests
+	}
+	if !rests {
+		return fmt.Errorf("field %s: %q is not one of the conflict's sides", field("rests_on"), c.Rests)
+	}
+	return nil
+}
+
+// ValidDate reports whether s is a real calendar date written YYYY-MM-DD.
+func ValidDate(s string) bool {
+	if !dateRe.MatchString(s) {
+		return false
+	}
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
 }
 
 // atLine prefixes err with "line N: " when the line is known.
@@ -150,10 +268,10 @@ func checkMeasurement(i int, m Measurement, seen map[string]bool) error {
 		return fmt.Errorf("field %s: missing", field("by"))
 	case m.Source == "":
 		return fmt.Errorf("field %s: missing", field("source"))
-	case m.Date != "" && !dateRe.MatchString(m.Date):
-		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("date"), m.Date)
-	case m.Accessed != "" && !dateRe.MatchString(m.Accessed):
-		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("accessed"), m.Accessed)
+	case m.Date != "" && !ValidDate(m.Date):
+		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("date"), m.Date)
+	case m.Accessed != "" && !ValidDate(m.Accessed):
+		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("accessed"), m.Accessed)
 	case !oneOf(m.Kind, MeasurementKinds):
 		return fmt.Errorf("field %s: expected one of %s, found %q", field("kind"), strings.Join(MeasurementKinds, ", "), m.Kind)
 	case m.Interval != nil && m.Interval.Low > m.Interval.High:
@@ -162,7 +280,7 @@ func checkMeasurement(i int, m Measurement, seen map[string]bool) error {
 	return nil
 }
 
-func checkClaim(i int, c Claim, seen map[string]bool) error {
+func checkClaim(i int, c Claim, seen map[string]bool, sources map[string]*Source) error {
 	field := func(n string) string { return fmt.Sprintf("claims[%d].%s", i, n) }
 	switch {
 	case !idRe.MatchString(c.ID):
@@ -171,14 +289,27 @@ func checkClaim(i int, c Claim, seen map[string]bool) error {
 		return fmt.Errorf("field %s: duplicate id %q", field("id"), c.ID)
 	case strings.TrimSpace(c.Text) == "":
 		return fmt.Errorf("field %s: missing", field("text"))
-	case c.By == "":
+	case strings.TrimSpace(c.By) == "":
 		return fmt.Errorf("field %s: missing (who made the claim)", field("by"))
-	case !dateRe.MatchString(c.Date):
-		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("date"), c.Date)
+	case vagueBy.MatchString(c.By):
+		return fmt.Errorf("field %s: %q names nobody; name the person, organisation or outlet", field("by"), c.By)
+	case strings.TrimSpace(c.Where) == "":
+		return fmt.Errorf("field %s: missing (a source id of the page, a URL or a named document)", field("where"))
+	case c.Date != "" && !ValidDate(c.Date):
+		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("date"), c.Date)
+	case c.Accessed != "" && !ValidDate(c.Accessed):
+		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("accessed"), c.Accessed)
+	case c.Date == "" && c.Accessed == "":
+		return fmt.Errorf("field %s: missing (when the claim was published, or accessed: when it was read if that is unknown)", field("date"))
+	case c.Quote != "" && !c.Paraphrase:
+		return fmt.Errorf("field %s: a quote beside the text means the text is a paraphrase: set paraphrase: true", field("quote"))
 	case c.ShelfLife != "" && !dateRe.MatchString(c.ShelfLife):
 		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("shelf_life"), c.ShelfLife)
 	case c.Verdict != "" && !oneOf(c.Verdict, Verdicts):
 		return fmt.Errorf("field %s: expected one of %s, found %q", field("verdict"), strings.Join(Verdicts, ", "), c.Verdict)
+	}
+	if src := sources[c.Where]; src != nil && c.Date != "" && src.Date != "" && c.Date < src.Date {
+		return fmt.Errorf("field %s: %s is before its source %q was published (%s)", field("date"), c.Date, src.ID, src.Date)
 	}
 	for j, e := range c.Evidence {
 		if !EvidenceRe.MatchString(e) {
@@ -189,8 +320,19 @@ func checkClaim(i int, c Claim, seen map[string]bool) error {
 		if ch.Fact == "" {
 			return fmt.Errorf("field %s[%d].fact: missing", field("checks"), j)
 		}
+		bounded := ch.Min != nil || ch.Max != nil
 		switch ch.Expect.(type) {
 		case int, int64, float64, bool:
+			if bounded {
+				return fmt.Errorf("field %s[%d]: expect and min/max both given; a check is one or the other", field("checks"), j)
+			}
+		case nil:
+			if !bounded {
+				return fmt.Errorf("field %s[%d].expect: missing (a number, true/false, or min/max bounds)", field("checks"), j)
+			}
+			if ch.Min != nil && ch.Max != nil && *ch.Min > *ch.Max {
+				return fmt.Errorf("field %s[%d]: min %v above max %v", field("checks"), j, *ch.Min, *ch.Max)
+			}
 		default:
 			return fmt.Errorf("field %s[%d].expect: expected a number or true/false, found %v", field("checks"), j, ch.Expect)
 		}
@@ -228,4 +370,63 @@ func itemLines(front []byte, key string, firstLine int) []int {
 		}
 	}
 	return nil
+}
+
+// When is the claim's publication date, or when it was read if that is
+// unknown.
+func (c Claim) When() string {
+	switch {
+	case c.Date != "":
+		return c.Date
+	case c.Accessed != "":
+		return "date unknown, read " + c.Accessed
+	}
+	return ""
+}
+
+// Source returns the page's source with this id, or nil.
+func (f *Front) Source(id string) *Source {
+	for i := range f.Sources {
+		if f.Sources[i].ID == id {
+			return &f.Sources[i]
+		}
+	}
+	return nil
+}
+
+// Cite names a reference the way a reader looks it up: a source id of the
+// page becomes "title — by, date, URL"; anything else is printed as written.
+func (f *Front) Cite(ref string) string {
+	s := f.Source(ref)
+	if s == nil {
+		return ref
+	}
+	return s.Cite()
+}
+
+// Name is a reference's short name: a source id of the page becomes its
+// quoted title; anything else is printed as written.
+func (f *Front) Name(ref string) string {
+	if s := f.Source(ref); s != nil {
+		return "“" + s.Title + "”"
+	}
+	return ref
+}
+
+// Cite is "title — by, date, URL (note)" with whatever of those is known.
+func (s *Source) Cite() string {
+	out := "“" + s.Title + "” — " + s.By
+	switch {
+	case s.Date != "":
+		out += ", " + s.Date
+	case s.Accessed != "":
+		out += ", read " + s.Accessed
+	}
+	if s.URL != "" {
+		out += ", " + s.URL
+	}
+	if s.Note != "" {
+		out += " (" + s.Note + ")"
+	}
+	return out
 }

@@ -41,6 +41,8 @@ type Front struct {
 	Claims       []Claim       `yaml:"claims"`
 	Variants     []Variant     `yaml:"variants"`
 	Measurements []Measurement `yaml:"measurements"`
+	Sources      []Source      `yaml:"sources"`
+	Conflicts    []Conflict    `yaml:"conflicts"`
 }
 
 // Variant is another published form of the model (a GGUF quant, an NVFP4
@@ -111,16 +113,16 @@ func Parse(path string, b []byte) (*Page, error) {
 			return nil, shiftLines(err, 1)
 		}
 		// The lines are filled before validate, whose errors cite them.
-		for i, l := range itemLines(front, "claims", 2) {
-			if i < len(p.Front.Claims) {
-				p.Front.Claims[i].Line = l
+		lines := func(key string, set func(i, line int)) {
+			for i, l := range itemLines(front, key, 2) {
+				set(i, l)
 			}
 		}
-		for i, l := range itemLines(front, "measurements", 2) {
-			if i < len(p.Front.Measurements) {
-				p.Front.Measurements[i].Line = l
-			}
-		}
+		f := &p.Front
+		lines("claims", func(i, l int) { f.Claims[i].Line = l })
+		lines("measurements", func(i, l int) { f.Measurements[i].Line = l })
+		lines("sources", func(i, l int) { f.Sources[i].Line = l })
+		lines("conflicts", func(i, l int) { f.Conflicts[i].Line = l })
 	}
 	// Empty front matter decodes to nothing: validate names what is missing.
 	if err := p.validate(); err != nil {

@@ -81,14 +81,14 @@ func TestDuplicateVariantNames(t *testing.T) {
 func TestClaimErrorsCiteTheItemLine(t *testing.T) {
 	head := "---\ntitle: x\nmodel: a/b\n"
 	claim := func(id, extra string) string {
-		return "  - id: " + id + "\n    text: t\n    by: b\n    date: \"2026-01-01\"\n" + extra
+		return "  - id: " + id + "\n    text: t\n    by: b\n    where: w\n    date: \"2026-01-01\"\n" + extra
 	}
 	for _, tc := range []struct{ in, want string }{
-		// claims[1] starts on line 9.
+		// claims[1] starts on line 10.
 		{head + "claims:\n" + claim("one", "") + claim("two", "    verdict: wrong\n") + "---\n",
-			`line 9: field claims[1].verdict: expected one of supported, refuted, misleading, outdated, unverifiable, found "wrong"`},
+			`line 10: field claims[1].verdict: expected one of supported, refuted, misleading, outdated, unverifiable, found "wrong"`},
 		{head + "claims:\n" + claim("one", "") + claim("one", "") + "---\n",
-			`line 9: field claims[1].id: duplicate id "one"`},
+			`line 10: field claims[1].id: duplicate id "one"`},
 		{head + "claims:\n" + claim("one", "    evidence: [\"see the paper\"]\n") + "---\n",
 			`line 5: field claims[0].evidence[0]: expected kind:reference`},
 		{head + "claims:\n" + claim("one", "    checks:\n      - {fact: bytes.checkpoint, expect: 1, tolerance: 2}\n") + "---\n",
@@ -109,9 +109,9 @@ func TestParseRejectsWithFileAndLine(t *testing.T) {
 		{"---\ntitle: x\nmodel: a/b\ndraft: maybe\n---\n", "line 4"},
 		{"---\ntitle: x\n---\n", "field model: missing"},
 		{"---\ntitle: x\nmodel: a/b\ndate: July\n---\n", "field date"},
-		{"---\ntitle: x\nmodel: a/b\nclaims:\n  - {id: c, text: t, by: b, date: \"2026-01-01\", verdict: wrong}\n---\n", "claims[0].verdict"},
+		{"---\ntitle: x\nmodel: a/b\nclaims:\n  - {id: c, text: t, by: b, where: w, date: \"2026-01-01\", verdict: wrong}\n---\n", "claims[0].verdict"},
 		{"---\ntitle: x\nmodel: a/b\nmeasurements:\n  - {id: m, metric: x, by: b, source: s, kind: rumour}\n---\n", "measurements[0].kind"},
-		{"---\ntitle: x\nmodel: a/b\nclaims:\n  - {id: c, text: t, by: b, date: \"2026-01-01\", evidence: [\"see the paper\"]}\n---\n", "claims[0].evidence[0]"},
+		{"---\ntitle: x\nmodel: a/b\nclaims:\n  - {id: c, text: t, by: b, where: w, date: \"2026-01-01\", evidence: [\"see the paper\"]}\n---\n", "claims[0].evidence[0]"},
 	} {
 		_, err := Parse("content/models/x.md", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), "content/models/x.md") || !strings.Contains(err.Error(), tc.want) {
@@ -121,13 +121,13 @@ func TestParseRejectsWithFileAndLine(t *testing.T) {
 }
 
 func TestClaimLinesPointIntoTheFile(t *testing.T) {
-	src := "---\ntitle: x\nmodel: a/b\nclaims:\n  - id: one\n    text: t\n    by: b\n    date: \"2026-01-01\"\n  - id: two\n    text: t\n    by: b\n    date: \"2026-01-01\"\n---\n"
+	src := "---\ntitle: x\nmodel: a/b\nclaims:\n  - id: one\n    text: t\n    by: b\n    where: w\n    date: \"2026-01-01\"\n  - id: two\n    text: t\n    by: b\n    where: w\n    date: \"2026-01-01\"\n---\n"
 	p, err := Parse("x.md", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Front.Claims[0].Line != 5 || p.Front.Claims[1].Line != 9 {
-		t.Errorf("claim lines %d, %d; want 5, 9", p.Front.Claims[0].Line, p.Front.Claims[1].Line)
+	if p.Front.Claims[0].Line != 5 || p.Front.Claims[1].Line != 10 {
+		t.Errorf("claim lines %d, %d; want 5, 10", p.Front.Claims[0].Line, p.Front.Claims[1].Line)
 	}
 }
 
@@ -141,7 +141,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("---\n---\nbody after empty front matter\n"))
 	f.Add([]byte("---\ntitle: x\nmodel: ../../../../tmp/x\n---\n"))
 	f.Add([]byte("---\ntitle: x\nmodel: a/b\nvariants:\n  - {name: Q4, repo: r, bytes: 1, source: s}\n  - {name: Q4, repo: r, bytes: 2, source: s}\n---\n"))
-	f.Add([]byte("---\ntitle: x\nmodel: a/b\nclaims:\n  - {id: c, text: t, by: b, date: \"2026-01-01\", verdict: wrong}\n---\n"))
+	f.Add([]byte("---\ntitle: x\nmodel: a/b\nclaims:\n  - {id: c, text: t, by: b, where: w, date: \"2026-01-01\", verdict: wrong}\n---\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := Parse("fuzz.md", b)
 		if err == nil && p == nil {

@@ -95,7 +95,7 @@ func TestServeCommand(t *testing.T) {
 
 func TestServeCommandRejectsBadPort(t *testing.T) {
 	var out bytes.Buffer
-	if code := cli.Execute([]string{"serve", "--port", "70000", "--source", siteRoot}, &out, &out); code != 2 {
+	if code := cli.Execute([]string{"serve", "--port", "70000", "--source", copySite(t)}, &out, &out); code != 2 {
 		t.Errorf("--port 70000: exit %d, want 2 (%s)", code, out.String())
 	}
 }

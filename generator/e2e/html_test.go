@@ -188,7 +188,7 @@ func TestParsePageFindsProblems(t *testing.T) {
 	}
 }
 
-// TestHTMLWellFormedAndLinksResolve builds the shipped site and checks
+// TestHTMLWellFormedAndLinksResolve builds the fixture site and checks
 // every HTML file: well-formed as far as a tokenizer can tell, unique ids,
 // and every internal href/src pointing at a file of the build, with its
 // #fragment naming an element id of the target page.

@@ -17,10 +17,10 @@ const (
 	titleLine = `title: "Kimi K3"`
 )
 
-// copySite copies the shipped site's inputs into a temporary root, with
+// copySite copies the fixture site (testdata/site) into a temporary root, with
 // only the K3 dossier, so each build is quick.
 func copySite(t *testing.T) string {
-	return sitetest.Copy(t, siteRoot, func(rel string) bool { return rel == k3Source })
+	return sitetest.Fixture(t, func(rel string) bool { return rel == k3Source })
 }
 
 // editFile replaces old with new in root/rel as an editor saves.

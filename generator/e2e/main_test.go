@@ -8,13 +8,11 @@ import (
 	"testing"
 
 	"dossier/generator/config"
+	"dossier/generator/internal/sitetest"
 	"dossier/generator/site"
 )
 
-// siteRoot is the shipped site, relative to this package.
-const siteRoot = "../.."
-
-// built is the shipped site, built once for the whole package.
+// built is the fixture site, built once for the whole package.
 var built struct {
 	dir string
 	err error
@@ -33,7 +31,11 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	built.dir = filepath.Join(tmp, "public")
-	built.err = buildSite(siteRoot, built.dir)
+	// The browser tests build the frozen fixture site, not the live one.
+	root := filepath.Join(tmp, "site")
+	if built.err = sitetest.CopyFixture(root, nil); built.err == nil {
+		built.err = buildSite(root, built.dir)
+	}
 	defer stopBrowser()
 	return m.Run()
 }
@@ -52,11 +54,11 @@ func buildSite(root, dest string) error {
 	return err
 }
 
-// builtSite returns the directory of the shipped site's build.
+// builtSite returns the directory of the fixture site's build.
 func builtSite(t *testing.T) string {
 	t.Helper()
 	if built.err != nil {
-		t.Fatalf("build the shipped site: %v", built.err)
+		t.Fatalf("build the fixture site: %v", built.err)
 	}
 	return built.dir
 }

@@ -26,6 +26,8 @@ const (
 	// UnitTokensPerSec is a generation or prefill rate.
 	UnitTokensPerSec = "tokens_per_second"
 	UnitText         = "text"
+
+	UnitBytesPerSecond = "bytes_per_second"
 )
 
 // Fact is one figure with its provenance.

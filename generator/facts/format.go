@@ -40,6 +40,8 @@ func Display(unit string, v any) string {
 		return Duration(f)
 	case UnitUSDHour:
 		return USD(f) + "/h"
+	case UnitBytesPerSecond:
+		return Fixed(f/1e6, 1) + " MB/s"
 	case UnitUSD:
 		return USD(f)
 	case UnitBits:

@@ -13,7 +13,7 @@ import (
 
 // k3Config is the real config.json of moonshotai/Kimi-K3, from which
 // hubtest.K3 rebuilds the checkpoint's exact tensor list.
-const k3Config = "../../../shared/reference/configs/moonshotai__Kimi-K3.json"
+const k3Config = "../../testdata/configs/moonshotai__Kimi-K3.json"
 
 // BenchmarkSyncK3 syncs the real Kimi-K3 (hubtest.K3: 96 shards, 497,220
 // tensors, 75,766,584 bytes of prefixes and headers, a 59,764,096-byte

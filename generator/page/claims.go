@@ -1,6 +1,7 @@
 package page
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,9 +31,20 @@ func (m *Model) claimsTable(rs []claims.Review) *render.Table {
 		}
 		var tells []string
 		for _, f := range r.Tells {
-			tells = append(tells, strconv.Itoa(f.Tell)+" "+claims.TellNames[f.Tell])
+			if t := strconv.Itoa(f.Tell) + " " + claims.TellNames[f.Tell]; !slices.Contains(tells, t) {
+				tells = append(tells, t)
+			}
 		}
-		t.Rows = append(t.Rows, []string{render.Code("claim-" + r.ID), "“" + r.Text + "”", r.By + ", " + r.Date, verdict, gives, strings.Join(tells, "; ")})
+		text := "“" + r.Text + "”"
+		if r.Paraphrase {
+			text = r.Text + " (paraphrase"
+			if r.Quote != "" {
+				text += "; the source's words: “" + r.Quote + "”"
+			}
+			text += ")"
+		}
+		who := r.By + ", " + r.When() + "; in " + m.front.Name(r.Where)
+		t.Rows = append(t.Rows, []string{render.Code("claim-" + r.ID), text, who, verdict, gives, strings.Join(tells, "; ")})
 	}
 	return t
 }
@@ -57,7 +69,7 @@ type MeasurementGroup struct {
 	Table *render.Table
 }
 
-func measurementGroups(ms []content.Measurement) []MeasurementGroup {
+func measurementGroups(front *content.Front, ms []content.Measurement) []MeasurementGroup {
 	byKind := map[string][]content.Measurement{}
 	for _, m := range ms {
 		byKind[m.Kind] = append(byKind[m.Kind], m)
@@ -97,7 +109,7 @@ func measurementGroups(ms []content.Measurement) []MeasurementGroup {
 			if cfg == "" {
 				cfg = "not stated"
 			}
-			t.Rows = append(t.Rows, []string{m.Metric, claims.Value(&m), spread, cfg, m.By, claims.When(&m), m.Source})
+			t.Rows = append(t.Rows, []string{m.Metric, claims.Value(&m), spread, cfg, m.By, claims.When(&m), front.Cite(m.Source)})
 		}
 		out = append(out, MeasurementGroup{Kind: k, Title: kindTitles[k], Table: t})
 	}
@@ -106,4 +118,48 @@ func measurementGroups(ms []content.Measurement) []MeasurementGroup {
 
 func claimsTrim(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(f, 'f', 2, 64), "0"), ".")
+}
+
+// sourcesTable lists the documents the page's claims and measurements cite,
+// by name, so a reader can look each one up.
+func sourcesTable(f *content.Front) *render.Table {
+	if len(f.Sources) == 0 {
+		return nil
+	}
+	t := &render.Table{Header: []string{"document", "by", "published", "where to read it"}}
+	for _, s := range f.Sources {
+		published := s.Date
+		if published == "" {
+			published = "date unknown; read " + s.Accessed
+		}
+		where := s.URL
+		if s.Note != "" {
+			where = strings.TrimSpace(where + " " + "(" + s.Note + ")")
+		}
+		t.Rows = append(t.Rows, []string{s.Title, s.By, published, where})
+	}
+	return t
+}
+
+// conflictsTable shows, for each question two sources answer differently,
+// every side with how it found out and which side the dossier follows.
+func conflictsTable(f *content.Front) *render.Table {
+	if len(f.Conflicts) == 0 {
+		return nil
+	}
+	t := &render.Table{Header: []string{"question", "source", "says", "how it found out", "the dossier follows"}}
+	for _, c := range f.Conflicts {
+		for i, side := range c.Sides {
+			follows := ""
+			if side.Source == c.Rests {
+				follows = "this side: " + c.Reason
+			}
+			q := ""
+			if i == 0 {
+				q = c.Topic
+			}
+			t.Rows = append(t.Rows, []string{q, f.Cite(side.Source), side.Says, side.Evidence, follows})
+		}
+	}
+	return t
 }

@@ -40,6 +40,9 @@ type Model struct {
 	Reviews      []claims.Review
 	Measurements []MeasurementGroup
 	ProseTells   []claims.Finding
+	Conflicts    []content.Conflict
+
+	front *content.Front
 }
 
 // Fact returns the display string of key, or an error naming it.
@@ -106,7 +109,9 @@ func Build(in Input) (*Model, error) {
 		Revision: revision, Fetched: fetched, Draft: p.Front.Draft,
 		Facts: set, Hardware: hardware, Prose: prose,
 		Reviews: in.Reviews, ProseTells: in.ProseTells,
-		Measurements: measurementGroups(p.Front.Measurements),
+		Measurements: measurementGroups(&p.Front, p.Front.Measurements),
+		Conflicts:    p.Front.Conflicts,
+		front:        &p.Front,
 	}
 	if f := set.Get("arch.family"); f.Known() {
 		m.Family = f.Display
@@ -131,6 +136,8 @@ func Build(in Input) (*Model, error) {
 		"sources":     m.sources(),
 		"provenance":  {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},
 		"claims":      m.claimsTable(in.Reviews),
+		"documents":   sourcesTable(&p.Front),
+		"conflicts":   conflictsTable(&p.Front),
 	}
 	m.Charts = m.buildCharts()
 	return m, nil
@@ -520,7 +527,7 @@ func (m *Model) streamTable() *render.Table {
 		[2]string{"quantized parameters per stored byte", "quant.params_per_byte"},
 		[2]string{"full fine-tune (weights, gradients, Adam states)", "train.full_bytes"},
 		[2]string{"LoRA base weights, frozen as stored", "train.lora_frozen_bytes"},
-		[2]string{"QLoRA base weights at 4 bits", "train.qlora_frozen_bytes"},
+		[2]string{"QLoRA base weights (NF4, double-quantized)", "train.qlora_frozen_bytes"},
 	))
 }
 

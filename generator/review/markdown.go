@@ -9,35 +9,63 @@ import (
 	"dossier/generator/render"
 )
 
-// Markdown is the report for a pull request.
+// Markdown is the report for a pull request: the summary, the models added
+// and removed, the changes several models share (once, with the count),
+// then each model's own changes.
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	b.WriteString("# Dossier changes\n\n")
+	r.writeSummary(&b)
 	if r.Empty() {
-		b.WriteString("no changes\n")
 		return b.String()
 	}
 	if len(r.Added) > 0 {
-		b.WriteString("Models added: " + strings.Join(r.Added, ", ") + "\n\n")
+		rows := make([][]string, len(r.Added))
+		for i, a := range r.Added {
+			rows[i] = []string{a.Model, short(a.Revision)}
+			for _, k := range headline {
+				v, ok := a.Headline[k]
+				if !ok {
+					rows[i] = append(rows[i], "absent")
+					continue
+				}
+				rows[i] = append(rows[i], display(&v))
+			}
+		}
+		hdr := []string{"model", "revision"}
+		for _, k := range headline {
+			hdr = append(hdr, render.Code(k))
+		}
+		b.WriteString("## Models added\n\n" + (&render.Table{Header: hdr, Rows: rows}).Markdown() + "\n")
 	}
 	if len(r.Removed) > 0 {
-		b.WriteString("Models removed: " + strings.Join(r.Removed, ", ") + "\n\n")
+		b.WriteString("## Models removed\n\n" + strings.Join(r.Removed, ", ") + "\n\n")
+	}
+	hdr := []string{"fact", "before", "after", "what moved it"}
+	if len(r.Common) > 0 {
+		rows := make([][]string, len(r.Common))
+		for i, c := range r.Common {
+			models := strconv.Itoa(len(c.Models))
+			if len(c.Models) <= 3 {
+				models += ": " + strings.Join(c.Models, ", ")
+			}
+			rows[i] = append(changeRow(c.Change), models)
+		}
+		b.WriteString("## Changes common to several models\n\n" + (&render.Table{Header: append(hdr, "models"), Rows: rows}).Markdown() + "\n")
 	}
 	for _, m := range r.Changed {
 		fmt.Fprintf(&b, "## %s\n\n", m.Model)
-		if m.OldRevision != m.NewRevision {
-			fmt.Fprintf(&b, "Snapshot revision %s → %s.\n\n", short(m.OldRevision), short(m.NewRevision))
+		if m.OldRevision != "" {
+			fmt.Fprintf(&b, "Snapshot revision %s → %s.\n\n", short(m.OldRevision), short(m.Revision))
 		}
 		var flips, rest [][]string
 		for _, c := range m.Facts {
-			row := []string{render.Code(c.Key), c.Old, c.New, c.Moved}
 			if c.Flip {
-				flips = append(flips, row)
+				flips = append(flips, changeRow(c))
 			} else {
-				rest = append(rest, row)
+				rest = append(rest, changeRow(c))
 			}
 		}
-		hdr := []string{"fact", "before", "after", "what moved it"}
 		if len(flips) > 0 {
 			b.WriteString("### Verdicts that flipped\n\n" + (&render.Table{Header: hdr, Rows: flips}).Markdown() + "\n")
 		}
@@ -59,7 +87,68 @@ func (r *Report) Markdown() string {
 	return b.String()
 }
 
-// JSON is the report as indented JSON.
+func changeRow(c Change) []string {
+	return []string{render.Code(c.Key), display(c.Old), display(c.New), c.Moved}
+}
+
+// writeSummary writes the chain a reviewer reads first: inputs changed →
+// models affected → verdicts flipped.
+func (r *Report) writeSummary(b *strings.Builder) {
+	s := r.Summary
+	inputs := "input files not compared (the base is a directory, not a git ref)"
+	if s.InputsKnown {
+		inputs = plural(len(s.InputsChanged), "input file") + " changed"
+	}
+	if r.Empty() {
+		fmt.Fprintf(b, "no changes: %s; no fact, verdict or model moved.\n", inputs)
+		if len(s.InputsChanged) > 0 {
+			b.WriteString("\n" + codeList(s.InputsChanged) + "\n")
+		}
+		return
+	}
+	fmt.Fprintf(b, "**%s → %s of %d affected → %s flipped.**\n\n", inputs,
+		plural(len(s.ModelsAffected), "model"), s.ModelsTotal, plural(len(s.VerdictsFlip), "verdict"))
+	if len(s.InputsChanged) > 0 {
+		b.WriteString("- Inputs: " + strings.Join(codeEach(s.InputsChanged), ", ") + "\n")
+	}
+	var parts []string
+	if n := len(r.Added); n > 0 {
+		parts = append(parts, strconv.Itoa(n)+" added")
+	}
+	if n := len(r.Removed); n > 0 {
+		parts = append(parts, strconv.Itoa(n)+" removed")
+	}
+	if n := len(s.ModelsAffected) - len(r.Added) - len(r.Removed); n > 0 {
+		parts = append(parts, strconv.Itoa(n)+" changed")
+	}
+	b.WriteString("- Models: " + strings.Join(parts, ", ") + ": " + strings.Join(s.ModelsAffected, ", ") + "\n")
+	for _, f := range s.VerdictsFlip {
+		fmt.Fprintf(b, "- Flipped: %s `%s`: %s → %s\n", f.Model, f.What, f.Old, f.New)
+	}
+	b.WriteString("\n")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func codeEach(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = "`" + x + "`"
+	}
+	return out
+}
+
+func codeList(xs []string) string {
+	return "- " + strings.Join(codeEach(xs), "\n- ") + "\n"
+}
+
+// JSON is the report as indented JSON: values are numbers (or bools, or
+// text) with their units, as in facts.json.
 func (r *Report) JSON() ([]byte, error) {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {

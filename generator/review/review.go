@@ -98,6 +98,30 @@ func FromGit(repo, ref, publishDir string) (Set, error) {
 	return Parse(files)
 }
 
+// ChangedInputs lists the files under paths (relative to the repository
+// root) that differ between ref and the working tree, including new files
+// not yet committed: the inputs a report names.
+func ChangedInputs(repo, ref string, paths []string) ([]string, error) {
+	diff, err := git(repo, append([]string{"diff", "--name-only", ref, "--"}, paths...)...)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := git(repo, append([]string{"ls-files", "--others", "--exclude-standard", "--"}, paths...)...)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	out := []string{}
+	for _, p := range strings.Split(string(diff)+string(untracked), "\n") {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 func git(dir string, args ...string) ([]byte, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -110,11 +134,22 @@ func git(dir string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// Change is one fact whose value moved.
+// Value is one side of a changed fact: the number (or bool, or text) with
+// its unit, as in facts.json, and the display a page shows. Value is null
+// when the fact is unknown, with the reason.
+type Value struct {
+	Value   any    `json:"value"`
+	Unit    string `json:"unit"`
+	Display string `json:"display"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Change is one fact whose value moved. Old is null for a fact the base
+// did not have, New for one the head dropped.
 type Change struct {
 	Key   string `json:"key"`
-	Old   string `json:"old"`
-	New   string `json:"new"`
+	Old   *Value `json:"old"`
+	New   *Value `json:"new"`
 	Moved string `json:"moved"` // the input that moved it
 	Flip  bool   `json:"verdict_flip"`
 }
@@ -128,44 +163,170 @@ type ClaimChange struct {
 	NewTells []int  `json:"new_tells,omitempty"`
 }
 
-// ModelDiff is what changed for one model.
+// ModelDiff is what changed for one model, less the changes it shares
+// with other models (Report.Common). OldRevision is set only when the
+// snapshot revision changed and the base recorded one.
 type ModelDiff struct {
 	Model       string        `json:"model"`
-	OldRevision string        `json:"old_revision"`
-	NewRevision string        `json:"new_revision"`
+	Revision    string        `json:"revision,omitempty"`
+	OldRevision string        `json:"old_revision,omitempty"`
 	Facts       []Change      `json:"facts"`
 	Claims      []ClaimChange `json:"claims"`
 }
 
-// Report is the whole diff.
-type Report struct {
-	Added   []string    `json:"added"`
-	Removed []string    `json:"removed"`
-	Changed []ModelDiff `json:"changed"`
+// CommonChange is one fact change identical (same key, values and cause)
+// in several models: a report shows it once with the models.
+type CommonChange struct {
+	Change
+	Models []string `json:"models"`
 }
 
-// Empty reports whether nothing moved.
-func (r *Report) Empty() bool { return len(r.Added)+len(r.Removed)+len(r.Changed) == 0 }
+// AddedModel is a model new in the head, with its headline figures.
+type AddedModel struct {
+	Model    string           `json:"model"`
+	Revision string           `json:"revision,omitempty"`
+	Headline map[string]Value `json:"headline"`
+}
 
-// Compare diffs base against head.
-func Compare(base, head Set) *Report {
-	r := &Report{Added: []string{}, Removed: []string{}, Changed: []ModelDiff{}}
+// Flip is a verdict that changed: a verdict fact or a claim's verdict.
+type Flip struct {
+	Model string `json:"model"`
+	What  string `json:"what"` // fact key, or "claim ID"
+	Old   string `json:"old"`
+	New   string `json:"new"`
+}
+
+// Summary is the top of a report: which inputs changed, which models that
+// affected, which verdicts flipped.
+type Summary struct {
+	// InputsKnown is false when the base is a directory: the input files
+	// are compared only against a git ref.
+	InputsKnown    bool     `json:"inputs_known"`
+	InputsChanged  []string `json:"inputs_changed"`
+	ModelsAffected []string `json:"models_affected"`
+	ModelsTotal    int      `json:"models_total"`
+	VerdictsFlip   []Flip   `json:"verdicts_flipped"`
+}
+
+// Report is the whole diff.
+type Report struct {
+	Summary Summary        `json:"summary"`
+	Added   []AddedModel   `json:"added"`
+	Removed []string       `json:"removed"`
+	Common  []CommonChange `json:"common"`
+	Changed []ModelDiff    `json:"changed"`
+}
+
+// Empty reports whether no model moved.
+func (r *Report) Empty() bool {
+	return len(r.Added)+len(r.Removed)+len(r.Changed)+len(r.Common) == 0
+}
+
+// headline are the figures an added model is introduced with: the numeric
+// columns of the site's model table.
+var headline = []string{"params.total", "params.active_no_embedding", "bytes.checkpoint", "bits_per_param",
+	"fit.cheapest_serving", "cost.cheapest_serving.usd_per_hour"}
+
+// Compare diffs base against head. inputs are the input files that changed
+// between them (relative to the repository root), or nil when unknown.
+func Compare(base, head Set, inputs []string) *Report {
+	r := &Report{Added: []AddedModel{}, Removed: []string{}, Common: []CommonChange{}, Changed: []ModelDiff{}}
+	r.Summary = Summary{InputsKnown: inputs != nil, InputsChanged: append([]string{}, inputs...), ModelsAffected: []string{}, VerdictsFlip: []Flip{}}
+	all := map[string]bool{}
 	for _, m := range keys(head) {
+		all[m] = true
 		if base[m] == nil {
-			r.Added = append(r.Added, m)
+			h := head[m]
+			a := AddedModel{Model: m, Revision: h.Revision, Headline: map[string]Value{}}
+			for _, k := range headline {
+				if v := value(h.Facts.Get(k)); v != nil {
+					a.Headline[k] = *v
+				}
+			}
+			r.Added = append(r.Added, a)
+			r.Summary.ModelsAffected = append(r.Summary.ModelsAffected, m)
 		}
 	}
 	for _, m := range keys(base) {
+		all[m] = true
 		b, h := base[m], head[m]
 		if h == nil {
 			r.Removed = append(r.Removed, m)
+			r.Summary.ModelsAffected = append(r.Summary.ModelsAffected, m)
 			continue
 		}
 		if d := diffModel(b, h); len(d.Facts)+len(d.Claims) > 0 || b.Revision != h.Revision {
 			r.Changed = append(r.Changed, d)
+			r.Summary.ModelsAffected = append(r.Summary.ModelsAffected, m)
+			for _, c := range d.Facts {
+				if c.Flip {
+					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, c.Key, display(c.Old), display(c.New)})
+				}
+			}
+			for _, c := range d.Claims {
+				if c.Old != c.New {
+					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, "claim " + c.ID, c.Old, c.New})
+				}
+			}
 		}
 	}
+	sort.Strings(r.Summary.ModelsAffected)
+	r.Summary.ModelsTotal = len(all)
+	r.collapse()
 	return r
+}
+
+// collapse moves each fact change that several models share, with the
+// same values and cause, out of the models into Common.
+func (r *Report) collapse() {
+	type group struct {
+		change Change
+		models []string
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, d := range r.Changed {
+		for _, c := range d.Facts {
+			k := changeKey(c)
+			if groups[k] == nil {
+				groups[k] = &group{change: c}
+				order = append(order, k)
+			}
+			groups[k].models = append(groups[k].models, d.Model)
+		}
+	}
+	for _, k := range order {
+		if g := groups[k]; len(g.models) > 1 {
+			r.Common = append(r.Common, CommonChange{Change: g.change, Models: g.models})
+		}
+	}
+	sort.SliceStable(r.Common, func(i, j int) bool {
+		a, b := r.Common[i], r.Common[j]
+		if len(a.Models) != len(b.Models) {
+			return len(a.Models) > len(b.Models)
+		}
+		return a.Key < b.Key
+	})
+	kept := r.Changed[:0]
+	for _, d := range r.Changed {
+		facts := []Change{}
+		for _, c := range d.Facts {
+			if len(groups[changeKey(c)].models) == 1 {
+				facts = append(facts, c)
+			}
+		}
+		d.Facts = facts
+		if len(d.Facts)+len(d.Claims) > 0 || d.OldRevision != "" {
+			kept = append(kept, d)
+		}
+	}
+	r.Changed = kept
+}
+
+// changeKey identifies a change up to the model it happened in.
+func changeKey(c Change) string {
+	b, _ := json.Marshal(c)
+	return string(b)
 }
 
 func keys(s Set) []string {
@@ -178,7 +339,13 @@ func keys(s Set) []string {
 }
 
 func diffModel(b, h *Doc) ModelDiff {
-	d := ModelDiff{Model: h.Model, OldRevision: b.Revision, NewRevision: h.Revision, Facts: []Change{}, Claims: []ClaimChange{}}
+	d := ModelDiff{Model: h.Model, Revision: h.Revision, Facts: []Change{}, Claims: []ClaimChange{}}
+	if b.Revision != h.Revision {
+		d.OldRevision = b.Revision
+		if d.OldRevision == "" {
+			d.OldRevision = unrecorded
+		}
+	}
 	seen := map[string]bool{}
 	for _, k := range append(b.Facts.Keys(), h.Facts.Keys()...) {
 		if seen[k] {
@@ -189,7 +356,7 @@ func diffModel(b, h *Doc) ModelDiff {
 		if equalValue(of, nf) {
 			continue
 		}
-		c := Change{Key: k, Old: show(of), New: show(nf), Moved: moved(b, h, of, nf), Flip: isVerdict(k, of, nf)}
+		c := Change{Key: k, Old: value(of), New: value(nf), Moved: moved(b, h, of, nf), Flip: isVerdict(k, of, nf)}
 		d.Facts = append(d.Facts, c)
 	}
 	old, kept := map[string]Claim{}, map[string]bool{}
@@ -252,14 +419,23 @@ func equalValue(a, b *facts.Fact) bool {
 	return a.Value == b.Value
 }
 
-func show(f *facts.Fact) string {
+// value is a fact as a report carries it; nil for an absent fact.
+func value(f *facts.Fact) *Value {
 	if f == nil {
-		return "absent"
+		return nil
 	}
-	if !f.Known() {
+	return &Value{Value: f.Value, Unit: f.Unit, Display: f.Display, Reason: f.Reason}
+}
+
+// display is how a report's Markdown shows one side of a change.
+func display(v *Value) string {
+	switch {
+	case v == nil:
+		return "absent"
+	case v.Value == nil:
 		return "unknown"
 	}
-	return f.Display
+	return v.Display
 }
 
 // isVerdict marks facts that are verdicts: fit booleans and the cheapest
@@ -310,9 +486,18 @@ func difference(a, b []string) []string {
 	return out
 }
 
+// short abbreviates a commit sha as git does; an empty revision is one the
+// snapshot did not record.
 func short(s string) string {
-	if s == "" {
-		return "(none)"
+	switch {
+	case s == "":
+		return unrecorded
+	case len(s) == 40:
+		return s[:7]
 	}
-	return s[:min(7, len(s))]
+	return s
 }
+
+// unrecorded stands for a revision a snapshot left empty (revision_note
+// says why), so a report never shows an empty revision.
+const unrecorded = "unrecorded"

@@ -30,19 +30,19 @@ func TestCompare(t *testing.T) {
 		"acme/m":   doc("bbbbbbb2", map[string]any{"bytes.checkpoint": int64(200), "fit.8xB200.at_rest": false}, Claim{ID: "size", Verdict: "refuted", Tells: []int{1}}),
 		"acme/new": {Model: "acme/new"},
 	}
-	r := Compare(base, head)
-	if len(r.Added) != 1 || r.Added[0] != "acme/new" || len(r.Removed) != 1 || r.Removed[0] != "acme/old" {
+	r := Compare(base, head, nil)
+	if len(r.Added) != 1 || r.Added[0].Model != "acme/new" || len(r.Removed) != 1 || r.Removed[0] != "acme/old" {
 		t.Fatalf("added %v removed %v", r.Added, r.Removed)
 	}
 	m := r.Changed[0]
-	if m.OldRevision != "aaaaaaa1" || m.NewRevision != "bbbbbbb2" || len(m.Facts) != 2 {
+	if m.OldRevision != "aaaaaaa1" || m.Revision != "bbbbbbb2" || len(m.Facts) != 2 {
 		t.Fatalf("changed %+v", m)
 	}
 	for _, c := range m.Facts {
-		if c.Key == "fit.8xB200.at_rest" && (!c.Flip || c.Old != "yes" || c.New != "no") {
+		if c.Key == "fit.8xB200.at_rest" && (!c.Flip || c.Old.Value != true || c.New.Value != false) {
 			t.Errorf("fit verdict change %+v", c)
 		}
-		if !strings.Contains(c.Moved, "snapshot revision aaaaaaa → bbbbbbb") {
+		if !strings.Contains(c.Moved, "snapshot revision aaaaaaa1 → bbbbbbb2") {
 			t.Errorf("%s: moved %q does not name the revision", c.Key, c.Moved)
 		}
 	}
@@ -55,7 +55,7 @@ func TestCompare(t *testing.T) {
 		t.Errorf("claims %+v: want the flip and the removal", m.Claims)
 	}
 	md := r.Markdown()
-	for _, want := range []string{"Models added: acme/new", "Models removed: acme/old", "### Verdicts that flipped", "`gone`", "removed"} {
+	for _, want := range []string{"## Models added", "| acme/new |", "## Models removed\n\nacme/old", "### Verdicts that flipped", "`gone`", "removed"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
@@ -64,7 +64,7 @@ func TestCompare(t *testing.T) {
 
 func TestCompareUnchangedIsEmpty(t *testing.T) {
 	d := doc("aaaaaaa1", map[string]any{"bytes.checkpoint": int64(100)})
-	r := Compare(Set{"acme/m": d}, Set{"acme/m": d})
+	r := Compare(Set{"acme/m": d}, Set{"acme/m": d}, nil)
 	if !r.Empty() || !strings.Contains(r.Markdown(), "no changes") {
 		t.Errorf("report %+v", r)
 	}

@@ -20,7 +20,8 @@ import (
 	"dossier/generator/snapshot"
 )
 
-const root = "../.."
+// root is the frozen fixture site (testdata/site at the repository root).
+const root = "../../testdata/site"
 
 // The shipped pages are named as Slug names them.
 func TestSlugMatchesShippedPages(t *testing.T) {

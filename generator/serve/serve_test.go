@@ -24,10 +24,10 @@ const (
 	eventLimit = 15 * time.Second
 )
 
-// copySite copies the shipped site's inputs into a temporary root, with
+// copySite copies the fixture site (testdata/site) into a temporary root, with
 // only the K3 dossier, so each build is quick.
 func copySite(t *testing.T) string {
-	return sitetest.Copy(t, filepath.Join("..", ".."), func(rel string) bool { return rel == k3Source })
+	return sitetest.Fixture(t, func(rel string) bool { return rel == k3Source })
 }
 
 // editFile replaces old with new in root/rel as an editor saves.

@@ -6,10 +6,10 @@ import (
 	"dossier/generator/config"
 )
 
-// BenchmarkBuild is a full build of the shipped site: load, compute every
+// BenchmarkBuild is a full build of the fixture site: load, compute every
 // model (K3's module tree is ~500k tensors), render and publish.
 func BenchmarkBuild(b *testing.B) {
-	cfg, err := config.Load(repoRoot, nil, nil)
+	cfg, err := config.Load(copySite(b), nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func BenchmarkBuild(b *testing.B) {
 // BenchmarkIncrementalBuild rebuilds with every input unchanged: pages are
 // reused from the previous output and only the lists are rendered again.
 func BenchmarkIncrementalBuild(b *testing.B) {
-	cfg, err := config.Load(repoRoot, nil, nil)
+	cfg, err := config.Load(copySite(b), nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

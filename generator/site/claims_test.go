@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"dossier/generator/content"
 )
 
 type claimOut struct {
@@ -24,7 +26,7 @@ type claimOut struct {
 // claim with the verdict its artifacts give, the size claims computed.
 func TestK3ClaimsChecklist(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, copySite(t), dest); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/facts.json"))
@@ -83,7 +85,7 @@ var ldRe = regexp.MustCompile(`(?s)<script type="application/ld\+json">(.*?)</sc
 
 func TestClaimReviewJSONLD(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, copySite(t), dest); err != nil {
 		t.Fatal(err)
 	}
 	html, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.html"))
@@ -94,6 +96,7 @@ func TestClaimReviewJSONLD(t *testing.T) {
 	if len(blocks) < 13 {
 		t.Fatalf("%d JSON-LD blocks, want one per claim", len(blocks))
 	}
+	reviewed := map[string]struct{ rating, date string }{}
 	for _, b := range blocks {
 		var cr struct {
 			Context       string `json:"@context"`
@@ -111,7 +114,7 @@ func TestClaimReviewJSONLD(t *testing.T) {
 				Type          string                `json:"@type"`
 				Author        struct{ Name string } `json:"author"`
 				DatePublished string                `json:"datePublished"`
-				Appearance    []map[string]string   `json:"appearance"`
+				Appearance    []map[string]any      `json:"appearance"`
 			} `json:"itemReviewed"`
 		}
 		if err := json.Unmarshal(b[1], &cr); err != nil {
@@ -119,13 +122,30 @@ func TestClaimReviewJSONLD(t *testing.T) {
 		}
 		if cr.Context != "https://schema.org" || cr.Type != "ClaimReview" || cr.ClaimReviewed == "" || cr.ReviewRating.AlternateName == "" ||
 			!strings.HasPrefix(cr.URL, "https://") || cr.Author.Name == "" || cr.DatePublished == "" ||
-			cr.ItemReviewed.Type != "Claim" || cr.ItemReviewed.Author.Name == "" || cr.ItemReviewed.DatePublished == "" || len(cr.ItemReviewed.Appearance) == 0 {
+			cr.ItemReviewed.Type != "Claim" || cr.ItemReviewed.Author.Name == "" || len(cr.ItemReviewed.Appearance) == 0 {
 			t.Errorf("ClaimReview lacks a required property: %s", b[1])
 		}
+		if d := cr.ItemReviewed.DatePublished; d != "" && !content.ValidDate(d) {
+			t.Errorf("claim datePublished %q is not a date: %s", d, b[1])
+		}
+		if w := cr.ItemReviewed.Appearance[0]; w["name"] == nil && w["url"] == nil {
+			t.Errorf("claim appearance names no work: %s", b[1])
+		}
 		id := cr.URL[strings.Index(cr.URL, "#")+1:]
+		reviewed[strings.TrimPrefix(id, "claim-")] = struct{ rating, date string }{cr.ReviewRating.AlternateName, cr.ItemReviewed.DatePublished}
 		if !strings.Contains(string(html), `id="`+id+`"`) {
 			t.Errorf("ClaimReview url points at #%s, which is not on the page", id)
 		}
+	}
+	// A scoped verdict carries its scope; an unknown date is left out.
+	if r := reviewed["single-card"]; !strings.HasPrefix(r.rating, "Supported, within scope: streaming") {
+		t.Errorf("single-card rating %q, want the scope in alternateName", r.rating)
+	}
+	if r := reviewed["single-card"]; r.date != "" {
+		t.Errorf("single-card has datePublished %q; its date is unknown", r.date)
+	}
+	if r := reviewed["faster-inference"]; r.date != "2026-07-17" || r.rating != "False" {
+		t.Errorf("faster-inference = %+v, want False dated 2026-07-17", r)
 	}
 }
 

@@ -3,6 +3,8 @@ package site
 import (
 	"net/url"
 	"strings"
+
+	"dossier/generator/content"
 )
 
 // ratings maps a verdict to schema.org Rating values (5 best, 1 worst).
@@ -23,23 +25,25 @@ func claimReviews(m *Model, pageURL, author, siteURL string) []any {
 	var out []any
 	for _, r := range m.Reviews {
 		rt := ratings[r.Verdict]
-		rating := map[string]any{"@type": "Rating", "alternateName": rt.name}
+		name := rt.name
+		if r.Scope != "" {
+			// A scoped verdict holds only within its scope; an unqualified
+			// "Supported" would claim more than the review found.
+			name += ", within scope: " + r.Scope
+		}
+		rating := map[string]any{"@type": "Rating", "alternateName": name}
 		if rt.value > 0 {
 			rating["ratingValue"], rating["bestRating"], rating["worstRating"] = rt.value, 5, 1
 		}
 		claim := map[string]any{
-			"@type":         "Claim",
-			"author":        map[string]any{"@type": "Organization", "name": r.By},
-			"datePublished": r.Date,
+			"@type":  "Claim",
+			"author": map[string]any{"@type": "Organization", "name": r.By},
+		}
+		if r.Date != "" { // an unknown date is left out, never guessed
+			claim["datePublished"] = r.Date
 		}
 		if r.Where != "" {
-			work := map[string]any{"@type": "CreativeWork"}
-			if u, err := url.Parse(r.Where); err == nil && (u.Scheme == "https" || u.Scheme == "http") && !strings.ContainsAny(r.Where, " ") {
-				work["url"] = r.Where
-			} else {
-				work["name"] = r.Where
-			}
-			claim["appearance"] = []any{work}
+			claim["appearance"] = []any{appearance(m.Content.Front.Source(r.Where), r.Where)}
 		}
 		out = append(out, map[string]any{
 			"@context":      "https://schema.org",
@@ -53,4 +57,27 @@ func claimReviews(m *Model, pageURL, author, siteURL string) []any {
 		})
 	}
 	return out
+}
+
+// appearance is the CreativeWork a claim appeared in: the page's source
+// with that id, else a URL, else a named document.
+func appearance(src *content.Source, where string) map[string]any {
+	work := map[string]any{"@type": "CreativeWork"}
+	if src != nil {
+		work["name"] = src.Title
+		work["author"] = map[string]any{"@type": "Organization", "name": src.By}
+		if src.Date != "" {
+			work["datePublished"] = src.Date
+		}
+		if src.URL != "" {
+			work["url"] = src.URL
+		}
+		return work
+	}
+	if u, err := url.Parse(where); err == nil && (u.Scheme == "https" || u.Scheme == "http") && !strings.ContainsAny(where, " ") {
+		work["url"] = where
+	} else {
+		work["name"] = where
+	}
+	return work
 }

@@ -11,12 +11,13 @@ import (
 	"dossier/generator/facts"
 )
 
-// shipped builds the shipped site into a temporary directory and returns
+// shipped builds the fixture site (frozen copies of the shipped models)
+// into a temporary directory and returns
 // the publish directory.
 func shipped(t *testing.T) string {
 	t.Helper()
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, copySite(t), dest); err != nil {
 		t.Fatal(err)
 	}
 	return dest

@@ -10,7 +10,7 @@ import (
 	"dossier/generator/config"
 )
 
-// searchSite builds a copy of the shipped site with search on and the
+// searchSite builds a copy of the fixture site with search on and the
 // given search command.
 func searchBuild(t *testing.T, root, command string) (string, error) {
 	t.Helper()

@@ -260,18 +260,21 @@ type factsDoc struct {
 }
 
 type claimJSON struct {
-	ID       string            `json:"id"`
-	Text     string            `json:"text"`
-	By       string            `json:"by"`
-	Date     string            `json:"date"`
-	Where    string            `json:"where,omitempty"`
-	Kind     string            `json:"kind,omitempty"`
-	Verdict  string            `json:"verdict"`
-	Computed bool              `json:"computed"`
-	Reason   string            `json:"reason"`
-	Scope    string            `json:"scope,omitempty"`
-	Evidence []claims.Evidence `json:"evidence"`
-	Tells    []int             `json:"tells"`
+	ID         string            `json:"id"`
+	Text       string            `json:"text"`
+	Paraphrase bool              `json:"paraphrase,omitempty"`
+	Quote      string            `json:"quote,omitempty"`
+	By         string            `json:"by"`
+	Date       string            `json:"date,omitempty"`
+	Accessed   string            `json:"accessed,omitempty"`
+	Where      string            `json:"where,omitempty"`
+	Kind       string            `json:"kind,omitempty"`
+	Verdict    string            `json:"verdict"`
+	Computed   bool              `json:"computed"`
+	Reason     string            `json:"reason"`
+	Scope      string            `json:"scope,omitempty"`
+	Evidence   []claims.Evidence `json:"evidence"`
+	Tells      []int             `json:"tells"`
 }
 
 type measurementJSON struct {
@@ -293,7 +296,8 @@ type measurementJSON struct {
 func claimsJSON(rs []claims.Review) []claimJSON {
 	out := []claimJSON{}
 	for _, r := range rs {
-		c := claimJSON{ID: r.ID, Text: r.Text, By: r.By, Date: r.Date, Where: r.Where, Kind: r.Kind, Verdict: r.Verdict,
+		c := claimJSON{ID: r.ID, Text: r.Text, Paraphrase: r.Paraphrase, Quote: r.Quote, By: r.By, Date: r.Date, Accessed: r.Accessed,
+			Where: r.Where, Kind: r.Kind, Verdict: r.Verdict,
 			Computed: r.Computed, Reason: r.Reason, Scope: r.Scope, Evidence: r.Evidence, Tells: []int{}}
 		if c.Evidence == nil {
 			c.Evidence = []claims.Evidence{}

@@ -17,12 +17,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// repoRoot is the shipped site: the tests build the real content and data.
-const repoRoot = "../.."
-
-// copySite copies the inputs of the shipped site into a temporary root so a
-// test can break them or publish without touching the repository.
-func copySite(t *testing.T) string { return sitetest.Copy(t, repoRoot, nil) }
+// copySite copies the frozen fixture site (testdata/site at the repository
+// root, with the repository's templates) into a temporary root, so a test
+// can build it, break it or publish it without touching the repository.
+// Tests assert numbers on this copy, never on the live content/ and data/.
+func copySite(t testing.TB) string { return sitetest.Fixture(t, nil) }
 
 func build(t *testing.T, root, dest string) (*Report, error) {
 	t.Helper()
@@ -56,18 +55,18 @@ func readFacts(t *testing.T, path string) *factsFile {
 	return &ff
 }
 
-// k3Facts builds the shipped site once and returns K3's facts.json.
+// k3Facts builds the fixture site once and returns K3's facts.json.
 func k3Facts(t *testing.T) *factsFile {
 	t.Helper()
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, copySite(t), dest); err != nil {
 		t.Fatal(err)
 	}
 	return readFacts(t, filepath.Join(dest, "models", "kimi-k3", "facts.json"))
 }
 
 // TestKimiK3Facts checks every figure the K3 dossier must reproduce
-// (../shared/reference/k3-figures.md), as values in facts.json.
+// (testdata/k3-figures.md at the repository root), as values in facts.json.
 func TestKimiK3Facts(t *testing.T) {
 	ff := k3Facts(t)
 	if ff.Model != "moonshotai/Kimi-K3" || ff.Revision != "9f62e4e9fffbd0a83ddd60e1c209d828994b3569" {
@@ -178,7 +177,7 @@ func TestKimiK3Facts(t *testing.T) {
 
 func TestGoldenIndexMarkdown(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, copySite(t), dest); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range []struct{ out, golden string }{
@@ -229,11 +228,12 @@ func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 func TestBuildIsDeterministic(t *testing.T) {
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
-	ra, err := build(t, repoRoot, a)
+	root := copySite(t)
+	ra, err := build(t, root, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := build(t, repoRoot, b); err != nil {
+	if _, err := build(t, root, b); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range ra.Files {
@@ -274,8 +274,8 @@ func TestBadInputLeavesOutputUntouched(t *testing.T) {
 	}{
 		{"config unknown key", "hugo-like.yaml", "publishDir: public", "publishDir: public\npublishDri: oops", []string{"hugo-like.yaml", "publishdri"}},
 		{"config bad value", "hugo-like.yaml", "concurrency: 1 ", "concurrency: 0 ", []string{"hugo-like.yaml", "sizing.concurrency"}},
-		{"config unknown hardware", "hugo-like.yaml", "- 1xRTX4090", "- 1xZ999", []string{"hugo-like.yaml", "hardware[0]", "Z999"}},
-		{"config overflowing count", "hugo-like.yaml", "- 1xRTX4090", "- 99999999999999999999xRTX4090", []string{"hugo-like.yaml", "hardware[0]", "GPU count"}},
+		{"config unknown hardware", "hugo-like.yaml", "- 8xB200", "- 8xZ999", []string{"hugo-like.yaml", "hardware[0]", "Z999"}},
+		{"config overflowing count", "hugo-like.yaml", "- 8xB200", "- 99999999999999999999xB200", []string{"hugo-like.yaml", "hardware[0]", "GPU count"}},
 		{"hardware catalog zero memory", "data/hardware.yaml", "memory_bytes: 192265846784", "memory_bytes: 0", []string{"hardware.yaml", "accelerators[0].memory_bytes"}},
 		{"front matter unknown field", "content/models/kimi-k3.md", "org: Moonshot AI", "org: Moonshot AI\norgg: typo", []string{"kimi-k3.md", "line 5", "orgg"}},
 		{"front matter wrong type", "content/models/kimi-k3.md", "    value: 104e9", "    value: lots", []string{"kimi-k3.md", "expected a number"}},
@@ -350,29 +350,13 @@ func TestPublishRefusesInputDirectories(t *testing.T) {
 // Markdown, facts.json and charts committed under public/ must be what a
 // build of the committed inputs produces. Run `go run . build` and commit.
 func TestCommittedOutputsAreCurrent(t *testing.T) {
+	live := sitetest.RepoRoot(t)
 	dest := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, dest); err != nil {
+	if _, err := build(t, live, dest); err != nil {
 		t.Fatal(err)
 	}
-	reviewed := func(name string) bool {
-		ext := filepath.Ext(name)
-		return !strings.HasPrefix(name, ".dossier") && (ext == ".md" || ext == ".json" || ext == ".svg")
-	}
-	built, committed := snapshotDir(t, dest), snapshotDir(t, filepath.Join(repoRoot, "public"))
-	for name, b := range built {
-		if !reviewed(name) {
-			continue
-		}
-		if c, ok := committed[name]; !ok {
-			t.Errorf("public/%s is built but not in the repository: run go run . build", name)
-		} else if c != b {
-			t.Errorf("public/%s is out of date: run go run . build", name)
-		}
-	}
-	for name := range committed {
-		if _, ok := built[name]; reviewed(name) && !ok {
-			t.Errorf("public/%s is no longer built: remove it", name)
-		}
+	for _, line := range sitetest.StaleOutputs(t, dest, filepath.Join(live, "public")) {
+		t.Error(line)
 	}
 }
 
@@ -484,7 +468,7 @@ func TestPagesFlagStaleData(t *testing.T) {
 	}
 	// The shipped configuration sets no limit: nothing is flagged.
 	shipped := filepath.Join(t.TempDir(), "public")
-	if _, err := build(t, repoRoot, shipped); err != nil {
+	if _, err := build(t, copySite(t), shipped); err != nil {
 		t.Fatal(err)
 	}
 	md, _ = os.ReadFile(filepath.Join(shipped, "models/kimi-k3/index.md"))
@@ -504,7 +488,8 @@ func TestPublishRefusesForeignDirectory(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("keep me"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := build(t, repoRoot, dest)
+	root := copySite(t)
+	_, err := build(t, root, dest)
 	if err == nil || !strings.Contains(err.Error(), "not written by dossier") {
 		t.Fatalf("build into a foreign directory: %v", err)
 	}
@@ -513,10 +498,47 @@ func TestPublishRefusesForeignDirectory(t *testing.T) {
 	}
 	// An empty directory, or one a build wrote, is fine.
 	empty := t.TempDir()
-	if _, err := build(t, repoRoot, empty); err != nil {
+	if _, err := build(t, root, empty); err != nil {
 		t.Fatalf("empty destination: %v", err)
 	}
-	if _, err := build(t, repoRoot, empty); err != nil {
+	if _, err := build(t, root, empty); err != nil {
 		t.Fatalf("rebuilding over a build's own output: %v", err)
+	}
+}
+
+// TestK3BytesSplitCloses checks the split the K3 prose states: against the
+// exact multiplication (parameters × half a byte), extra precision and
+// scales make the tensors' overshoot to the byte, and the headers close the
+// gap to the file listing.
+func TestK3BytesSplitCloses(t *testing.T) {
+	ff := k3Facts(t)
+	get := func(k string) int64 {
+		v, ok := ff.Facts.Get(k).Int()
+		if !ok {
+			t.Fatalf("%s unknown", k)
+		}
+		return v
+	}
+	extra, scales, headers := get("bytes.extra_precision"), get("bytes.quant_scales"), get("bytes.headers")
+	if got, want := extra+scales, get("bytes.tensors")-get("bytes.naive_exact"); got != want {
+		t.Errorf("extra precision + scales = %d, tensors − exact multiplication = %d", got, want)
+	}
+	if got, want := extra+scales+headers, get("bytes.checkpoint")-get("bytes.naive_exact"); got != want {
+		t.Errorf("the three terms sum to %d, the listing exceeds the multiplication by %d", got, want)
+	}
+	// 171.0 GB, not the 199.6 GB that unquantized bytes + scales + headers gave.
+	if gap := float64(get("bytes.checkpoint") - get("bytes.naive_exact")); math.Abs(gap-171.0e9) > 0.05e9 {
+		t.Errorf("gap %v, want 171.0 GB", gap)
+	}
+}
+
+// TestK3QLoRAByHand: 2,777,583,026,944 Linear parameters at NF4 with double
+// quantization (4 + 8/64 + 32/16,384 = 4.126953125 bits) plus the
+// embedding and output head, 2 × 163,840 × 7,168 = 2,348,810,240
+// parameters at 2 bytes: 1,437,566,989,604 B.
+func TestK3QLoRAByHand(t *testing.T) {
+	got, ok := k3Facts(t).Facts.Get("train.qlora_frozen_bytes").Int()
+	if !ok || got != 1437566989604 {
+		t.Errorf("train.qlora_frozen_bytes = %d (%v), want 1,437,566,989,604", got, ok)
 	}
 }

@@ -183,7 +183,7 @@ func (c *calc) download() {
 		rsrc += " (" + sz.DownloadSource + ")"
 	}
 	secs := float64(ck) / rate
-	c.add("download.bytes_per_second", rate, facts.UnitCount, "stated throughput", rsrc).Display = fmt.Sprintf("%s MB/s", facts.Fixed(rate/1e6, 1))
+	c.add("download.bytes_per_second", rate, facts.UnitBytesPerSecond, "stated throughput", rsrc).Display = fmt.Sprintf("%s MB/s", facts.Fixed(rate/1e6, 1))
 	c.add("download.seconds", secs, facts.UnitSeconds, fmt.Sprintf("%s ÷ %s MB/s", facts.GB(float64(ck)), facts.Fixed(rate/1e6, 1)), c.src("tree"), rsrc)
 	if sz.WaitWindowSeconds > 0 {
 		wb := int64(rate * sz.WaitWindowSeconds)

@@ -20,7 +20,12 @@ import (
 	"dossier/generator/snapshot"
 )
 
-const configDir = "../../../shared/reference/configs"
+// configDir and fixtureData are captured configs and the fixture site's
+// data (testdata/ at the repository root).
+const (
+	configDir   = "../../testdata/configs"
+	fixtureData = "../../testdata/site/data"
+)
 
 func assumptions() config.Sizing {
 	return config.Sizing{
@@ -376,14 +381,14 @@ func TestNaiveHeadline(t *testing.T) {
 	}
 }
 
-// kimiK3 sizes K3 from its shipped snapshot with the shipped catalog.
+// kimiK3 sizes K3 from the fixture site's snapshot and catalog.
 func kimiK3(t *testing.T, variants []sizing.Variant, hw ...string) *facts.Set {
 	t.Helper()
-	snap, err := snapshot.Load(snapshot.Path("../../data", "moonshotai/Kimi-K3"))
+	snap, err := snapshot.Load(snapshot.Path(fixtureData, "moonshotai/Kimi-K3"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Load("../../data")
+	cat, err := catalog.Load(fixtureData)
 	if err != nil {
 		t.Fatal(err)
 	}

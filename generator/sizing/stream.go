@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"math"
 
 	"dossier/generator/facts"
 )
@@ -44,10 +45,13 @@ func (c *calc) streaming() {
 // Bytes per parameter the training rules assume (stated on the page):
 // mixed-precision Adam keeps BF16 weights and gradients plus FP32 master
 // weights, first and second moments.
-const (
-	fullFTBytesPerParam = 2 + 2 + 4 + 4 + 4
-	qloraBitsPerParam   = 4
-)
+const fullFTBytesPerParam = 2 + 2 + 4 + 4 + 4
+
+// nf4DoubleQuantBits is what QLoRA stores per quantized value: a 4-bit NF4
+// code, an 8-bit absmax per block of 64 values, and an FP32 constant per
+// 256 of those absmaxes (double quantization, arXiv 2305.14314 §3):
+// 4 + 8/64 + 32/(64·256) ≈ 4.127 bits.
+const nf4DoubleQuantBits = 4 + 8.0/64 + 32.0/(64*256)
 
 // training states the memory a fine-tune needs before activations, with the
 // rule used: full fine-tuning at 16 bytes per parameter, LoRA with the
@@ -65,6 +69,30 @@ func (c *calc) training() {
 		c.add("train.lora_frozen_bytes", tb, facts.UnitBytes,
 			"LoRA: the base weights frozen as stored (tensor bytes); adapters, their optimizer states and activations come on top", tsrc)
 	}
-	c.add("train.qlora_frozen_bytes", total*qloraBitsPerParam/8, facts.UnitBytes,
-		"QLoRA: the base weights at 4 bits per parameter; adapters, their optimizer states and activations come on top", src...)
+	c.qlora(total, src)
+}
+
+// qlora is the frozen base of a QLoRA fine-tune: every Linear weight as NF4
+// with double quantization; the input embedding and the output head, which
+// bitsandbytes leaves alone (they are not Linear layers it converts, and
+// transformers skips lm_head), stay at BF16. Norms and biases, a few
+// million parameters, are counted with the Linear weights.
+func (c *calc) qlora(total int64, src []string) {
+	a := c.in.Arch
+	if a == nil || a.Vocab <= 0 || a.Hidden <= 0 {
+		c.s.Unknown("train.qlora_frozen_bytes", facts.UnitBytes, "config lacks vocab_size or hidden_size, so the BF16 embedding and head cannot be set apart")
+		return
+	}
+	kept, tables := a.Vocab*a.Hidden*2, "embedding and output head"
+	if a.TiedEmbed {
+		kept, tables = a.Vocab*a.Hidden, "tied embedding"
+	}
+	if kept >= total {
+		c.s.Unknown("train.qlora_frozen_bytes", facts.UnitBytes, "the embedding tables are as large as the whole census: the parameter count is not the model's")
+		return
+	}
+	frozen := float64(total-kept)*nf4DoubleQuantBits/8 + float64(kept)*2
+	c.add("train.qlora_frozen_bytes", int64(math.Round(frozen)), facts.UnitBytes,
+		fmt.Sprintf("QLoRA: %s parameters at NF4 with double quantization (%.3f bits each: 4-bit codes, an 8-bit absmax per 64, an FP32 constant per 256 absmaxes) + the %s (%s parameters) at BF16; adapters, their optimizer states and activations come on top",
+			facts.Int(total-kept), nf4DoubleQuantBits, tables, facts.Int(kept)), append(src, srcConfig)...)
 }

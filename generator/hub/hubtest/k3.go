@@ -27,8 +27,8 @@ const (
 )
 
 // K3 is moonshotai/Kimi-K3 at K3Revision as the Hub serves it, rebuilt
-// from its config.json (pass ../shared/reference/configs/
-// moonshotai__Kimi-K3.json): the exact tensor list of the checkpoint from
+// from its config.json (pass testdata/configs/moonshotai__Kimi-K3.json
+// at the repository root): the exact tensor list of the checkpoint from
 // modeltree, dealt in order into K3Shards shards of nearly equal bytes
 // with the real names (five-digit index, six-digit total); model info
 // with the real sha and the Hub's census (logical parameters per dtype);

@@ -12,7 +12,7 @@ import (
 )
 
 // k3Config is the real config.json of moonshotai/Kimi-K3.
-const k3Config = "../../../../shared/reference/configs/moonshotai__Kimi-K3.json"
+const k3Config = "../../../testdata/configs/moonshotai__Kimi-K3.json"
 
 // TestK3MatchesThePublishedFigures checks the fake K3 against every
 // published figure of the repository, from the bytes it would serve.

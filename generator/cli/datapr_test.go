@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"dossier/generator/internal/sitetest"
+)
+
+// TestDataPullRequestPasses is what a routine data pull request does to the
+// live site: a price moves and a model is added (a copied snapshot under a
+// new id with its page), then `dossier build`. The live-site checks must
+// pass without any Go change: `dossier check --strict` is clean, the
+// committed outputs are current, and the diff names both changes. The
+// edits are found in the live files rather than hard-coded, so the test
+// keeps working as the data changes.
+func TestDataPullRequestPasses(t *testing.T) {
+	root := sitetest.Live(t)
+	before := buildInto(t, root)
+
+	pricing := changeFirstPrice(t, root)
+	added := addCopiedModel(t, root)
+
+	if code, out, errs := run("--source", root, "build"); code != 0 {
+		t.Fatalf("dossier build: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := run("--source", root, "check", "--strict"); code != 0 || !strings.Contains(out, "0 error(s), 0 warning(s)") {
+		t.Fatalf("dossier check --strict after the data change: exit %d\n%s%s", code, out, errs)
+	}
+	// "Committed outputs are current": a fresh build equals what the
+	// pull request commits under public/.
+	for _, line := range sitetest.StaleOutputs(t, buildInto(t, root), filepath.Join(root, "public")) {
+		t.Error(line)
+	}
+	code, out, errs := run("--source", root, "diff", "--base", before, "--head", filepath.Join(root, "public"))
+	if code != 0 {
+		t.Fatalf("dossier diff: exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{added, "pricing:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the diff after changing %s and adding %s lacks %q:\n%s", pricing, added, want, out)
+		}
+	}
+}
+
+var priceRe = regexp.MustCompile(`(?m)^(\s*-?\s*usd_per_(?:gpu_)?hour:\s*)([0-9.]+)\s*$`)
+
+// changeFirstPrice lowers the first hourly price of the first price list
+// by a quarter and returns the file it changed.
+func changeFirstPrice(t *testing.T, root string) string {
+	t.Helper()
+	lists, _ := filepath.Glob(filepath.Join(root, "data", "pricing", "*.yaml"))
+	sort.Strings(lists)
+	for _, p := range lists {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := priceRe.FindSubmatch(b)
+		if m == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(string(m[2]), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sitetest.Edit(t, p, string(m[0]), string(m[1])+strconv.FormatFloat(v*0.75, 'f', 2, 64))
+		return filepath.Base(p)
+	}
+	t.Fatalf("no usd_per_hour or usd_per_gpu_hour under %s/data/pricing: update this test to the price format", root)
+	return ""
+}
+
+var modelLineRe = regexp.MustCompile(`(?m)^model:\s*"?([^"\s]+)"?\s*$`)
+
+// addCopiedModel copies the first published page and its snapshot under a
+// new Hub id and returns the id.
+func addCopiedModel(t *testing.T, root string) string {
+	t.Helper()
+	pages, _ := filepath.Glob(filepath.Join(root, "content", "models", "*.md"))
+	sort.Strings(pages)
+	for _, p := range pages {
+		page, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := modelLineRe.FindSubmatch(page)
+		if m == nil || regexp.MustCompile(`(?m)^draft:\s*true`).Match(page) {
+			continue
+		}
+		id := string(m[1])
+		snap, err := os.ReadFile(filepath.Join(root, "data", "hub", filepath.FromSlash(id), "snapshot.json"))
+		if err != nil {
+			continue
+		}
+		newID := "dossier-test/" + id[strings.Index(id, "/")+1:] + "-copy"
+		snap = []byte(strings.Replace(string(snap), `"model": "`+id+`"`, `"model": "`+newID+`"`, 1))
+		dir := filepath.Join(root, "data", "hub", filepath.FromSlash(newID))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "snapshot.json"), snap, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		page = modelLineRe.ReplaceAll(page, []byte("model: "+newID))
+		page = regexp.MustCompile(`(?m)^title:\s*"?(.*?)"?\s*$`).ReplaceAll(page, []byte(`title: "$1 (copy)"`))
+		slug := strings.TrimSuffix(filepath.Base(p), ".md") + "-copy"
+		if err := os.WriteFile(filepath.Join(root, "content", "models", slug+".md"), page, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return newID
+	}
+	t.Fatalf("no published page with a snapshot under %s/content/models", root)
+	return ""
+}
