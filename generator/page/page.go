@@ -340,8 +340,8 @@ func (m *Model) gpus(cat *catalog.Catalog) *render.Table {
 // layout.
 func (m *Model) speedTable() *render.Table {
 	t := &render.Table{
-		Header: []string{"layout", "decode, one sequence", "decode, at max concurrency", "time to first token", "$ per million output tokens"},
-		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Right},
+		Header: []string{"layout", "decode, one sequence", "decode, at max concurrency", "time to first token", "$ per million output tokens", "experts in host RAM, one sequence"},
+		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Right, render.Right},
 	}
 	for _, hw := range m.Hardware {
 		if m.Facts.Get("speed."+hw+".decode_tokens_per_second") == nil {
@@ -349,7 +349,7 @@ func (m *Model) speedTable() *render.Table {
 		}
 		t.Rows = append(t.Rows, []string{hw, m.d("speed." + hw + ".decode_tokens_per_second"),
 			m.d("speed." + hw + ".decode_tokens_per_second_at_max_concurrency"), m.d("speed." + hw + ".prefill_seconds"),
-			m.d("cost." + hw + ".usd_per_million_output_tokens")})
+			m.d("cost." + hw + ".usd_per_million_output_tokens"), m.d("offload." + hw + ".experts_in_host_ram.decode_tokens_per_second")})
 	}
 	return t
 }

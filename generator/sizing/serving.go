@@ -297,7 +297,8 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 			case full && usable > 0:
 				defer c.speed(speedIn{cfg: cfg, acc: acc, p: p, weightsGPU: main, cache: g, maxConc: conc})
 			case full:
-				c.s.Unknown("speed."+cfg+".decode_tokens_per_second", facts.UnitTokensPerSec, "the weights per GPU exceed its usable memory: nothing to predict on this layout")
+				c.s.Unknown("speed."+cfg+".decode_tokens_per_second", facts.UnitTokensPerSec, "the weights per GPU exceed its usable memory: see the offload plans")
+				c.expertOffload(speedIn{cfg: cfg, acc: acc, p: p, weightsGPU: main, cache: g}, budget)
 			}
 		}
 		if b == primary && full {

@@ -97,3 +97,24 @@ func TestCalibration(t *testing.T) {
 		}
 	}
 }
+
+// TestExpertOffloadByHand: K3 on 8 × B200 does not hold its weights per
+// GPU; with the routed experts in the CPU host's RAM (921.6 GB/s) a token
+// reads the GPU's remaining bytes at 8 TB/s and 16/896 of the experts from
+// the host, both at 0.6 of peak.
+func TestExpertOffloadByHand(t *testing.T) {
+	_, in := servingInput(t, "kimi-k3", "8xB200")
+	s := sizing.Compute(in)
+	if f := s.Get("speed.8xB200.decode_tokens_per_second"); f == nil || f.Known() {
+		t.Fatalf("8xB200 in-memory decode predicted: %+v", f)
+	}
+	experts := float64(in.Analytic.ExpertBytes)
+	gpu := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.gpu_bytes_per_gpu"), "gpu bytes")
+	want := 1 / (gpu/(8e12*0.6) + experts*16/896/(921.6e9*0.6))
+	if got := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.decode_tokens_per_second"), "offload"); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("offload decode = %v tokens/s, want %v", got, want)
+	}
+	if h := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.host_bytes"), "host bytes"); h != experts {
+		t.Errorf("host bytes %v, want %v", h, experts)
+	}
+}
