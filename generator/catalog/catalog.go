@@ -10,7 +10,9 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 
+	"dossier/generator/pricing"
 	"dossier/generator/yamlx"
 )
 
@@ -97,15 +99,32 @@ type Price struct {
 	USDPerGPUHr float64 `yaml:"usd_per_gpu_hour,omitempty"`
 	Approximate bool    `yaml:"approximate,omitempty"`
 	Note        string  `yaml:"note,omitempty"`
+	// From a synced snapshot (data/pricing/*.json): the provider's SKU,
+	// the region quoted, the number of marketplace offers whose median
+	// the per-GPU price is (0 for a fixed price), and the entry's own
+	// source and date when it differs from the list's.
+	SKU    string `yaml:"-"`
+	Region string `yaml:"-"`
+	Offers int    `yaml:"-"`
+	Source string `yaml:"-"`
+	AsOf   string `yaml:"-"`
 }
 
-// PriceList is one data/pricing/*.yaml file.
+// PriceList is one provider's prices: a hand-written data/pricing/*.yaml
+// file, or a snapshot data/pricing/*.json that `dossier prices sync`
+// writes (or a person captured from a public page in the same format).
 type PriceList struct {
 	Provider string  `yaml:"provider"`
 	Source   string  `yaml:"source"`
 	AsOf     string  `yaml:"as_of"`
 	Prices   []Price `yaml:"prices"`
 	File     string  `yaml:"-"`
+	// ID names the provider in fact keys (cost.<CFG>.usd_per_hour.<ID>):
+	// the snapshot's provider id, or the hand-written provider name in
+	// lower case without spaces or dots.
+	ID string `yaml:"-"`
+	// Scope says what the snapshot kept (region, meters, filters).
+	Scope string `yaml:"-"`
 }
 
 // Catalog is all of data/ except the Hub snapshots.
@@ -113,6 +132,10 @@ type Catalog struct {
 	Accelerators map[string]*Accelerator
 	PriceLists   []*PriceList
 	Software     []*Window
+	// Notes says what was read but not used: snapshot prices for
+	// accelerators hardware.yaml does not have, hand-written lists a
+	// snapshot of the same provider supersedes.
+	Notes []string
 }
 
 // Window is the range of a library's versions a model's code was found to
@@ -166,19 +189,86 @@ func Load(dataDir string) (*Catalog, error) {
 	if err := loadSoftware(filepath.Join(dataDir, "software.yaml"), c); err != nil {
 		return nil, err
 	}
-	files, err := filepath.Glob(filepath.Join(dataDir, "pricing", "*.yaml"))
+	if err := loadPricing(filepath.Join(dataDir, "pricing"), c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loadPricing reads the snapshots (*.json) and the hand-written lists
+// (*.yaml, except the SKU map). A snapshot supersedes a hand-written list
+// of the same provider: it is the newer, machine-read source.
+func loadPricing(dir string, c *Catalog) error {
+	snaps, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
-		return nil, fmt.Errorf("list pricing: %w", err)
+		return fmt.Errorf("list pricing: %w", err)
+	}
+	sort.Strings(snaps)
+	synced := map[string]bool{}
+	for _, f := range snaps {
+		s, err := pricing.Read(f)
+		if err != nil {
+			return err
+		}
+		c.PriceLists = append(c.PriceLists, fromSnapshot(s, f, c))
+		synced[s.Provider] = true
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return fmt.Errorf("list pricing: %w", err)
 	}
 	sort.Strings(files)
 	for _, f := range files {
+		if f == pricing.SKUPath(filepath.Dir(dir)) {
+			continue
+		}
 		pl, err := loadPrices(f, c)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if synced[pl.ID] {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: superseded by the %s.json snapshot of the same provider", filepath.Base(f), pl.ID))
+			continue
 		}
 		c.PriceLists = append(c.PriceLists, pl)
 	}
-	return c, nil
+	sort.SliceStable(c.PriceLists, func(i, j int) bool { return c.PriceLists[i].ID < c.PriceLists[j].ID })
+	return nil
+}
+
+// fromSnapshot turns a snapshot into a price list. A price for an
+// accelerator hardware.yaml does not describe is kept out, with a note:
+// without the accelerator's memory there is no fit to price.
+func fromSnapshot(s *pricing.Snapshot, file string, c *Catalog) *PriceList {
+	pl := &PriceList{Provider: s.Name, ID: s.Provider, Source: s.Endpoint + " (" + s.Method + ")", AsOf: s.AsOf(), File: file, Scope: s.Scope}
+	for _, p := range s.Prices {
+		if c.Accelerators[p.Accelerator] == nil {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: %s (%s) is not in hardware.yaml: no cost facts from it", filepath.Base(file), p.Accelerator, p.SKU))
+			continue
+		}
+		q := Price{Accelerator: p.Accelerator, SKU: p.SKU, Region: p.Region, Approximate: p.Approximate, Note: p.Note, Source: p.Source, AsOf: p.AsOf}
+		switch {
+		case p.Offers != nil:
+			q.USDPerGPUHr, q.Offers = p.USDPerGPU, p.Offers.Count
+		case p.GPUs == 1:
+			q.USDPerGPUHr = p.USDPerGPU
+		default:
+			q.GPUs, q.USDPerHour = p.GPUs, p.USDPerHour
+		}
+		pl.Prices = append(pl.Prices, q)
+	}
+	return pl
+}
+
+// providerID is a hand-written provider name as a fact-key segment.
+func providerID(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // validAccelerator checks one hardware entry; the error names the field.
@@ -242,8 +332,9 @@ func loadPrices(path string, c *Catalog) (*PriceList, error) {
 		return nil, err
 	}
 	pl.File = path
+	pl.ID = providerID(pl.Provider)
 	switch {
-	case pl.Provider == "":
+	case pl.ID == "":
 		return nil, fmt.Errorf("%s: field provider: missing", path)
 	case pl.Source == "":
 		return nil, fmt.Errorf("%s: field source: missing", path)
@@ -269,19 +360,25 @@ func loadPrices(path string, c *Catalog) (*PriceList, error) {
 // Quote is the price of n accelerators for an hour, with where it came from.
 type Quote struct {
 	USDPerHour  float64
-	Provider    string
+	Provider    string // as printed
+	ProviderID  string // in fact keys
 	Source      string
 	AsOf        string
 	Approximate bool
 	Derivation  string
+	Offers      int // marketplace offers whose median this is; 0 for a fixed price
 }
 
-// Cheapest returns the lowest quote for n GPUs of accelerator id. A per-GPU
-// price scales to any n; a configuration price only answers for its own
-// GPU count or a whole multiple of it.
-func (c *Catalog) Cheapest(id string, n int) (Quote, bool) {
-	var best Quote
-	found := false
+// SourceKey is how facts cite the quote: "pricing:<Provider> <as of>".
+func (q Quote) SourceKey() string { return "pricing:" + q.Provider + " " + q.AsOf }
+
+// Quotes returns, per provider that prices n GPUs of accelerator id, its
+// lowest quote, ordered by provider id. A per-GPU price scales to any n; a
+// configuration price only answers for its own GPU count or a whole
+// multiple of it.
+func (c *Catalog) Quotes(id string, n int) []Quote {
+	best := map[string]Quote{}
+	var order []string
 	for _, pl := range c.PriceLists {
 		for _, p := range pl.Prices {
 			if p.Accelerator != id {
@@ -289,6 +386,9 @@ func (c *Catalog) Cheapest(id string, n int) (Quote, bool) {
 			}
 			var q Quote
 			switch {
+			case p.USDPerGPUHr > 0 && p.Offers > 0:
+				q.USDPerHour = p.USDPerGPUHr * float64(n)
+				q.Derivation = fmt.Sprintf("%d × $%.2f per GPU-hour, the median of %d offers (%s)", n, p.USDPerGPUHr, p.Offers, pl.Provider)
 			case p.USDPerGPUHr > 0:
 				q.USDPerHour = p.USDPerGPUHr * float64(n)
 				q.Derivation = fmt.Sprintf("%d × $%.2f per GPU-hour (%s)", n, p.USDPerGPUHr, pl.Provider)
@@ -298,13 +398,84 @@ func (c *Catalog) Cheapest(id string, n int) (Quote, bool) {
 			default:
 				continue
 			}
-			q.Provider, q.Source, q.AsOf, q.Approximate = pl.Provider, pl.Source, pl.AsOf, p.Approximate
-			if !found || q.USDPerHour < best.USDPerHour {
-				best, found = q, true
+			if p.SKU != "" {
+				where := p.SKU
+				if p.Region != "" {
+					where += ", " + p.Region
+				}
+				q.Derivation = strings.TrimSuffix(q.Derivation, ")") + ": " + where + ")"
+			}
+			q.Provider, q.ProviderID, q.Source, q.AsOf, q.Approximate, q.Offers = pl.Provider, pl.ID, pl.Source, pl.AsOf, p.Approximate, p.Offers
+			if p.Source != "" {
+				q.Source = p.Source
+			}
+			if p.AsOf != "" {
+				q.AsOf = p.AsOf
+			}
+			old, seen := best[pl.ID]
+			if !seen {
+				order = append(order, pl.ID)
+			}
+			if !seen || q.USDPerHour < old.USDPerHour {
+				best[pl.ID] = q
 			}
 		}
 	}
-	return best, found
+	sort.Strings(order)
+	out := make([]Quote, 0, len(order))
+	for _, p := range order {
+		out = append(out, best[p])
+	}
+	return out
+}
+
+// Cheapest returns the lowest quote for n GPUs of accelerator id across
+// providers (the first provider by id on a tie).
+func (c *Catalog) Cheapest(id string, n int) (Quote, bool) {
+	qs := c.Quotes(id, n)
+	if len(qs) == 0 {
+		return Quote{}, false
+	}
+	best := qs[0]
+	for _, q := range qs[1:] {
+		if q.USDPerHour < best.USDPerHour {
+			best = q
+		}
+	}
+	return best, true
+}
+
+// PriceSource is one price source a page cites.
+type PriceSource struct{ Key, Source, AsOf string }
+
+// PriceSources lists every source the price lists cite, once each: the
+// list's own, and those of entries a hand capture took from other pages.
+func (c *Catalog) PriceSources() []PriceSource {
+	var out []PriceSource
+	seen := map[string]bool{}
+	add := func(provider, source, asOf string) {
+		k := "pricing:" + provider + " " + asOf
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, PriceSource{k, source, asOf})
+		}
+	}
+	for _, pl := range c.PriceLists {
+		add(pl.Provider, pl.Source, pl.AsOf)
+		for _, p := range pl.Prices {
+			if p.Source != "" || p.AsOf != "" {
+				src, at := pl.Source, pl.AsOf
+				if p.Source != "" {
+					src = p.Source
+				}
+				if p.AsOf != "" {
+					at = p.AsOf
+				}
+				add(pl.Provider, src, at)
+			}
+		}
+	}
+	return out
 }
 
 // loadSoftware reads data/software.yaml if the site has one.

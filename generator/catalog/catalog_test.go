@@ -24,13 +24,13 @@ func TestFixtureCatalog(t *testing.T) {
 		t.Errorf("8 × B200 = %+v %v", q, ok)
 	}
 	// A price for a configuration of 8 answers 8 and 16, not 12.
-	if q, ok := c.Cheapest("H200", 16); !ok || q.USDPerHour != 58 || !q.Approximate {
-		t.Errorf("16 × H200 = %+v %v", q, ok)
+	if q, ok := c.Cheapest("RTXPRO6000", 16); !ok || q.USDPerHour != 28 || !q.Approximate {
+		t.Errorf("16 × RTXPRO6000 = %+v %v", q, ok)
 	}
-	if _, ok := c.Cheapest("H200", 12); ok {
+	if _, ok := c.Cheapest("RTXPRO6000", 12); ok {
 		t.Error("a per-8-GPU price answered for 12 GPUs")
 	}
-	if _, ok := c.Cheapest("MI300X", 8); ok {
+	if _, ok := c.Cheapest("MI355X", 8); ok {
 		t.Error("a price appeared for an accelerator no list prices")
 	}
 	if ws := c.WindowsFor("moonshotai/Kimi-K3"); len(ws) == 0 || ws[0].Fails[0] != "5.2.0" {
@@ -125,5 +125,65 @@ func TestBadCatalogNamesFileAndField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), filepath.Base(tc.file)) {
 			t.Errorf("%s %q: error %v, want one naming the file and %q", tc.file, tc.body, err, tc.want)
 		}
+	}
+}
+
+// testdata/snapshots holds three synced snapshots and a hand-written list
+// the RunPod snapshot supersedes.
+func TestSnapshotsQuotePerProvider(t *testing.T) {
+	c, err := Load("testdata/snapshots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := c.Quotes("H100", 8)
+	if len(qs) != 3 {
+		t.Fatalf("quotes = %+v, want azure, runpod, vastai", qs)
+	}
+	want := []struct {
+		id, asOf, deriv string
+		usd             float64
+	}{
+		{"azure", "2026-12-02", "1 × $98.32 per 8-GPU hour (Azure: Standard_ND96isr_H100_v5, eastus)", 98.32},
+		{"runpod", "2026-11-20", "8 × $2.69 per GPU-hour (RunPod: NVIDIA H100 80GB HBM3, Secure Cloud)", 8 * 2.69},
+		{"vastai", "2026-12-02", "8 × $2.20 per GPU-hour, the median of 3 offers (Vast.ai: H100 SXM, all regions)", 8 * 2.2},
+	}
+	for i, w := range want {
+		q := qs[i]
+		if q.ProviderID != w.id || q.USDPerHour != w.usd || q.AsOf != w.asOf || q.Derivation != w.deriv {
+			t.Errorf("quote %d = %+v, want %+v", i, q, w)
+		}
+	}
+	if q, ok := c.Cheapest("H100", 8); !ok || q.ProviderID != "vastai" || q.Offers != 3 {
+		t.Errorf("cheapest 8 × H100 = %+v", q)
+	}
+	if qs := c.Quotes("H100", 4); len(qs) != 2 {
+		t.Errorf("4 × H100: an 8-GPU VM answered: %+v", qs)
+	}
+	// The snapshot's B200 price, not the superseded hand-written one.
+	if q, ok := c.Cheapest("B200", 8); !ok || q.USDPerHour != 8*5.99 || q.SourceKey() != "pricing:RunPod 2026-12-01" {
+		t.Errorf("8 × B200 = %+v", q)
+	}
+	notes := strings.Join(c.Notes, "\n")
+	for _, w := range []string{"runpod.yaml: superseded by the runpod.json snapshot", "vastai.json: RTX4090 (RTX 4090) is not in hardware.yaml"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes %q lack %q", notes, w)
+		}
+	}
+	var keys []string
+	for _, s := range c.PriceSources() {
+		keys = append(keys, s.Key)
+	}
+	if got := strings.Join(keys, ","); got != "pricing:Azure 2026-12-02,pricing:RunPod 2026-12-01,pricing:RunPod 2026-11-20,pricing:Vast.ai 2026-12-02" {
+		t.Errorf("price sources = %s", got)
+	}
+}
+
+func TestBadSnapshotNamesFileAndField(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "hardware.yaml", hw)
+	write(t, dir, "pricing/x.json", `{"provider":"x","name":"X","fetched":"2026-12-02","endpoint":"e","method":"m","scope":"s","prices":[{"sku":"a","accelerator":"X1","gpus":1,"usd_per_hour":1,"usd_per_gpu_hour":1,"currency":"EUR"}]}`)
+	_, err := Load(dir)
+	if err == nil || !strings.Contains(err.Error(), "x.json") || !strings.Contains(err.Error(), "prices[0].currency") {
+		t.Errorf("err = %v", err)
 	}
 }

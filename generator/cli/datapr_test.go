@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"dossier/generator/catalog"
 	"dossier/generator/internal/sitetest"
 )
 
@@ -48,12 +50,45 @@ func TestDataPullRequestPasses(t *testing.T) {
 	}
 }
 
-var priceRe = regexp.MustCompile(`(?m)^(\s*-?\s*usd_per_(?:gpu_)?hour:\s*)([0-9.]+)\s*$`)
+var (
+	priceRe = regexp.MustCompile(`(?m)^(\s*-?\s*usd_per_(?:gpu_)?hour:\s*)([0-9.]+)\s*$`)
+	// a snapshot entry states both prices; both move together
+	snapPriceRe = regexp.MustCompile(`"usd_per_hour": ([0-9.]+),\s*"usd_per_gpu_hour": ([0-9.]+),`)
+)
 
 // changeFirstPrice lowers the first hourly price of the first price list
-// by a quarter and returns the file it changed.
+// (a snapshot, else a hand-written list) by a quarter and returns the file
+// it changed.
 func changeFirstPrice(t *testing.T, root string) string {
 	t.Helper()
+	// In a snapshot, the first price the build uses: one for an
+	// accelerator the hardware catalog describes.
+	cat, err := catalog.Load(filepath.Join(root, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pl := range cat.PriceLists {
+		if !strings.HasSuffix(pl.File, ".json") || len(pl.Prices) == 0 {
+			continue
+		}
+		p := pl.File
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := bytes.Index(b, []byte(`"sku": `+strconv.Quote(pl.Prices[0].SKU)))
+		m := snapPriceRe.FindSubmatch(b[max(at, 0):])
+		if at < 0 || m == nil {
+			t.Fatalf("%s: no prices after SKU %q", p, pl.Prices[0].SKU)
+		}
+		inst, err1 := strconv.ParseFloat(string(m[1]), 64)
+		gpu, err2 := strconv.ParseFloat(string(m[2]), 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: unparsable price in %q", p, m[0])
+		}
+		sitetest.Edit(t, p, string(m[0]), `"usd_per_hour": `+strconv.FormatFloat(inst*0.75, 'f', 2, 64)+`, "usd_per_gpu_hour": `+strconv.FormatFloat(gpu*0.75, 'f', 2, 64)+`,`)
+		return filepath.Base(p)
+	}
 	lists, _ := filepath.Glob(filepath.Join(root, "data", "pricing", "*.yaml"))
 	sort.Strings(lists)
 	for _, p := range lists {

@@ -128,6 +128,7 @@ func Build(in Input) (*Model, error) {
 		"speed":       m.speedTable(),
 		"calibration": m.calibrationTable(p.Front.Measurements),
 		"cost":        m.cost(),
+		"prices":      m.prices(),
 		"stream":      m.streamTable(),
 		"software":    m.softwareTable(),
 		"variants":    m.variantsTable(p.Front.Variants),
@@ -468,6 +469,38 @@ func (m *Model) cost() *render.Table {
 		keys = append(keys, [2]string{"GPUs idle during the download on " + hw, "download.idle_usd." + hw})
 	}
 	return factTable(m.rows(keys...))
+}
+
+// prices lists each provider's price for every configured layout, with
+// the date it was read: the facts the cheapest cost.<hw>.usd_per_hour is
+// chosen from.
+func (m *Model) prices() *render.Table {
+	t := &render.Table{Header: []string{"configuration", "provider", "$/h", "as of", "how"}, Align: []render.Align{render.Left, render.Left, render.Right, render.Left, render.Left}}
+	for _, hw := range m.Hardware {
+		prefix := "cost." + hw + ".usd_per_hour."
+		for _, k := range m.Facts.Keys() {
+			if !strings.HasPrefix(k, prefix) {
+				continue
+			}
+			f := m.Facts.Get(k)
+			provider, asOf := priceSource(f.Sources)
+			t.Rows = append(t.Rows, []string{hw, provider, m.d(k), asOf, f.Derivation})
+		}
+	}
+	return t
+}
+
+// priceSource splits a "pricing:<provider> <date>" source.
+func priceSource(sources []string) (provider, asOf string) {
+	for _, s := range sources {
+		if rest, ok := strings.CutPrefix(s, "pricing:"); ok {
+			if i := strings.LastIndex(rest, " "); i > 0 {
+				return rest[:i], rest[i+1:]
+			}
+			return rest, ""
+		}
+	}
+	return "—", "—"
 }
 
 func (m *Model) published(pubs []content.Published) *render.Table {

@@ -114,6 +114,12 @@ func freshness(s *Site, opts CheckOptions, rel func(string) string) []Diagnostic
 	}
 	for _, pl := range s.Catalog.PriceLists {
 		stale(rel(pl.File), "price list "+pl.Provider, pl.AsOf)
+		for _, p := range pl.Prices {
+			if p.AsOf != "" && p.AsOf != pl.AsOf {
+				// a hand capture combining pages dates each entry
+				stale(rel(pl.File), fmt.Sprintf("price of %s (%s)", p.SKU, pl.Provider), p.AsOf)
+			}
+		}
 	}
 	return ds
 }

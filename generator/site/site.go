@@ -225,8 +225,8 @@ func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site)
 		a := cat.Accelerators[id]
 		out = append(out, [3]string{"catalog:hardware.yaml#" + id, fmt.Sprintf("%s, %s: %s", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source), asOf(a.AsOf)})
 	}
-	for _, pl := range cat.PriceLists {
-		out = append(out, [3]string{"pricing:" + pl.Provider + " " + pl.AsOf, pl.Source, asOf(pl.AsOf)})
+	for _, ps := range cat.PriceSources() {
+		out = append(out, [3]string{ps.Key, ps.Source, asOf(ps.AsOf)})
 	}
 	out = append(out, [3]string{"site:hugo-like.yaml", "sizing assumptions: " + cfg.Sizing.DownloadSource, ""})
 	return out

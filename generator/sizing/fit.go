@@ -104,7 +104,7 @@ func (c *calc) fit() {
 			if r.known && r.fits && serves == 0 {
 				serves = n
 				if q, ok := c.in.Catalog.Cheapest(id, int(n)); ok && (cheapest == nil || q.USDPerHour < cheapest.usd) {
-					cheapest = &option{label: label(n), usd: q.USDPerHour, src: "pricing:" + q.Provider + " " + q.AsOf, approx: q.Approximate}
+					cheapest = &option{label: label(n), usd: q.USDPerHour, src: q.SourceKey(), approx: q.Approximate}
 				}
 			}
 		}
@@ -121,7 +121,7 @@ func (c *calc) fit() {
 			c.add("fit.deployable_gpus."+id, atRest, facts.UnitCount,
 				fmt.Sprintf("%d rounded up to a tensor-parallel size %v within a %d-GPU node, else whole nodes", min, sz.TensorParallelSizes, acc.GPUsPerNode), tsrc, hsrc, "site:hugo-like.yaml")
 			if q, ok := c.in.Catalog.Cheapest(id, int(atRest)); ok {
-				c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
+				c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
 			}
 		} else {
 			c.s.Unknown("fit.smallest_at_rest."+id, facts.UnitText, fmt.Sprintf("no layout up to %d nodes holds the weights", maxNodes))
@@ -140,6 +140,23 @@ func (c *calc) fit() {
 		c.price("cost.cheapest_serving.usd_per_hour", cheapest.usd, cheapest.approx, "$/h of fit.cheapest_serving", cheapest.src)
 	} else {
 		c.s.Unknown("fit.cheapest_serving", facts.UnitText, "no priced layout serves at the stated context: data/pricing prices none of the layouts that do")
+	}
+}
+
+// costPerProvider prices a configuration at every provider that quotes it
+// (cost.<hw>.usd_per_hour.<provider>) and names the cheapest in
+// cost.<hw>.usd_per_hour.
+func (c *calc) costPerProvider(hw, id string, n int) {
+	quotes := c.in.Catalog.Quotes(id, n)
+	for _, q := range quotes {
+		c.price("cost."+hw+".usd_per_hour."+q.ProviderID, q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
+	}
+	if q, ok := c.in.Catalog.Cheapest(id, n); ok {
+		d := q.Derivation
+		if len(quotes) > 1 {
+			d = fmt.Sprintf("the cheapest of %d providers: %s", len(quotes), d)
+		}
+		c.price("cost."+hw+".usd_per_hour", q.USDPerHour, q.Approximate, d, q.SourceKey())
 	}
 }
 

@@ -311,9 +311,13 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 			}
 		}
 	}
-	if q, ok := c.in.Catalog.Cheapest(acc.ID, int(n)); ok {
-		c.price("cost."+cfg+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, "pricing:"+q.Provider+" "+q.AsOf)
-	} else if full {
+	switch _, priced := c.in.Catalog.Cheapest(acc.ID, int(n)); {
+	case priced && full:
+		c.costPerProvider(cfg, acc.ID, int(n))
+	case priced:
+		q, _ := c.in.Catalog.Cheapest(acc.ID, int(n))
+		c.price("cost."+cfg+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
+	case full:
 		c.s.Unknown("cost."+cfg+".usd_per_hour", facts.UnitUSDHour, "no price in data/pricing for "+cfg)
 	}
 	return res

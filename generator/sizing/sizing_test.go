@@ -406,6 +406,8 @@ func TestApproximatePricesStayApproximate(t *testing.T) {
 		"cost.deployable.B200.usd_per_hour":       "$95.68/h",
 		"cost.8xH200.usd_per_hour":                "≈$29.00/h",
 		"cost.8xB200.usd_per_hour":                "$47.84/h",
+		"cost.8xB200.usd_per_hour.runpod":         "$47.84/h", // the one provider, by its id
+		"cost.8xRTXPRO6000.usd_per_hour.runpod":   "≈$14.00/h",
 	} {
 		if got := s.Get(k).Display; got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)

@@ -108,7 +108,7 @@ func (c *calc) speed(in speedIn) {
 		}
 		usd := q.USDPerHour / (tps * 3600) * 1e6
 		f := c.add("cost."+in.cfg+".usd_per_million_output_tokens", usd, facts.UnitUSD,
-			fmt.Sprintf("$%.2f/h ÷ (%s tokens/s at %s × 3,600) × 10^6", q.USDPerHour, facts.Fixed(tps, 1), how), "pricing:"+q.Provider+" "+q.AsOf, key("decode_tokens_per_second"))
+			fmt.Sprintf("$%.2f/h ÷ (%s tokens/s at %s × 3,600) × 10^6", q.USDPerHour, facts.Fixed(tps, 1), how), q.SourceKey(), key("decode_tokens_per_second"))
 		if q.Approximate {
 			f.Display = "≈" + f.Display
 		}
