@@ -60,6 +60,17 @@ type Sizing struct {
 	DownloadBytesPerSec  float64 `mapstructure:"downloadbytespersecond"`
 	DownloadSource       string  `mapstructure:"downloadsource"`
 	WaitWindowSeconds    float64 `mapstructure:"waitwindowseconds"`
+	Speed                Speed   `mapstructure:"speed"`
+}
+
+// Speed holds the efficiency factors and prompt length the speed
+// predictions state: a share of peak each part of the hardware reaches.
+type Speed struct {
+	MemoryEfficiency       float64 `mapstructure:"memoryefficiency"`       // share of HBM bandwidth decode reaches
+	ComputeEfficiency      float64 `mapstructure:"computeefficiency"`      // share of dense peak FLOP/s (MFU)
+	InterconnectEfficiency float64 `mapstructure:"interconnectefficiency"` // share of NVLink/xGMI/PCIe bandwidth collectives reach
+	PromptTokens           int64   `mapstructure:"prompttokens"`           // prompt length of the prefill figure and context of the decode figure
+	Source                 string  `mapstructure:"source"`                 // where the defaults come from
 }
 
 // Freshness limits how old a data source may be before `dossier check`
@@ -88,6 +99,11 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("sizing.downloadbytespersecond", 126.3e6)
 	v.SetDefault("sizing.downloadsource", "")
 	v.SetDefault("sizing.waitwindowseconds", 1800)
+	v.SetDefault("sizing.speed.memoryefficiency", 0.6)
+	v.SetDefault("sizing.speed.computeefficiency", 0.5)
+	v.SetDefault("sizing.speed.interconnectefficiency", 0.8)
+	v.SetDefault("sizing.speed.prompttokens", 8192)
+	v.SetDefault("sizing.speed.source", "")
 	v.SetDefault("hardware", []string{})
 	v.SetDefault("freshness.maxagedays", 0)
 	v.SetDefault("freshness.today", "")
@@ -195,6 +211,14 @@ func (s *Site) validate() error {
 	// Written as !(in range) so that NaN is rejected too.
 	if u := s.Sizing.GPUMemoryUtilization; !(u > 0 && u <= 1) {
 		return bad("sizing.gpuMemoryUtilization", "expected a fraction in (0, 1], found %v", u)
+	}
+	for key, e := range map[string]float64{"sizing.speed.memoryEfficiency": s.Sizing.Speed.MemoryEfficiency, "sizing.speed.computeEfficiency": s.Sizing.Speed.ComputeEfficiency, "sizing.speed.interconnectEfficiency": s.Sizing.Speed.InterconnectEfficiency} {
+		if !(e > 0 && e <= 1) {
+			return bad(key, "expected a fraction in (0, 1], found %v", e)
+		}
+	}
+	if n := s.Sizing.Speed.PromptTokens; n <= 0 || n > 1<<30 {
+		return bad("sizing.speed.promptTokens", "expected a token count in 1..2^30, found %d", n)
 	}
 	if s.Sizing.ReservePerGPUBytes < 0 {
 		return bad("sizing.reservePerGpuBytes", "expected a non-negative byte count, found %d", s.Sizing.ReservePerGPUBytes)

@@ -39,6 +39,15 @@ type Analytic struct {
 	// ExpertBytes is the stored bytes of routed-expert tensors (payload and
 	// scales), what a streaming runtime reads per expert.
 	ExpertBytes int64
+	// Placement under tensor parallelism (see serving.go): ReplicatedBytes
+	// are held whole by every rank (ReplicatedWhat says which tensors),
+	// KVProjBytes are the K and V projections of GQA attention (split down
+	// to one KV head per rank), MTPBytes the multi-token-prediction modules
+	// (loaded only with speculative decoding). The rest is sharded.
+	ReplicatedBytes int64
+	ReplicatedWhat  string
+	KVProjBytes     int64
+	MTPBytes        int64
 }
 
 // Input is everything one model's sizing reads.
@@ -59,6 +68,15 @@ type Input struct {
 	// the census rounded to two significant figures stands in for it.
 	HeadlineParams int64
 	HeadlineSource string
+	// Measured are the page's speed measurements, set beside the
+	// prediction for the same layout (calibrate.go).
+	Measured []Measured
+}
+
+// Measured is one published speed measurement.
+type Measured struct {
+	ID, Unit, Kind, Layout, Batch string
+	Value                         float64
 }
 
 // Variant is another published form of a model with its size on disk.
@@ -78,6 +96,7 @@ func Compute(in Input) *facts.Set {
 	c.moe()
 	c.memory()
 	c.fit()
+	c.calibrate()
 	c.download()
 	c.streaming()
 	c.training()
