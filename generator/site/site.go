@@ -362,6 +362,9 @@ func (s *Site) Render() (map[string][]byte, error) {
 	if err := s.renderLists(out); err != nil {
 		return nil, err
 	}
+	if err := s.renderCalibration(out); err != nil {
+		return nil, err
+	}
 	out["sort.js"] = s.Templates.JS
 	out["models.js"] = s.Templates.ModelsJS
 	mj, err := s.modelsJSON()
