@@ -71,6 +71,10 @@ type Speed struct {
 	InterconnectEfficiency float64 `mapstructure:"interconnectefficiency"` // share of NVLink/xGMI/PCIe bandwidth collectives reach
 	PromptTokens           int64   `mapstructure:"prompttokens"`           // prompt length of the prefill figure and context of the decode figure
 	Source                 string  `mapstructure:"source"`                 // where the defaults come from
+	// DiskBytesPerSecond is the read rate of the disk a streaming runtime
+	// (AirLLM-style) pulls layers from; DiskSource says where it comes from.
+	DiskBytesPerSecond float64 `mapstructure:"diskbytespersecond"`
+	DiskSource         string  `mapstructure:"disksource"`
 }
 
 // Freshness limits how old a data source may be before `dossier check`
@@ -104,6 +108,8 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("sizing.speed.interconnectefficiency", 0.8)
 	v.SetDefault("sizing.speed.prompttokens", 8192)
 	v.SetDefault("sizing.speed.source", "")
+	v.SetDefault("sizing.speed.diskbytespersecond", 7.45e9)
+	v.SetDefault("sizing.speed.disksource", "Samsung 990 PRO (PCIe 4.0 NVMe) sequential read, up to 7,450 MB/s: https://www.samsung.com/semiconductor/minisite/ssd/product/consumer/990pro/")
 	v.SetDefault("hardware", []string{})
 	v.SetDefault("freshness.maxagedays", 0)
 	v.SetDefault("freshness.today", "")
@@ -216,6 +222,9 @@ func (s *Site) validate() error {
 		if !(e > 0 && e <= 1) {
 			return bad(key, "expected a fraction in (0, 1], found %v", e)
 		}
+	}
+	if r := s.Sizing.Speed.DiskBytesPerSecond; !(r > 0) || math.IsInf(r, 1) {
+		return bad("sizing.speed.diskBytesPerSecond", "expected a positive finite read rate in bytes per second, found %v", r)
 	}
 	if n := s.Sizing.Speed.PromptTokens; n <= 0 || n > 1<<30 {
 		return bad("sizing.speed.promptTokens", "expected a token count in 1..2^30, found %d", n)

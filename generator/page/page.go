@@ -533,6 +533,10 @@ func (m *Model) cost() *render.Table {
 		{"cheapest configuration that serves", "fit.cheapest_serving"},
 		{"its price", "cost.cheapest_serving.usd_per_hour"},
 	}
+	if f := m.Facts.Get("fit.cheapest_serving"); f.Known() {
+		keys = append(keys, [2]string{"its $ per million output tokens (predicted)", "cost." + f.Display + ".usd_per_million_output_tokens"})
+	}
+	keys = append(keys, [2]string{"the vendor's API, $ per million output tokens", "cost.api.usd_per_million_output_tokens"})
 	for _, hw := range m.Hardware {
 		keys = append(keys, [2]string{"GPUs idle during the download on " + hw, "download.idle_usd." + hw})
 	}
@@ -669,6 +673,7 @@ func (m *Model) streamTable() *render.Table {
 		[2]string{"one layer's routed experts, expanded to BF16", "stream.experts_bf16_bytes_per_layer"},
 		[2]string{"the experts one token needs in a layer, BF16", "stream.active_experts_bf16_bytes_per_layer"},
 		[2]string{"stored bytes read per generated token when streaming", "stream.bytes_read_per_token"},
+		[2]string{"time per generated token when streaming, disk-bound", "stream.seconds_per_token"},
 		[2]string{"quantized parameters per stored byte", "quant.params_per_byte"},
 		[2]string{"full fine-tune (weights, gradients, Adam states)", "train.full_bytes"},
 		[2]string{"LoRA base weights, frozen as stored", "train.lora_frozen_bytes"},

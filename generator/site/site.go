@@ -475,7 +475,7 @@ func addSoftware(set *facts.Set, cat *catalog.Catalog, model string) {
 func measuredOf(p *content.Page) []sizing.Measured {
 	var out []sizing.Measured
 	for _, m := range p.Front.Measurements {
-		out = append(out, sizing.Measured{ID: m.ID, Unit: m.Unit, Kind: m.Kind, Layout: m.Configuration.Layout, Batch: m.Configuration.Batch, Value: m.Value})
+		out = append(out, sizing.Measured{ID: m.ID, Unit: m.Unit, Kind: m.Kind, Layout: m.Configuration.Layout, Batch: m.Configuration.Batch, Setting: m.Configuration.Setting, Value: m.Value})
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 // layout it ran on: calibration.<ID>.ratio is predicted ÷ measured, or
 // unknown with the reason the two cannot be compared.
 func (c *calc) calibrate() {
+	c.apiPrice()
 	for _, m := range c.in.Measured {
 		measured, ok := tokensPerSecond(m.Value, m.Unit)
 		if !ok {
@@ -35,6 +36,10 @@ func (c *calc) calibrate() {
 		}
 		if acc == nil || n < 1 {
 			c.s.Unknown(key, facts.UnitRatio, "not comparable: layout "+m.Layout+" is not in the hardware catalog")
+			continue
+		}
+		if streamedRe.MatchString(m.Setting) {
+			c.calibrateStreamed(m.ID, measured, key)
 			continue
 		}
 		if c.s.Get("speed."+m.Layout+".decode_tokens_per_second") == nil {
@@ -62,6 +67,38 @@ func (c *calc) calibrate() {
 			fmt.Sprintf("predicted %s tokens/s ÷ measured %s tokens/s on %s", facts.Fixed(pred, 1), facts.Fixed(measured, 1), m.Layout), pkey, "measurement:"+m.ID)
 		f.Display = facts.Fixed(pred/measured, 2) + "×"
 	}
+}
+
+// apiPrice records a vendor's published price per million output tokens
+// (a measurement in that unit) as cost.api.usd_per_million_output_tokens,
+// beside the self-hosted $/M-token predictions.
+func (c *calc) apiPrice() {
+	for _, m := range c.in.Measured {
+		if strings.EqualFold(strings.TrimSpace(m.Unit), "USD per million output tokens") && m.Value > 0 {
+			c.add("cost.api.usd_per_million_output_tokens", m.Value, facts.UnitUSD,
+				"the vendor's API list price per million output tokens (measurement "+m.ID+")", "measurement:"+m.ID)
+			return
+		}
+	}
+}
+
+// streamedRe recognises a run that streamed the weights from disk
+// (AirLLM-style) rather than holding them in memory.
+var streamedRe = regexp.MustCompile(`(?i)\bstream`)
+
+// calibrateStreamed sets a streamed run beside stream.seconds_per_token.
+func (c *calc) calibrateStreamed(id string, measured float64, key string) {
+	pf := c.s.Get("stream.seconds_per_token")
+	secs, ok := pf.Float()
+	if !ok || secs <= 0 {
+		c.s.Unknown(key, facts.UnitRatio, "not comparable: no streaming prediction (stream.seconds_per_token) for this model")
+		return
+	}
+	pred := 1 / secs
+	c.add("calibration."+id+".predicted", pred, facts.UnitTokensPerSec, "1 ÷ stream.seconds_per_token (layers and active experts streamed from disk)", "stream.seconds_per_token")
+	f := c.add(key, pred/measured, facts.UnitCount,
+		fmt.Sprintf("predicted %s tokens/s ÷ measured %s tokens/s, streamed from disk", sig(pred), sig(measured)), "stream.seconds_per_token", "measurement:"+id)
+	f.Display = facts.Fixed(pred/measured, 2) + "×"
 }
 
 // batchOneRe recognises a configuration that ran one sequence at a time.

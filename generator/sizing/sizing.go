@@ -76,6 +76,7 @@ type Input struct {
 // Measured is one published speed measurement.
 type Measured struct {
 	ID, Unit, Kind, Layout, Batch string
+	Setting                       string // how it ran ("layer and expert streaming from disk")
 	Value                         float64
 }
 
@@ -96,9 +97,9 @@ func Compute(in Input) *facts.Set {
 	c.moe()
 	c.memory()
 	c.fit()
-	c.calibrate()
 	c.download()
 	c.streaming()
+	c.calibrate() // after streaming: a streamed measurement compares with it
 	c.training()
 	c.variants()
 	return c.s

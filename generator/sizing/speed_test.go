@@ -98,6 +98,31 @@ func TestCalibration(t *testing.T) {
 	}
 }
 
+// TestStreamedCalibrationByHand: a run that streams K3 from disk
+// (AirLLM's 292 s per token) compares with stream.bytes_read_per_token ÷
+// the stated disk rate, here 1 GB/s; a vendor's price per million output
+// tokens becomes cost.api.usd_per_million_output_tokens.
+func TestStreamedCalibrationByHand(t *testing.T) {
+	_, in := servingInput(t, "kimi-k3", "8xB200")
+	in.Sizing.Speed.DiskBytesPerSecond = 1e9
+	in.Measured = []sizing.Measured{
+		{ID: "airllm", Unit: "s/token", Kind: "community", Layout: "1xRTX6000Ada", Batch: "one sequence", Setting: "layer and expert streaming from disk", Value: 292},
+		{ID: "price", Unit: "USD per million output tokens", Kind: "vendor", Value: 15},
+	}
+	s := sizing.Compute(in)
+	read := floatOf(t, s.Get("stream.bytes_read_per_token"), "bytes read per token")
+	if got := floatOf(t, s.Get("stream.seconds_per_token"), "seconds per token"); math.Abs(got-read/1e9) > 1e-9 {
+		t.Errorf("stream.seconds_per_token = %v, want %v", got, read/1e9)
+	}
+	want := (1e9 / read) / (1.0 / 292) // predicted tokens/s ÷ measured tokens/s
+	if got := floatOf(t, s.Get("calibration.airllm.ratio"), "streamed ratio"); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("streamed ratio %v, want %v", got, want)
+	}
+	if got := floatOf(t, s.Get("cost.api.usd_per_million_output_tokens"), "API price"); got != 15 {
+		t.Errorf("API price %v, want 15", got)
+	}
+}
+
 // TestExpertOffloadByHand: K3 on 8 × B200 does not hold its weights per
 // GPU; with the routed experts in the CPU host's RAM (921.6 GB/s) a token
 // reads the GPU's remaining bytes at 8 TB/s and 16/896 of the experts from
