@@ -112,6 +112,12 @@ type Quantization struct {
 	Ignore     []string
 	BlockSize  []int64
 	Source     string // "config.json quantization_config", "text_config.quantization_config", "hf_quant_config.json"
+	// KVCacheBits is the KV-cache width a checkpoint declares
+	// (compressed-tensors kv_cache_scheme.num_bits, ModelOpt
+	// kv_cache_quant_algo FP8), 0 when it declares none; KVCacheSrc names
+	// the field.
+	KVCacheBits int64
+	KVCacheSrc  string
 }
 
 // Ignores reports whether the quantization leaves some modules unquantized.
@@ -624,6 +630,13 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	case "mxfp4":
 		q.Bits, q.Type, q.GroupSize, q.ScaleDType = 4, "float", 32, "uint8"
 	}
+	if kv, err := qc.Sub(pre, "kv_cache_scheme"); err != nil {
+		p.keep(err)
+	} else if kv != nil {
+		if bits := p.int(kv, pre+"kv_cache_scheme.", "num_bits"); bits > 0 {
+			q.KVCacheBits, q.KVCacheSrc = bits, fmt.Sprintf("%d-bit KV cache (%skv_cache_scheme)", bits, pre)
+		}
+	}
 	groups, err := qc.Sub(pre, "config_groups")
 	p.keep(err)
 	names := make([]string, 0, len(groups))
@@ -699,6 +712,11 @@ func (p *parser) modeloptSection(sec obj, pre string) {
 	q.GroupSize = p.int(sec, pre, "group_size")
 	q.Ignore, err = sec.Strs(pre, "exclude_modules")
 	p.keep(err)
+	if kv, err := sec.Str(pre, "kv_cache_quant_algo"); err != nil {
+		p.keep(err)
+	} else if strings.EqualFold(kv, "FP8") {
+		q.KVCacheBits, q.KVCacheSrc = 8, "FP8 KV cache ("+pre+"kv_cache_quant_algo)"
+	}
 	switch q.Format {
 	case "fp8":
 		q.Bits, q.Type, q.ScaleDType, q.GroupSize = 8, "float", "float32", 0

@@ -18,20 +18,79 @@ import (
 	"dossier/generator/yamlx"
 )
 
-// Accelerator is one GPU model.
+// Accelerator is one GPU model (or a unified-memory machine, or a CPU host
+// used for offload). MemoryBytes is what the device itself reports
+// (nvidia-smi memory.total MiB × 2^20, rocm-smi VRAM bytes, sysctl
+// hw.memsize), with the capture it came from; MemoryMarketing is the spec
+// sheet's figure as printed, kept only to check claims against.
 type Accelerator struct {
 	ID     string `yaml:"id"`
 	Name   string `yaml:"name"`
 	Vendor string `yaml:"vendor"`
-	// Class is consumer, workstation, datacenter or unified (unified
-	// memory); empty when the catalog does not say.
-	Class       string `yaml:"class,omitempty"`
-	MemoryBytes int64  `yaml:"memory_bytes"`
-	MemoryNote  string `yaml:"memory_note,omitempty"`
-	GPUsPerNode int    `yaml:"gpus_per_node"`
-	NodeName    string `yaml:"node_name,omitempty"`
-	Source      string `yaml:"source"`
-	AsOf        string `yaml:"as_of"`
+	// Class is one of Classes: consumer, workstation, datacenter, unified, cpu.
+	Class           string `yaml:"class"`
+	MemoryBytes     int64  `yaml:"memory_bytes"`
+	MemoryMarketing string `yaml:"memory_marketing"`
+	// MemorySource is the public capture (URL) the figure was read from;
+	// MemoryQuote the line quoted from it. MemoryVerified is false when no
+	// capture could be found: the figure then is the best available
+	// reading and pages mark it unverified.
+	MemorySource   string `yaml:"memory_source"`
+	MemoryQuote    string `yaml:"memory_quote,omitempty"`
+	MemoryAsOf     string `yaml:"memory_as_of"`
+	MemoryVerified bool   `yaml:"memory_verified"`
+	MemoryNote     string `yaml:"memory_note,omitempty"`
+	// GPUWiredShare is, for unified memory, the share of MemoryBytes the
+	// OS lets the GPU wire by default; GPUWiredNote says how to raise it.
+	GPUWiredShare float64 `yaml:"gpu_wired_share,omitempty"`
+	GPUWiredNote  string  `yaml:"gpu_wired_note,omitempty"`
+	// Bandwidth is memory bandwidth in bytes/s; the peaks are dense
+	// (no sparsity) FLOP/s, absent where the part has no such unit or the
+	// vendor publishes none; Interconnect is scale-up bandwidth per GPU in
+	// bytes/s (NVLink, xGMI/Infinity Fabric, PCIe).
+	Bandwidth        Spec   `yaml:"memory_bandwidth"`
+	PeakBF16         *Spec  `yaml:"peak_bf16_flops,omitempty"`
+	PeakFP8          *Spec  `yaml:"peak_fp8_flops,omitempty"`
+	PeakFP4          *Spec  `yaml:"peak_fp4_flops,omitempty"`
+	Interconnect     *Spec  `yaml:"interconnect_bytes_per_second,omitempty"`
+	InterconnectKind string `yaml:"interconnect_kind,omitempty"`
+	GPUsPerNode      int    `yaml:"gpus_per_node"`
+	NodeName         string `yaml:"node_name,omitempty"`
+	Source           string `yaml:"source"`
+	AsOf             string `yaml:"as_of"`
+}
+
+// Spec is one figure of an accelerator with where it was read and when.
+type Spec struct {
+	Value  float64 `yaml:"value"`
+	Source string  `yaml:"source"`
+	AsOf   string  `yaml:"as_of"`
+	Note   string  `yaml:"note,omitempty"`
+}
+
+// Classes are the kinds of hardware a reader owns or rents, in the order
+// a page lists them.
+var Classes = []string{"consumer", "workstation", "datacenter", "unified", "cpu"}
+
+// MaxMemoryBytes bounds a device's memory: beyond a petabyte the entry is
+// a typo, and the bound keeps count × memory inside int64.
+const MaxMemoryBytes = 1e15
+
+// MaxGPUsPerNode bounds gpus_per_node (a 72-GPU NVLink domain is the
+// largest sold); with MaxMemoryBytes the product fits in int64.
+const MaxGPUsPerNode = 4096
+
+// MaxLayoutGPUs bounds the GPU count of one configuration: with
+// MaxMemoryBytes per GPU the layout's total stays inside int64.
+const MaxLayoutGPUs = 9000
+
+// Capacity is the memory a model can be placed in: the driver-reported
+// total, or for unified memory the share the GPU may wire by default.
+func (a *Accelerator) Capacity() int64 {
+	if a.GPUWiredShare > 0 {
+		return int64(float64(a.MemoryBytes) * a.GPUWiredShare)
+	}
+	return a.MemoryBytes
 }
 
 // Price is one rental price. Either per GPU-hour, or for a whole
@@ -106,10 +165,6 @@ func (c *Catalog) WindowsFor(model string) []*Window {
 	return out
 }
 
-// Classes are the kinds of hardware a reader owns or rents, in the order a
-// page lists them.
-var Classes = []string{"consumer", "workstation", "datacenter", "unified"}
-
 type hardwareFile struct {
 	Accelerators []*Accelerator `yaml:"accelerators"`
 }
@@ -141,21 +196,8 @@ func LoadFS(fsys fs.FS, label string) (*Catalog, error) {
 	}
 	for i, a := range hf.Accelerators {
 		field := func(f string) string { return fmt.Sprintf("accelerators[%d].%s", i, f) }
-		switch {
-		case a.ID == "":
-			return nil, fmt.Errorf("%s: field %s: missing", hwPath, field("id"))
-		case c.Accelerators[a.ID] != nil:
-			return nil, fmt.Errorf("%s: field %s: duplicate id %q", hwPath, field("id"), a.ID)
-		case a.MemoryBytes <= 0:
-			return nil, fmt.Errorf("%s: field %s: expected a positive byte count", hwPath, field("memory_bytes"))
-		case a.GPUsPerNode <= 0:
-			return nil, fmt.Errorf("%s: field %s: expected a positive count", hwPath, field("gpus_per_node"))
-		case a.Source == "":
-			return nil, fmt.Errorf("%s: field %s: missing", hwPath, field("source"))
-		case a.Class != "" && !slices.Contains(Classes, a.Class):
-			return nil, fmt.Errorf("%s: field %s: expected one of %v, found %q", hwPath, field("class"), Classes, a.Class)
-		case !dateRe.MatchString(a.AsOf):
-			return nil, fmt.Errorf("%s: field %s: expected YYYY-MM-DD, found %q", hwPath, field("as_of"), a.AsOf)
+		if err := validAccelerator(a, c, field); err != nil {
+			return nil, fmt.Errorf("%s: %w", hwPath, err)
 		}
 		c.Accelerators[a.ID] = a
 	}
@@ -250,6 +292,57 @@ func providerID(name string) string {
 		}
 	}
 	return b.String()
+}
+
+// validAccelerator checks one hardware entry; the error names the field.
+func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) error {
+	switch {
+	case a.ID == "":
+		return fmt.Errorf("field %s: missing", field("id"))
+	case c.Accelerators[a.ID] != nil:
+		return fmt.Errorf("field %s: duplicate id %q", field("id"), a.ID)
+	case !slices.Contains(Classes, a.Class):
+		return fmt.Errorf("field %s: expected one of %v, found %q", field("class"), Classes, a.Class)
+	case a.MemoryBytes <= 0 || a.MemoryBytes > MaxMemoryBytes:
+		return fmt.Errorf("field %s: expected a byte count in (0, 10^15], found %d", field("memory_bytes"), a.MemoryBytes)
+	case a.MemoryMarketing == "":
+		return fmt.Errorf("field %s: missing (the spec sheet's figure as printed)", field("memory_marketing"))
+	case a.MemorySource == "":
+		return fmt.Errorf("field %s: missing (the capture the figure was read from, or why none was found)", field("memory_source"))
+	case a.MemoryVerified && a.MemoryQuote == "":
+		return fmt.Errorf("field %s: a verified capacity quotes the line it was read from", field("memory_quote"))
+	case !dateRe.MatchString(a.MemoryAsOf):
+		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("memory_as_of"), a.MemoryAsOf)
+	case !(a.GPUWiredShare >= 0 && a.GPUWiredShare <= 1):
+		return fmt.Errorf("field %s: expected a fraction in [0, 1], found %v", field("gpu_wired_share"), a.GPUWiredShare)
+	case a.GPUsPerNode <= 0 || a.GPUsPerNode > MaxGPUsPerNode:
+		return fmt.Errorf("field %s: expected a count in 1..%d, found %d", field("gpus_per_node"), MaxGPUsPerNode, a.GPUsPerNode)
+	case a.Source == "":
+		return fmt.Errorf("field %s: missing", field("source"))
+	case !dateRe.MatchString(a.AsOf):
+		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("as_of"), a.AsOf)
+	}
+	if a.Bandwidth.Value == 0 && a.Bandwidth.Source == "" {
+		return fmt.Errorf("field %s: missing", field("memory_bandwidth"))
+	}
+	specs := []struct {
+		name string
+		s    *Spec
+	}{{"memory_bandwidth", &a.Bandwidth}, {"peak_bf16_flops", a.PeakBF16}, {"peak_fp8_flops", a.PeakFP8}, {"peak_fp4_flops", a.PeakFP4}, {"interconnect_bytes_per_second", a.Interconnect}}
+	for _, sp := range specs {
+		if sp.s == nil {
+			continue
+		}
+		switch {
+		case !(sp.s.Value > 0 && sp.s.Value < 1e20):
+			return fmt.Errorf("field %s: expected a positive figure, found %v", field(sp.name+".value"), sp.s.Value)
+		case sp.s.Source == "":
+			return fmt.Errorf("field %s: missing", field(sp.name+".source"))
+		case !dateRe.MatchString(sp.s.AsOf):
+			return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field(sp.name+".as_of"), sp.s.AsOf)
+		}
+	}
+	return nil
 }
 
 func loadPrices(fsys fs.FS, label, name string, c *Catalog) (*PriceList, error) {

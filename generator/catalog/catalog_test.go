@@ -7,15 +7,17 @@ import (
 	"testing"
 )
 
-// TestShippedCatalog reads the fixture site's catalogs (testdata/site/data
-// at the repository root), a frozen copy of the shipped ones.
-func TestShippedCatalog(t *testing.T) {
-	c, err := Load(filepath.Join("..", "..", "testdata", "site", "data"))
+func TestFixtureCatalog(t *testing.T) {
+	c, err := Load(filepath.Join("testdata", "data"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := c.Accelerators["B200"]; b == nil || b.MemoryBytes != 180e9 || b.GPUsPerNode != 8 {
+	// nvidia-smi's 183,359 MiB × 2^20, not the spec sheet's 180 GB.
+	if b := c.Accelerators["B200"]; b == nil || b.MemoryBytes != 183359<<20 || b.GPUsPerNode != 8 || !b.MemoryVerified || b.Capacity() != b.MemoryBytes {
 		t.Fatalf("B200 = %+v", b)
+	}
+	if m := c.Accelerators["MI300X"]; m == nil || m.MemoryBytes != 205822885888 || m.Bandwidth.Value != 5.3e12 {
+		t.Fatalf("MI300X = %+v", m)
 	}
 	// Per-GPU prices scale to any count: 8 × $5.98.
 	if q, ok := c.Cheapest("B200", 8); !ok || q.USDPerHour != 8*5.98 || q.Approximate {
@@ -36,6 +38,48 @@ func TestShippedCatalog(t *testing.T) {
 	}
 }
 
+// TestShippedCatalogCitesEveryFigure: every capacity in data/hardware.yaml
+// cites the capture it came from (or says none was found and is flagged
+// unverified), and every figure has a source and a date. Structure only:
+// the values change with the data.
+func TestShippedCatalogCitesEveryFigure(t *testing.T) {
+	c, err := Load(filepath.Join("..", "..", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := map[string]int{}
+	for id, a := range c.Accelerators {
+		classes[a.Class]++
+		if a.Source == "" || a.AsOf == "" || a.MemorySource == "" || a.MemoryAsOf == "" || a.MemoryMarketing == "" {
+			t.Errorf("%s: a figure without source or date: %+v", id, a)
+		}
+		if a.MemoryVerified != strings.HasPrefix(a.MemorySource, "https://") {
+			t.Errorf("%s: verified=%v but memory_source %q", id, a.MemoryVerified, a.MemorySource)
+		}
+		if !a.MemoryVerified && !strings.HasPrefix(a.MemorySource, "unverified") && a.Class != "cpu" {
+			t.Errorf("%s: an unverified capacity must say so: %q", id, a.MemorySource)
+		}
+		for name, s := range map[string]*Spec{"bandwidth": &a.Bandwidth, "bf16": a.PeakBF16, "fp8": a.PeakFP8, "fp4": a.PeakFP4, "interconnect": a.Interconnect} {
+			if s != nil && (s.Source == "" || s.AsOf == "") {
+				t.Errorf("%s %s: no source or date", id, name)
+			}
+		}
+		if a.Class == "unified" && (a.GPUWiredShare == 0 || !strings.Contains(a.GPUWiredNote, "iogpu.wired_limit_mb")) {
+			t.Errorf("%s: unified memory must state the GPU's default wired share and how to raise it", id)
+		}
+	}
+	for _, cl := range Classes {
+		if classes[cl] == 0 {
+			t.Errorf("no accelerator of class %s", cl)
+		}
+	}
+	for _, id := range []string{"B200", "B300", "GB300NVL72", "H200", "H100", "A100", "L40S", "MI300X", "MI325X", "MI355X", "RTXPRO6000", "RTX6000Ada", "RTX5090", "RTX4090", "RTX3090", "M3Ultra512", "M4Max128", "CPUHost"} {
+		if c.Accelerators[id] == nil {
+			t.Errorf("accelerator %s missing", id)
+		}
+	}
+}
+
 func write(t *testing.T, dir, name, body string) {
 	t.Helper()
 	p := filepath.Join(dir, name)
@@ -47,12 +91,27 @@ func write(t *testing.T, dir, name, body string) {
 	}
 }
 
-const hw = "accelerators:\n  - {id: X1, name: X, vendor: V, memory_bytes: 1000, gpus_per_node: 8, source: s, as_of: \"2026-01-01\"}\n"
+const hwEntry = "id: X1, name: X, vendor: V, class: consumer, memory_marketing: 1 kB, memory_source: \"https://x\", memory_quote: q, memory_verified: true, memory_as_of: \"2026-01-01\", gpus_per_node: 8, source: s, as_of: \"2026-01-01\""
+
+const hw = "accelerators:\n  - {" + hwEntry + ", memory_bytes: 1000, memory_bandwidth: {value: 1e12, source: s, as_of: \"2026-01-01\"}}\n"
+
+// bad returns a one-entry hardware.yaml with the fields given after the
+// valid ones (a later key wins in the flow mapping only if not repeated, so
+// tests pass the fields a valid entry does not set).
+func bad(fields string) string {
+	return "accelerators:\n  - {id: X1, name: X, vendor: V, memory_marketing: 1 kB, memory_source: \"https://x\", memory_quote: q, memory_verified: true, memory_as_of: \"2026-01-01\", source: s, as_of: \"2026-01-01\", " + fields + "}\n"
+}
 
 func TestBadCatalogNamesFileAndField(t *testing.T) {
 	for _, tc := range []struct{ file, body, want string }{
-		{"hardware.yaml", "accelerators:\n  - {id: X1, memory_bytes: 0, gpus_per_node: 8, source: s, as_of: \"2026-01-01\"}\n", "accelerators[0].memory_bytes"},
-		{"hardware.yaml", "accelerators:\n  - {id: X1, memory_bytes: 10, gpus_per_node: 8, source: s, as_of: soon}\n", "accelerators[0].as_of"},
+		{"hardware.yaml", bad("class: consumer, memory_bytes: 0, gpus_per_node: 8, memory_bandwidth: {value: 1e12, source: s, as_of: \"2026-01-01\"}"), "accelerators[0].memory_bytes"},
+		{"hardware.yaml", bad("class: consumer, memory_bytes: 1000000000000001, gpus_per_node: 8, memory_bandwidth: {value: 1e12, source: s, as_of: \"2026-01-01\"}"), "accelerators[0].memory_bytes"},
+		{"hardware.yaml", bad("class: consumer, memory_bytes: 1000, gpus_per_node: 8"), "accelerators[0].memory_bandwidth"},
+		{"hardware.yaml", bad("class: consumer, memory_bytes: 1000, gpus_per_node: 8, memory_bandwidth: {value: 1e12, source: s, as_of: later}"), "accelerators[0].memory_bandwidth.as_of"},
+		{"hardware.yaml", bad("class: consumer, memory_bytes: 1000, gpus_per_node: 99999999999999999999, memory_bandwidth: {value: 1e12, source: s, as_of: \"2026-01-01\"}"), "line 2"},
+		{"hardware.yaml", bad("class: consumer, memory_bytes: 1000, gpus_per_node: 100000, memory_bandwidth: {value: 1e12, source: s, as_of: \"2026-01-01\"}"), "accelerators[0].gpus_per_node"},
+		{"hardware.yaml", bad("class: mainframe, memory_bytes: 1000, gpus_per_node: 8, memory_bandwidth: {value: 1e12, source: s, as_of: \"2026-01-01\"}"), "accelerators[0].class"},
+		{"hardware.yaml", bad("class: consumer, memory_bytes: 1000, gpus_per_node: 8, peak_fp8_flops: {value: 1e15, as_of: \"2026-01-01\"}, memory_bandwidth: {value: 1e12, source: s, as_of: \"2026-01-01\"}"), "accelerators[0].peak_fp8_flops.source"},
 		{"hardware.yaml", "accelerators:\n  - {id: X1, memory: 10}\n", "unknown field memory"},
 		{"pricing/p.yaml", "provider: P\nsource: s\nas_of: \"2026-01-01\"\nprices:\n  - {accelerator: X9, usd_per_gpu_hour: 1}\n", "prices[0].accelerator"},
 		{"pricing/p.yaml", "provider: P\nsource: s\nas_of: \"2026-01-01\"\nprices:\n  - {accelerator: X1, usd_per_hour: 10}\n", "prices[0].gpus"},

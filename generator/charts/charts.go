@@ -25,7 +25,7 @@ type Bar struct {
 	Segments []Segment
 	Capacity float64 // total memory (0: none); drawn as an outline
 	Usable   float64 // usable memory (0: none); drawn as a dashed mark
-	Note     string  // printed at the end of the row, e.g. "120.9 GB short"
+	Note     string  // printed at the end of the row, e.g. "22.7 GB short"
 	Bad      bool    // the note is a shortfall
 	ID       string  // anchor of the row in the page's table
 }

@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
 	"dossier/generator/arch"
+	"dossier/generator/catalog"
 	"dossier/generator/content"
 	"dossier/generator/facts"
 )
 
-// The six tells of a claim that did not come from its artifact (seed 001).
+// The tells of a claim that did not come from its artifact: six from seed
+// 001, and a seventh from issue #11.
 const (
 	TellProduct   = 1 // a round number that is the product of two headline numbers
 	TellPrecision = 2 // a precision label on a whole model that is not all one precision
@@ -20,6 +23,7 @@ const (
 	TellNoConfig  = 4 // a performance number without its configuration
 	TellPointOnly = 5 // a point estimate where the source publishes an interval
 	TellShelfLife = 6 // relative time without an absolute date
+	TellSpecSheet = 7 // a capacity from a spec sheet rather than the device
 )
 
 // TellNames name each tell for reports.
@@ -30,6 +34,7 @@ var TellNames = map[int]string{
 	TellNoConfig:  "performance number without configuration",
 	TellPointOnly: "point estimate without its interval",
 	TellShelfLife: "relative time without an absolute date",
+	TellSpecSheet: "capacity from a spec sheet rather than the device",
 }
 
 // Finding is one tell raised by a text.
@@ -52,6 +57,43 @@ type Context struct {
 	RealBytes    float64   // the checkpoint as listed (0 if unknown)
 	Mixed        bool      // quantization ignores modules or the census has several dtypes
 	MixedBecause string
+	// Capacities are the catalog's accelerators: the spec sheet's figure
+	// beside the device's, for tell 7.
+	Capacities []Capacity
+}
+
+// Capacity is one accelerator's memory as printed and as reported.
+type Capacity struct {
+	ID          string
+	Spec        float64 // per GPU, the spec sheet's figure as a byte count
+	Device      float64 // per GPU, what the driver reports
+	GPUsPerNode int
+	name        *regexp.Regexp // the ID as a word; compiled on first use
+}
+
+// UseCatalog lets tell 7 compare capacities quoted in a text with the
+// device's: a figure that matches the spec sheet but not the driver.
+func (c *Context) UseCatalog(cat *catalog.Catalog) {
+	if cat == nil {
+		return
+	}
+	ids := make([]string, 0, len(cat.Accelerators))
+	for id := range cat.Accelerators {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		a := cat.Accelerators[id]
+		m := sizeRe.FindStringSubmatch(a.MemoryMarketing)
+		if m == nil {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
+		if err != nil {
+			continue
+		}
+		c.Capacities = append(c.Capacities, Capacity{ID: id, Spec: n * unitBytes[strings.ToUpper(m[2])], Device: float64(a.MemoryBytes), GPUsPerNode: a.GPUsPerNode})
+	}
 }
 
 // NewContext derives the tells' context from a model's facts.
@@ -210,7 +252,44 @@ func (c *Context) lintSentence(s string, withInterval []*content.Measurement) []
 	if r := relativeRe.FindString(s); r != "" && !absDateRe.MatchString(s) {
 		add(TellShelfLife, "%q has a shelf life but no absolute date", r)
 	}
+	for _, m := range sizeRe.FindAllStringSubmatch(s, -1) {
+		if f := c.specCapacity(s, m[1], m[2]); f != "" {
+			add(TellSpecSheet, "%q %s", m[0], f)
+		}
+	}
 	return out
+}
+
+// specCapacity explains why a size quoted beside an accelerator's name is
+// the spec sheet's capacity (per GPU or per node), or a margin computed
+// from it, rather than the device's; "" when it is not.
+func (c *Context) specCapacity(s, num, unit string) string {
+	n, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
+	if err != nil || n == 0 {
+		return ""
+	}
+	v := n * unitBytes[strings.ToUpper(unit)]
+	near := func(a, b float64) bool { return b != 0 && math.Abs(a-b)/math.Abs(b) <= 0.005 }
+	for i := range c.Capacities {
+		cp := &c.Capacities[i]
+		if cp.name == nil {
+			cp.name = regexp.MustCompile(`\b` + regexp.QuoteMeta(cp.ID) + `\b`)
+		}
+		if !cp.name.MatchString(s) || near(cp.Spec, cp.Device) {
+			continue
+		}
+		node := float64(cp.GPUsPerNode)
+		switch {
+		case near(v, cp.Spec):
+			return fmt.Sprintf("is %s's spec-sheet capacity; the device reports %s", cp.ID, facts.GB(cp.Device))
+		case near(v, cp.Spec*node):
+			return fmt.Sprintf("is the spec sheet's %d × %s; the devices report %s", cp.GPUsPerNode, cp.ID, facts.GB(cp.Device*node))
+		case c.RealBytes > 0 && near(v, math.Abs(c.RealBytes-cp.Spec*node)):
+			return fmt.Sprintf("is the size against the spec sheet's %s for %d × %s; against the %s the devices report the difference is %s",
+				facts.GB(cp.Spec*node), cp.GPUsPerNode, cp.ID, facts.GB(cp.Device*node), facts.GB(math.Abs(c.RealBytes-cp.Device*node)))
+		}
+	}
+	return ""
 }
 
 // product explains why a size is a multiplication of headline figures, or

@@ -16,7 +16,17 @@ func k3Context() *Context {
 	for dt, n := range map[string]int64{"U8": 2722740830208, "BF16": 57179884544, "F32": 11122432} {
 		set.Add(facts.Fact{Key: "params.census." + dt, Value: n, Unit: facts.UnitParams})
 	}
-	return NewContext(set, nil, "2026-08-06")
+	ctx := NewContext(set, nil, "2026-08-06")
+	// The catalog's figures as tell 7 reads them: the spec sheet's per-GPU
+	// memory beside what the driver reports.
+	ctx.Capacities = []Capacity{
+		{ID: "B200", Spec: 180e9, Device: 183359 << 20, GPUsPerNode: 8},
+		{ID: "H100", Spec: 80e9, Device: 81559 << 20, GPUsPerNode: 8},
+		{ID: "H200", Spec: 141e9, Device: 143771 << 20, GPUsPerNode: 8},
+		{ID: "MI300X", Spec: 192e9, Device: 205822885888, GPUsPerNode: 8},
+		{ID: "RTXPRO6000", Spec: 96e9, Device: 97887 << 20, GPUsPerNode: 8},
+	}
+	return ctx
 }
 
 var lmarenaText = &content.Measurement{ID: "lmarena-text", Metric: "text arena score", Value: 1485, Unit: "points", By: "LMArena",
@@ -114,5 +124,27 @@ func TestAFewF32GatesDoNotMakeAModelMixed(t *testing.T) {
 	set.Add(facts.Fact{Key: "params.census.F32", Value: int64(82560), Unit: facts.UnitParams})
 	if got := NewContext(set, nil, "").Lint("Kimi Linear ships as a BF16 checkpoint.", nil, nil); has(got, TellPrecision) {
 		t.Errorf("82,560 F32 parameters made a BF16 model mixed: %v", got)
+	}
+}
+
+// TestSpecSheetCapacity: tell 7 flags a capacity quoted from the spec sheet
+// (180 GB per B200, 1,440 GB per node) and a margin computed from it, not
+// the device's 183,359 MiB, nor a sentence without the accelerator.
+func TestSpecSheetCapacity(t *testing.T) {
+	set := facts.NewSet()
+	set.Add(facts.Fact{Key: "bytes.checkpoint", Value: int64(1560936091448), Unit: facts.UnitBytes})
+	ctx := NewContext(set, nil, "2026-08-06")
+	ctx.Capacities = []Capacity{{ID: "B200", Spec: 180e9, Device: 183359 << 20, GPUsPerNode: 8}}
+	for text, want := range map[string]bool{
+		"An 8 × B200 node holds 1,440 GB.":                               true,
+		"Each B200 has 180 GB.":                                          true,
+		"It is 1,560.9 GB, which is 121 GB more than a B200 node holds.": true,
+		"Each B200 reports 192.3 GB.":                                    false,
+		"It is 22.7 GB more than a B200 node holds.":                     false,
+		"A node holds 1,440 GB.":                                         false,
+	} {
+		if got := has(ctx.Lint(text, nil, nil), TellSpecSheet); got != want {
+			t.Errorf("%q: tell 7 = %v, want %v", text, got, want)
+		}
 	}
 }

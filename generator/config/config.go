@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,6 +65,21 @@ type Sizing struct {
 	DownloadBytesPerSec  float64 `mapstructure:"downloadbytespersecond"`
 	DownloadSource       string  `mapstructure:"downloadsource"`
 	WaitWindowSeconds    float64 `mapstructure:"waitwindowseconds"`
+	Speed                Speed   `mapstructure:"speed"`
+}
+
+// Speed holds the efficiency factors and prompt length the speed
+// predictions state: a share of peak each part of the hardware reaches.
+type Speed struct {
+	MemoryEfficiency       float64 `mapstructure:"memoryefficiency"`       // share of HBM bandwidth decode reaches
+	ComputeEfficiency      float64 `mapstructure:"computeefficiency"`      // share of dense peak FLOP/s (MFU)
+	InterconnectEfficiency float64 `mapstructure:"interconnectefficiency"` // share of NVLink/xGMI/PCIe bandwidth collectives reach
+	PromptTokens           int64   `mapstructure:"prompttokens"`           // prompt length of the prefill figure and context of the decode figure
+	Source                 string  `mapstructure:"source"`                 // where the defaults come from
+	// DiskBytesPerSecond is the read rate of the disk a streaming runtime
+	// (AirLLM-style) pulls layers from; DiskSource says where it comes from.
+	DiskBytesPerSecond float64 `mapstructure:"diskbytespersecond"`
+	DiskSource         string  `mapstructure:"disksource"`
 }
 
 // Freshness limits how old a data source may be before `dossier check`
@@ -92,6 +108,13 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("sizing.downloadbytespersecond", 126.3e6)
 	v.SetDefault("sizing.downloadsource", "")
 	v.SetDefault("sizing.waitwindowseconds", 1800)
+	v.SetDefault("sizing.speed.memoryefficiency", 0.6)
+	v.SetDefault("sizing.speed.computeefficiency", 0.5)
+	v.SetDefault("sizing.speed.interconnectefficiency", 0.8)
+	v.SetDefault("sizing.speed.prompttokens", 8192)
+	v.SetDefault("sizing.speed.source", "")
+	v.SetDefault("sizing.speed.diskbytespersecond", 7.45e9)
+	v.SetDefault("sizing.speed.disksource", "Samsung 990 PRO (PCIe 4.0 NVMe) sequential read, up to 7,450 MB/s: https://www.samsung.com/semiconductor/minisite/ssd/product/consumer/990pro/")
 	v.SetDefault("hardware", []string{})
 	v.SetDefault("freshness.maxagedays", 0)
 	v.SetDefault("freshness.today", "")
@@ -248,6 +271,17 @@ func (s *Site) validate() error {
 	// Written as !(in range) so that NaN is rejected too.
 	if u := z.GPUMemoryUtilization; !(u > 0 && u <= 1) {
 		return bad("sizing.gpuMemoryUtilization", "expected a fraction in (0, 1], found %v", u)
+	}
+	for key, e := range map[string]float64{"sizing.speed.memoryEfficiency": z.Speed.MemoryEfficiency, "sizing.speed.computeEfficiency": z.Speed.ComputeEfficiency, "sizing.speed.interconnectEfficiency": z.Speed.InterconnectEfficiency} {
+		if !(e > 0 && e <= 1) {
+			return bad(key, "expected a fraction in (0, 1], found %v", e)
+		}
+	}
+	if r := z.Speed.DiskBytesPerSecond; !(r > 0) || math.IsInf(r, 1) {
+		return bad("sizing.speed.diskBytesPerSecond", "expected a positive finite read rate in bytes per second, found %v", r)
+	}
+	if n := z.Speed.PromptTokens; n <= 0 || n > 1<<30 {
+		return bad("sizing.speed.promptTokens", "expected a token count in 1..2^30, found %d", n)
 	}
 	if len(z.Contexts) == 0 {
 		return bad("sizing.contexts", "expected at least one context in tokens")

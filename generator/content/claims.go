@@ -107,6 +107,10 @@ type Configuration struct {
 	Hardware string `yaml:"hardware"`
 	Batch    string `yaml:"batch"`
 	Setting  string `yaml:"setting"` // e.g. reasoning effort
+	// Layout is the COUNTxACCELERATOR the measurement ran on when it maps
+	// to the hardware catalog; the page then sets the prediction for that
+	// layout beside the measurement.
+	Layout string `yaml:"layout,omitempty"`
 }
 
 // Empty reports whether no part of the configuration is stated.

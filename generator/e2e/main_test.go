@@ -22,8 +22,8 @@ var built struct {
 
 // pagesOverlay is laid over three models of the fixture site (K3, Llama
 // 3.1 8B, Qwen3-30B-A3B) for the reader-facing browser tests (answer box,
-// phones, index, filter, compare, units): a tiny two-layer model, and a
-// catalog with accelerator classes and an RTX 4090.
+// phones, index, filter, compare, units): a tiny two-layer model and a
+// price for an RTX 4090 (the fixture catalog has the classes).
 const pagesOverlay = "testdata/pages-overlay"
 
 // pagesModels are the fixture site's pages the pages fixture keeps.

@@ -91,10 +91,13 @@ func TestBrowserAnswerValues(t *testing.T) {
 	tb.open(base + k3Page)
 	rows := eval[[]rowBox](tb, readAnswer)
 	want := map[string]string{
-		"size on disk":               "1,560.9 GB (1,453.7 GiB)",
-		"fits the reference layouts": "yes on 8 × B300 (508.7 GB spare), 8 × MI355X (508.7 GB spare); no on 7 of 9; closest 8 × MI300X (182.5 GB short)",
-		"smallest layout per class":  "consumer: 72 × RTX4090; workstation: 24 × RTXPRO6000; datacenter: 8 × B300",
-		"claims":                     k3Tally(t),
+		"size on disk":                "1,560.9 GB (1,453.7 GiB)",
+		"fits the reference layouts":  "yes on 8 × MI355X (58.0 GB spare per GPU), 8 × B300 (58.3 GB spare per GPU); no on 7 of 9; closest 8 × MI300X (16.0 GB short per GPU)",
+		"smallest layout per class":   "consumer: 56 × RTX5090; workstation: 24 × RTXPRO6000; datacenter: 8 × MI325X; unified: 5 × M3Ultra512; cpu: 2 × CPUHost",
+		"cheapest serving":            "24 × RTXPRO6000 at ≈$42.00/h",
+		"$ per million output tokens": "≈$50.73",
+		"decode speed (batch 1)":      "50.8 tokens/s",
+		"claims":                      k3Tally(t),
 	}
 	for _, r := range rows {
 		if w, ok := want[r.Question]; ok {
@@ -117,7 +120,7 @@ func TestBrowserAnswerValues(t *testing.T) {
 		t.Errorf("%d fact keys printed in the page's tables; they belong in the facts appendix", keys)
 	}
 	toc := eval[[]string](tb, `[...document.querySelectorAll("nav.toc a")].map(a => a.textContent)`)
-	wantOrder := []string{"Claims vs artifacts", "Fit and cost", "Speed", "Memory: KV cache and state", "Architecture", "Bytes: what the checkpoint really weighs", "Parameters by stored dtype", "Sources"}
+	wantOrder := []string{"Claims vs artifacts", "Fit and cost", "Speed and cost per token", "Memory: KV cache and state", "Architecture", "Bytes: what the checkpoint really weighs", "Parameters by stored dtype", "Sources"}
 	at := 0
 	for _, w := range wantOrder {
 		i := slices.Index(toc[at:], w)

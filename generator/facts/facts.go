@@ -23,7 +23,9 @@ const (
 	UnitUSD     = "usd"
 	UnitBits    = "bits_per_parameter"
 	UnitTokens  = "tokens"
-	UnitText    = "text"
+	// UnitTokensPerSec is a generation or prefill rate.
+	UnitTokensPerSec = "tokens_per_second"
+	UnitText         = "text"
 
 	UnitBytesPerSecond = "bytes_per_second"
 )

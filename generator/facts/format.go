@@ -46,6 +46,8 @@ func Display(unit string, v any) string {
 		return USD(f)
 	case UnitBits:
 		return strconv.FormatFloat(f, 'f', 2, 64) + " bits/parameter"
+	case UnitTokensPerSec:
+		return strconv.FormatFloat(RoundSig(f, 3), 'f', -1, 64) + " tokens/s"
 	case UnitCount, UnitTokens:
 		if f == math.Trunc(f) {
 			return Int(int64(f))

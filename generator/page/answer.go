@@ -172,8 +172,9 @@ type Layout struct {
 func (l Layout) String() string { return fmt.Sprintf("%d × %s", l.GPUs, l.ID) }
 
 // SmallestLayout is the deployable layout with the fewest GPUs that serves
-// the model at the stated context, among accelerators of class (any class
-// when empty); less total memory breaks a tie, the id a second tie.
+// the model at the stated context, among accelerators of class (any GPU
+// class when empty: a CPU host is a class of its own, not a smaller GPU
+// layout); less total memory breaks a tie, the id a second tie.
 func (m *Model) SmallestLayout(cat *catalog.Catalog, class string) (Layout, bool) {
 	var best Layout
 	var bestBytes int64
@@ -188,7 +189,7 @@ func (m *Model) SmallestLayout(cat *catalog.Catalog, class string) (Layout, bool
 	sort.Strings(ids)
 	for _, id := range ids {
 		acc := cat.Accelerators[id]
-		if class != "" && acc.Class != class {
+		if class != "" && acc.Class != class || class == "" && acc.Class == "cpu" {
 			continue
 		}
 		key := "fit.deployable_gpus_serving." + id
@@ -196,8 +197,8 @@ func (m *Model) SmallestLayout(cat *catalog.Catalog, class string) (Layout, bool
 		if !ok {
 			continue
 		}
-		if !found || n < best.GPUs || n == best.GPUs && n*acc.MemoryBytes < bestBytes {
-			best, bestBytes, found = Layout{GPUs: n, ID: id, Key: key}, n*acc.MemoryBytes, true
+		if !found || n < best.GPUs || n == best.GPUs && n*acc.Capacity() < bestBytes {
+			best, bestBytes, found = Layout{GPUs: n, ID: id, Key: key}, n*acc.Capacity(), true
 		}
 	}
 	return best, found

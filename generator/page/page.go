@@ -136,25 +136,27 @@ func Build(in Input) (*Model, error) {
 		}
 	}
 	m.Tables = map[string]*render.Table{
-		"answer":     m.Answer.Table(),
-		"speed":      m.speedTable(),
-		"census":     m.census(),
-		"bytes":      m.bytes(),
-		"arch":       m.arch(),
-		"memory":     m.memory(),
-		"fit":        m.fit(),
-		"gpus":       m.gpus(cat),
-		"cost":       m.cost(),
-		"prices":     m.prices(),
-		"stream":     m.streamTable(),
-		"software":   m.softwareTable(),
-		"variants":   m.variantsTable(p.Front.Variants),
-		"reconcile":  m.reconcile(),
-		"sources":    m.sources(),
-		"provenance": {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},
-		"claims":     m.claimsTable(in.Reviews),
-		"documents":  sourcesTable(&p.Front),
-		"conflicts":  conflictsTable(&p.Front),
+		"answer":      m.Answer.Table(),
+		"census":      m.census(),
+		"bytes":       m.bytes(),
+		"arch":        m.arch(),
+		"memory":      m.memory(),
+		"fit":         m.fit(),
+		"gpus":        m.gpus(cat),
+		"layouts":     m.layouts(cat),
+		"speed":       m.speedTable(),
+		"calibration": m.calibrationTable(p.Front.Measurements),
+		"cost":        m.cost(),
+		"prices":      m.prices(),
+		"stream":      m.streamTable(),
+		"software":    m.softwareTable(),
+		"variants":    m.variantsTable(p.Front.Variants),
+		"reconcile":   m.reconcile(),
+		"sources":     m.sources(),
+		"provenance":  {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},
+		"claims":      m.claimsTable(in.Reviews),
+		"documents":   sourcesTable(&p.Front),
+		"conflicts":   conflictsTable(&p.Front),
 	}
 	// After the other tables: it labels figures with their words.
 	m.Tables["published"] = m.published(p.Front.Published)
@@ -248,17 +250,6 @@ func (m *Model) rows(keys ...[2]string) [][]string {
 
 func factTable(rows [][]string) *render.Table {
 	return &render.Table{Header: []string{"", "value", "how", "fact"}, Align: []render.Align{render.Left, render.Right}, Rows: rows}
-}
-
-// speedTable lists the speed predictions, when the build has any.
-func (m *Model) speedTable() *render.Table {
-	var keys [][2]string
-	for _, k := range m.Facts.Keys() {
-		if rest, ok := strings.CutPrefix(k, "speed."); ok {
-			keys = append(keys, [2]string{words(rest), k})
-		}
-	}
-	return factTable(m.rows(keys...))
 }
 
 // CensusNote says where the per-dtype count comes from: a census is what
@@ -381,49 +372,174 @@ func (m *Model) contexts() []string {
 
 func (m *Model) fit() *render.Table {
 	t := &render.Table{
-		Header: []string{render.AnchorHeader, "layout", "memory", "weights at rest", "margin", "serving", "serving margin", "$/h"},
-		Align:  []render.Align{render.Left, render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Right},
+		Header: []string{render.AnchorHeader, "layout", "memory", "weights at rest", "margin", "placement", "weights per GPU", "serving", "serving margin", "max concurrency", "max context", "$/h"},
+		Align:  []render.Align{render.Left, render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Right, render.Right, render.Right},
 	}
 	for _, hw := range m.Hardware {
 		if m.Facts.Get("fit."+hw+".memory_bytes") == nil {
 			continue
 		}
+		conc := m.d("serving." + hw + ".max_concurrency")
+		ctx := m.d("serving." + hw + ".max_context")
+		for _, alt := range []string{"fp8", "bf16"} {
+			if f := m.Facts.Get("serving." + hw + ".max_concurrency_" + alt); f.Known() {
+				conc += " (" + f.Display + " at " + strings.ToUpper(alt) + " KV)"
+				ctx += " (" + m.d("serving."+hw+".max_context_"+alt) + ")"
+			}
+		}
 		t.Rows = append(t.Rows, []string{render.Code("fit-" + hw), HWLabel(hw),
-			facts.GB(floatOf(m.Facts.Get("fit." + hw + ".memory_bytes"))),
+			m.d("fit." + hw + ".memory_bytes"),
 			m.d("fit." + hw + ".at_rest"), m.d("fit." + hw + ".margin_bytes"),
+			m.d("serving." + hw + ".placement"), m.d("serving." + hw + ".weights_bytes_per_gpu"),
 			m.d("fit." + hw + ".serving"), m.d("fit." + hw + ".serving_margin_bytes"),
+			conc, ctx,
 			m.d("cost." + hw + ".usd_per_hour")})
 	}
 	return t
 }
 
-func floatOf(f *facts.Fact) float64 {
-	v, _ := f.Float()
-	return v
-}
-
+// gpus is one row per accelerator: the device's capacity (marked when no
+// public capture verifies it), the smallest layout that holds the weights
+// and the smallest that serves, with its price.
 func (m *Model) gpus(cat *catalog.Catalog) *render.Table {
 	t := &render.Table{
-		Header: []string{"accelerator", "memory", "minimum for the weights", "deployable", "deployable $/h", "serving minimum", "serving deployable"},
-		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Right, render.Right, render.Right},
+		Header: []string{"accelerator", "class", "memory per GPU", "smallest layout for the weights", "smallest layout that serves", "its $/h"},
+		Align:  []render.Align{render.Left, render.Left, render.Right, render.Left, render.Left, render.Right},
 	}
+	for _, id := range acceleratorIDs(cat) {
+		if m.Facts.Get("fit.min_gpus."+id) == nil {
+			continue
+		}
+		a := cat.Accelerators[id]
+		serving := m.d("fit.smallest_serving." + id)
+		price := "no price"
+		if f := m.Facts.Get("fit.smallest_serving." + id); f.Known() {
+			if p := m.Facts.Get("cost." + f.Display + ".usd_per_hour"); p.Known() {
+				price = p.Display
+			}
+		}
+		t.Rows = append(t.Rows, []string{a.Name, a.Class, capacityText(a), m.d("fit.smallest_at_rest." + id), serving, price})
+	}
+	return t
+}
+
+// speedTable is the predicted speed and cost per token of each configured
+// layout.
+func (m *Model) speedTable() *render.Table {
+	t := &render.Table{
+		Header: []string{"layout", "decode, one sequence", "decode, at max concurrency", "time to first token", "$ per million output tokens", "experts in host RAM, one sequence"},
+		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Right, render.Right},
+	}
+	for _, hw := range m.Hardware {
+		if m.Facts.Get("speed."+hw+".decode_tokens_per_second") == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{hw, m.d("speed." + hw + ".decode_tokens_per_second"),
+			m.d("speed." + hw + ".decode_tokens_per_second_at_max_concurrency"), m.d("speed." + hw + ".prefill_seconds"),
+			m.d("cost." + hw + ".usd_per_million_output_tokens"), m.d("offload." + hw + ".experts_in_host_ram.decode_tokens_per_second")})
+	}
+	return t
+}
+
+// calibrationTable sets each speed measurement beside the prediction for
+// the layout it ran on, or says why the two cannot be compared.
+func (m *Model) calibrationTable(ms []content.Measurement) *render.Table {
+	t := &render.Table{
+		Header: []string{"measurement", "measured", "by", "layout", "predicted", "predicted ÷ measured"},
+		Align:  []render.Align{render.Left, render.Right, render.Left, render.Left, render.Right, render.Left},
+	}
+	for i := range ms {
+		me := &ms[i]
+		f := m.Facts.Get("calibration." + me.ID + ".ratio")
+		if f == nil {
+			continue
+		}
+		layout := me.Configuration.Layout
+		if layout == "" {
+			layout = me.Configuration.Hardware
+		}
+		t.Rows = append(t.Rows, []string{render.Code(me.ID), claims.Value(me), me.By, layout, m.d("calibration." + me.ID + ".predicted"), m.d("calibration." + me.ID + ".ratio")})
+	}
+	return t
+}
+
+// layouts is the full matrix, folded to one row per accelerator: per GPU
+// count, whether the layout serves (with its maximum concurrency), holds
+// only the weights, or falls short.
+func (m *Model) layouts(cat *catalog.Catalog) *render.Table {
+	counts := []int{1, 2, 4, 8}
+	t := &render.Table{Header: []string{"accelerator"}, Align: []render.Align{render.Left}}
+	for _, n := range counts {
+		t.Header = append(t.Header, fmt.Sprintf("%d GPU", n))
+		t.Align = append(t.Align, render.Left)
+	}
+	t.Header = append(t.Header, "more GPUs")
+	t.Align = append(t.Align, render.Left)
+	for _, id := range acceleratorIDs(cat) {
+		if m.Facts.Get("fit.min_gpus."+id) == nil {
+			continue
+		}
+		row := []string{id}
+		for _, n := range counts {
+			row = append(row, m.layoutCell(fmt.Sprintf("%dx%s", n, id)))
+		}
+		more := "—"
+		per := cat.Accelerators[id].GPUsPerNode
+		for k := 1; k <= 64; k++ {
+			n := k * per
+			if n <= 8 {
+				continue
+			}
+			label := fmt.Sprintf("%dx%s", n, id)
+			if m.Facts.Get("fit."+label+".at_rest") == nil {
+				break
+			}
+			more = label + ": " + m.layoutCell(label)
+		}
+		t.Rows = append(t.Rows, append(row, more))
+	}
+	return t
+}
+
+// layoutCell says in a few words what one layout does with the model.
+func (m *Model) layoutCell(label string) string {
+	rest, ok := m.Facts.Get("fit." + label + ".at_rest").Bool()
+	if m.Facts.Get("fit."+label+".at_rest") == nil || !ok {
+		return "—"
+	}
+	if fits, ok := m.Facts.Get("serving." + label + ".fits").Bool(); ok && fits {
+		return "serves ×" + m.d("serving."+label+".max_concurrency")
+	}
+	if rest {
+		return "weights only"
+	}
+	return m.d("fit." + label + ".margin_bytes")
+}
+
+func acceleratorIDs(cat *catalog.Catalog) []string {
 	if cat == nil {
-		return t
+		return nil
 	}
 	ids := make([]string, 0, len(cat.Accelerators))
 	for id := range cat.Accelerators {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	for _, id := range ids {
-		if m.Facts.Get("fit.min_gpus."+id) == nil {
-			continue
-		}
-		t.Rows = append(t.Rows, []string{cat.Accelerators[id].Name, facts.GB(float64(cat.Accelerators[id].MemoryBytes)),
-			m.d("fit.min_gpus." + id), m.d("fit.deployable_gpus." + id), m.d("cost.deployable." + id + ".usd_per_hour"),
-			m.d("fit.min_gpus_serving." + id), m.d("fit.deployable_gpus_serving." + id)})
+	return ids
+}
+
+// capacityText is a GPU's memory as the page prints it: the device's
+// figure, or the GPU's wired share of unified memory, marked unverified
+// when no public capture backs it.
+func capacityText(a *catalog.Accelerator) string {
+	s := facts.GB(float64(a.Capacity()))
+	if a.GPUWiredShare > 0 {
+		s += fmt.Sprintf(" (%.0f%% of %s)", a.GPUWiredShare*100, facts.GB(float64(a.MemoryBytes)))
 	}
-	return t
+	if !a.MemoryVerified {
+		s += " (unverified)"
+	}
+	return s
 }
 
 func (m *Model) cost() *render.Table {
@@ -435,6 +551,10 @@ func (m *Model) cost() *render.Table {
 		{"cheapest configuration that serves", "fit.cheapest_serving"},
 		{"its price", "cost.cheapest_serving.usd_per_hour"},
 	}
+	if f := m.Facts.Get("fit.cheapest_serving"); f.Known() {
+		keys = append(keys, [2]string{"its $ per million output tokens (predicted)", "cost." + f.Display + ".usd_per_million_output_tokens"})
+	}
+	keys = append(keys, [2]string{"the vendor's API, $ per million output tokens", "cost.api.usd_per_million_output_tokens"})
 	for _, hw := range m.Hardware {
 		keys = append(keys, [2]string{"GPUs idle during the download on " + hw, "download.idle_usd." + hw})
 	}
@@ -571,6 +691,7 @@ func (m *Model) streamTable() *render.Table {
 		[2]string{"one layer's routed experts, expanded to BF16", "stream.experts_bf16_bytes_per_layer"},
 		[2]string{"the experts one token needs in a layer, BF16", "stream.active_experts_bf16_bytes_per_layer"},
 		[2]string{"stored bytes read per generated token when streaming", "stream.bytes_read_per_token"},
+		[2]string{"time per generated token when streaming, disk-bound", "stream.seconds_per_token"},
 		[2]string{"quantized parameters per stored byte", "quant.params_per_byte"},
 		[2]string{"full fine-tune (weights, gradients, Adam states)", "train.full_bytes"},
 		[2]string{"LoRA base weights, frozen as stored", "train.lora_frozen_bytes"},

@@ -110,6 +110,9 @@ func (s *Site) renderLists(out map[string][]byte) error {
 		}
 		links = append(links, render.Link{Name: label + ": " + g.name, URL: g.path + "index.html"})
 	}
+	// The calibration page is linked from the index only (the list pages
+	// carry no links).
+	links = append(links, render.Link{Name: "calibration: speed predictions against measurements", URL: CalibrationPath + "index.html"})
 	title, intro := s.Config.Title, ""
 	if s.Content.Index != nil {
 		if s.Content.Index.Front.Title != "" {

@@ -107,6 +107,9 @@ func (s *Site) sharedFiles() (map[string][]byte, error) {
 	if err := s.renderLists(files); err != nil {
 		return nil, err
 	}
+	if err := s.renderCalibration(files); err != nil {
+		return nil, err
+	}
 	files["models.js"] = s.Templates.ModelsJS
 	mj, err := s.modelsJSON()
 	if err != nil {

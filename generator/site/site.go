@@ -117,8 +117,12 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		return nil, err
 	}
 	for i, hw := range cfg.Hardware {
-		if _, id, _ := config.ParseHardware(hw); s.Catalog.Accelerators[id] == nil {
+		n, id, _ := config.ParseHardware(hw)
+		if s.Catalog.Accelerators[id] == nil {
 			return nil, fmt.Errorf("%s: field hardware[%d]: accelerator %q is not in %s", cfg.File, i, id, filepath.Join(cfg.DataDir, "hardware.yaml"))
+		}
+		if n < 1 || n > catalog.MaxLayoutGPUs {
+			return nil, fmt.Errorf("%s: field hardware[%d]: expected a GPU count in 1..%d, found %q", cfg.File, i, catalog.MaxLayoutGPUs, hw)
 		}
 	}
 	if s.Templates, err = render.LoadTemplates(cfg.Dir(cfg.TemplatesDir)); err != nil {
@@ -226,6 +230,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	in := sizing.Input{
 		Model: snap.Model, Snapshot: snap, Arch: a, Analytic: an, AnalyticErr: anErr,
 		Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog, Variants: variantsOf(p),
+		Measured: measuredOf(p),
 	}
 	// The naive multiplication uses the headline the authors published.
 	for _, pub := range p.Front.Published {
@@ -240,6 +245,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	addPublished(set, p)
 	addSoftware(set, s.Catalog, snap.Model)
 	tctx := claims.NewContext(set, a, p.Front.Review)
+	tctx.UseCatalog(s.Catalog)
 	reviews, probs := claims.ReviewPage(p, set, tctx)
 	pm, err := page.Build(page.Input{
 		Page: p, Facts: set, Revision: snap.Revision, Fetched: snap.Fetched,
@@ -519,4 +525,14 @@ func addSoftware(set *facts.Set, cat *catalog.Catalog, model string) {
 			set.Add(facts.Fact{Key: k + ".first_failing", Value: w.Fails[0], Unit: facts.UnitText, Sources: []string{src}, Derivation: "the first version tried that fails: " + w.What})
 		}
 	}
+}
+
+// measuredOf hands the page's measurements to sizing, which sets each
+// speed beside the prediction for its layout.
+func measuredOf(p *content.Page) []sizing.Measured {
+	var out []sizing.Measured
+	for _, m := range p.Front.Measurements {
+		out = append(out, sizing.Measured{ID: m.ID, Unit: m.Unit, Kind: m.Kind, Layout: m.Configuration.Layout, Batch: m.Configuration.Batch, Setting: m.Configuration.Setting, Value: m.Value})
+	}
+	return out
 }

@@ -116,19 +116,23 @@ func TestKimiK3Facts(t *testing.T) {
 		{"arch.linear_to_full_ratio", 2.875, 1e-9},
 		{"sparsity.expert_count", 16.0 / 896, 1e-12},
 		{"sparsity.param_activation", 0.037, 0.0005},
-		{"fit.8xB200.margin_bytes", -120.9e9, 0.05e9},
+		// 8 × 183,359 MiB as nvidia-smi reports each B200, not the spec
+		// sheet's 1,440 GB (seed 001's 120.9 GB): 22.7 GB short.
+		{"fit.8xB200.margin_bytes", -22.7e9, 0.05e9},
 		{"download.seconds", 12359, 1},
 		{"cost.8xB200.usd_per_hour", 47.84, 1e-9},
 		{"download.idle_usd.8xB200", 164, 0.5},
 		{"download.window_bytes", 227e9, 0.5e9},
 		{"quant.params_per_byte", 1.88, 0.005},
-		// Seed 000 §7-8: UD-Q2_K_XL fits 8 × B200 with 579 GB to spare and
-		// downloads in 1.9 h; UD-IQ2_XXS fits 8 × RTX PRO 6000; the NVFP4
+		// Seed 000 §7-8: UD-Q2_K_XL fits 8 × B200 (579 GB to spare on the
+		// spec sheet's 1,440 GB, 677.1 GB on the 1,538.1 GB the devices
+		// report) and downloads in 1.9 h; UD-IQ2_XXS fits 8 × RTX PRO 6000
+		// (57 GB spare on 768 GB, 110.1 GB on 8 × 97,887 MiB); the NVFP4
 		// conversion, larger than the release, does not fit 8 × B200.
-		{"variant.UD-Q2_K_XL.fit.8xB200.margin_bytes", 579e9, 0.5e9},
+		{"variant.UD-Q2_K_XL.fit.8xB200.margin_bytes", 677.1e9, 0.5e9},
 		{"variant.UD-Q2_K_XL.download_seconds", 1.9 * 3600, 0.05 * 3600},
-		{"variant.UD-IQ2_XXS.fit.8xRTXPRO6000.margin_bytes", 57e9, 0.5e9},
-		{"variant.Kimi-K3-NVFP4.fit.8xB200.margin_bytes", -170e9, 0.5e9},
+		{"variant.UD-IQ2_XXS.fit.8xRTXPRO6000.margin_bytes", 110.1e9, 0.5e9},
+		{"variant.Kimi-K3-NVFP4.fit.8xB200.margin_bytes", -71.9e9, 0.5e9},
 		{"memory.per_sequence_at.8192", 0.63 * (1 << 30), 0.005 * (1 << 30)},
 		{"memory.per_sequence_at.131072", 3.79 * (1 << 30), 0.005 * (1 << 30)},
 		{"memory.per_sequence_at.1048576", 27.42 * (1 << 30), 0.005 * (1 << 30)},
@@ -153,7 +157,8 @@ func TestKimiK3Facts(t *testing.T) {
 		"arch.linear_to_full_ratio":   "2.9:1",
 		"arch.full_attention_cadence": "every 4th layer",
 		"bytes.checkpoint":            "1,560.9 GB (1,453.7 GiB)",
-		"fit.8xB200.margin_bytes":     "120.9 GB short",
+		"fit.8xB200.margin_bytes":     "22.7 GB short",
+		"fit.8xB200.at_rest":          "does not fit at rest: 22.7 GB short of 8 × 183,359 MiB",
 	} {
 		if got := ff.Facts.Get(key).Display; got != want {
 			t.Errorf("%s displays %q, want %q", key, got, want)
@@ -275,6 +280,8 @@ func TestBadInputLeavesOutputUntouched(t *testing.T) {
 		{"config unknown key", "hugo-like.yaml", "publishDir: public", "publishDir: public\npublishDri: oops", []string{"hugo-like.yaml", "publishdri"}},
 		{"config bad value", "hugo-like.yaml", "concurrency: 1 ", "concurrency: 0 ", []string{"hugo-like.yaml", "sizing.concurrency"}},
 		{"config unknown hardware", "hugo-like.yaml", "- 8xB200", "- 8xZ999", []string{"hugo-like.yaml", "hardware[0]", "Z999"}},
+		{"config overflowing count", "hugo-like.yaml", "- 8xB200", "- 99999999999999999999xB200", []string{"hugo-like.yaml", "hardware[0]", "GPU count"}},
+		{"hardware catalog zero memory", "data/hardware.yaml", "memory_bytes: 192265846784", "memory_bytes: 0", []string{"hardware.yaml", "accelerators[0].memory_bytes"}},
 		{"front matter unknown field", "content/models/kimi-k3.md", "org: Moonshot AI", "org: Moonshot AI\norgg: typo", []string{"kimi-k3.md", "line 5", "orgg"}},
 		{"front matter wrong type", "content/models/kimi-k3.md", "    value: 104e9", "    value: lots", []string{"kimi-k3.md", "expected a number"}},
 		{"front matter unclosed", "content/models/kimi-k3.md", "\n---\nThe repository", "\nThe repository", []string{"kimi-k3.md", "never closed"}},
@@ -282,7 +289,7 @@ func TestBadInputLeavesOutputUntouched(t *testing.T) {
 		{"snapshot wrong type", "data/hub/moonshotai/Kimi-K3/snapshot.json", `"BF16": 57179884544`, `"BF16": "many"`, []string{"snapshot.json", "census.BF16"}},
 		{"snapshot inconsistent", "data/hub/moonshotai/Kimi-K3/snapshot.json", `"count": 96`, `"count": 95`, []string{"snapshot.json", "shards.count"}},
 		{"snapshot bad config", "data/hub/moonshotai/Kimi-K3/snapshot.json", `"num_hidden_layers": 93`, `"num_hidden_layers": "93"`, []string{"snapshot.json", "text_config.num_hidden_layers"}},
-		{"hardware catalog", "data/hardware.yaml", "memory_bytes: 180000000000", "memory_bytes: 180 GB", []string{"hardware.yaml", "line", "expected an integer"}},
+		{"hardware catalog", "data/hardware.yaml", "memory_bytes: 192265846784", "memory_bytes: 192 GB", []string{"hardware.yaml", "line", "expected an integer"}},
 		{"price list", "data/pricing/runpod.yaml", "accelerator: B200", "accelerator: B201", []string{"runpod.yaml", "prices[0].accelerator", "B201"}},
 	}
 	for _, tc := range cases {

@@ -24,6 +24,9 @@ type Summary struct {
 	Verdicts string      `json:"verdicts"`
 	Row      render.Row  `json:"row"`
 	Entry    *ModelEntry `json:"entry"` // this model in models.json
+	// Calibration is the model's speed measurements beside predictions,
+	// for the site's calibration page.
+	Calibration []CalibrationPair `json:"calibration,omitempty"`
 }
 
 func (s *Site) summarize(m *Model) *Summary {
@@ -33,6 +36,7 @@ func (s *Site) summarize(m *Model) *Summary {
 		Verdicts: verdictCounts(m),
 	}
 	sum.Entry = s.modelEntry(m)
+	sum.Calibration = calibrationPairs(m)
 	sum.Row = s.row(m, sum)
 	return sum
 }

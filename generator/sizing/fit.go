@@ -3,24 +3,13 @@ package sizing
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
+	"dossier/generator/catalog"
 	"dossier/generator/config"
 	"dossier/generator/facts"
 )
-
-// deployable rounds a GPU count up to a layout that serves: a
-// tensor-parallel size within one node, else whole nodes.
-func deployable(min int64, tp []int64, perNode int64) int64 {
-	sizes := append([]int64(nil), tp...)
-	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
-	for _, s := range sizes {
-		if s >= min && s <= perNode {
-			return s
-		}
-	}
-	return (min + perNode - 1) / perNode * perNode
-}
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
@@ -47,20 +36,44 @@ func (c *calc) fit() {
 	}
 	reserve := "no further reserve per GPU"
 	if sz.ReservePerGPUBytes > 0 {
-		reserve = facts.GB(float64(sz.ReservePerGPUBytes)) + " reserved per GPU"
+		reserve = facts.GB(float64(sz.ReservePerGPUBytes)) + " reserved per GPU for activations and CUDA graphs"
 	}
 	ctxText := facts.Int(ctx) + "-token context"
 	if capped {
 		ctxText = fmt.Sprintf("%s-token context (the model's maximum; the site's serving context is %s)", facts.Int(ctx), facts.Int(sz.ServingContext))
 	}
-	assume := fmt.Sprintf("%s × %d concurrent sequence(s), %d%% of memory usable (gpu_memory_utilization), %s",
+	assume := fmt.Sprintf("%s × %d concurrent sequence(s), per GPU as vLLM and SGLang place the model: %d%% of each GPU's memory usable (gpu_memory_utilization), %s",
 		ctxText, sz.Concurrency, int(math.Round(sz.GPUMemoryUtilization*100)), reserve)
 	c.add("fit.assumptions", assume, facts.UnitText, "site sizing settings", "site:hugo-like.yaml")
 	if cacheOK {
-		c.add("fit.cache_bytes", cacheBytes, facts.UnitBytes, "KV + state at the serving context × concurrency", srcConfig)
+		c.add("fit.cache_bytes", cacheBytes, facts.UnitBytes, "KV + state at the serving context × concurrency, one copy (a node-level view; the verdicts count per GPU)", srcConfig)
+	}
+	if sp := sz.Speed; sp.MemoryEfficiency > 0 && sp.ComputeEfficiency > 0 && sp.InterconnectEfficiency > 0 && sp.PromptTokens > 0 {
+		how := fmt.Sprintf("decode roofline at %.0f%% of HBM bandwidth and prefill at %.0f%% of dense peak FLOP/s, collectives at %.0f%% of the interconnect (bandwidth term only), a prompt and decode context of %s tokens, routed experts hit as under uniform routing",
+			sp.MemoryEfficiency*100, sp.ComputeEfficiency*100, sp.InterconnectEfficiency*100, facts.Int(sp.PromptTokens))
+		src := "site:hugo-like.yaml sizing.speed"
+		if sp.Source != "" {
+			src += " (" + sp.Source + ")"
+		}
+		c.add("speed.assumptions", how, facts.UnitText, "site speed settings", src)
 	}
 	if c.in.Catalog == nil {
 		return
+	}
+	w := c.weightSplit(tb, tsrc)
+	done := map[string]servingResult{}
+	for _, hw := range c.in.Hardware {
+		n, id, _ := config.ParseHardware(hw)
+		acc := c.in.Catalog.Accelerators[id]
+		if acc == nil {
+			c.s.Unknown("fit."+hw+".at_rest", facts.UnitBool, "accelerator "+id+" is not in data/hardware.yaml")
+			continue
+		}
+		if n < 1 || n > catalog.MaxLayoutGPUs {
+			c.s.Unknown("fit."+hw+".at_rest", facts.UnitBool, fmt.Sprintf("a layout of %d GPUs is outside 1..%d", n, catalog.MaxLayoutGPUs))
+			continue
+		}
+		done[hw] = c.serveOne(hw, acc, int64(n), tb, w, true)
 	}
 	ids := make([]string, 0, len(c.in.Catalog.Accelerators))
 	for id := range c.in.Catalog.Accelerators {
@@ -71,80 +84,123 @@ func (c *calc) fit() {
 		label, src string
 		usd        float64
 		approx     bool
+		acc        *catalog.Accelerator
+		n          int64
 	}
 	var cheapest *option
 	for _, id := range ids {
 		acc := c.in.Catalog.Accelerators[id]
 		hsrc := "catalog:hardware.yaml#" + id
-		min := ceilDiv(tb, acc.MemoryBytes)
+		min := ceilDiv(tb, acc.Capacity())
 		c.add("fit.min_gpus."+id, min, facts.UnitCount,
-			fmt.Sprintf("⌈%s tensor bytes ÷ %s per GPU⌉: weights at rest only", facts.GB(float64(tb)), facts.GB(float64(acc.MemoryBytes))), tsrc, hsrc)
+			fmt.Sprintf("⌈%s tensor bytes ÷ %s per GPU⌉: weights at rest only", facts.GB(float64(tb)), facts.GB(float64(acc.Capacity()))), tsrc, hsrc)
 		c.add("min_gpus."+id, min, facts.UnitCount, "same as fit.min_gpus."+id, tsrc, hsrc)
-		dep := deployable(min, sz.TensorParallelSizes, int64(acc.GPUsPerNode))
-		c.add("fit.deployable_gpus."+id, dep, facts.UnitCount,
-			fmt.Sprintf("%d rounded up to a tensor-parallel size %v within a %d-GPU node, else whole nodes", min, sz.TensorParallelSizes, acc.GPUsPerNode), tsrc, hsrc, "site:hugo-like.yaml")
-		if q, ok := c.in.Catalog.Cheapest(id, int(dep)); ok {
-			c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
-		}
-		c.minGPUsAtContexts(id, acc.MemoryBytes, tb, tsrc, hsrc)
-		if cacheOK {
-			if ms, ok := c.servingMinimum(acc.MemoryBytes, tb, cacheBytes); ok {
-				ds := deployable(ms, sz.TensorParallelSizes, int64(acc.GPUsPerNode))
-				c.add("fit.min_gpus_serving."+id, ms, facts.UnitCount, "⌈(tensor bytes + cache) ÷ usable memory per GPU⌉ — "+assume, tsrc, hsrc)
-				c.add("fit.deployable_gpus_serving."+id, ds, facts.UnitCount, "serving minimum rounded to a deployable layout", tsrc, hsrc)
-				if q, ok := c.in.Catalog.Cheapest(id, int(ds)); ok {
-					if cheapest == nil || q.USDPerHour < cheapest.usd {
-						cheapest = &option{label: fmt.Sprintf("%dx%s", ds, id), usd: q.USDPerHour, src: q.SourceKey(), approx: q.Approximate}
-					}
+		perNode := int64(acc.GPUsPerNode)
+		var atRest, serves int64
+		label := func(n int64) string { return fmt.Sprintf("%dx%s", n, id) }
+		try := func(n int64) {
+			r, ok := done[label(n)]
+			if !ok {
+				r = c.serveOne(label(n), acc, n, tb, w, false)
+				done[label(n)] = r
+			}
+			if r.atRest && atRest == 0 {
+				atRest = n
+			}
+			if r.known && r.fits && serves == 0 {
+				serves = n
+				if q, ok := c.in.Catalog.Cheapest(id, int(n)); ok && (cheapest == nil || q.USDPerHour < cheapest.usd) {
+					cheapest = &option{label: label(n), usd: q.USDPerHour, src: q.SourceKey(), approx: q.Approximate, acc: acc, n: n}
 				}
 			}
 		}
+		for _, n := range layouts(sz.TensorParallelSizes, perNode) {
+			try(n)
+		}
+		// Whole nodes beyond one, until a layout holds the weights and
+		// serves; a cache that outgrows any layout stops the search.
+		for k := int64(2); k <= maxNodes && (atRest == 0 || (serves == 0 && cacheOK)); k++ {
+			try(k * perNode)
+		}
+		if atRest > 0 {
+			c.add("fit.smallest_at_rest."+id, label(atRest), facts.UnitText, "the smallest layout (the tensor-parallel sizes within a node, then whole nodes) whose memory holds the tensor bytes", tsrc, hsrc)
+			c.add("fit.deployable_gpus."+id, atRest, facts.UnitCount,
+				fmt.Sprintf("%d rounded up to a tensor-parallel size %v within a %d-GPU node, else whole nodes", min, sz.TensorParallelSizes, acc.GPUsPerNode), tsrc, hsrc, "site:hugo-like.yaml")
+			if q, ok := c.in.Catalog.Cheapest(id, int(atRest)); ok {
+				c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
+			}
+		} else {
+			c.s.Unknown("fit.smallest_at_rest."+id, facts.UnitText, fmt.Sprintf("no layout up to %d nodes holds the weights", maxNodes))
+		}
+		switch {
+		case serves > 0:
+			c.add("fit.smallest_serving."+id, label(serves), facts.UnitText, "the smallest layout whose tightest GPU holds its weights and the cache at the serving context — "+assume, tsrc, hsrc)
+			c.add("fit.min_gpus_serving."+id, serves, facts.UnitCount, "GPUs of fit.smallest_serving."+id, tsrc, hsrc)
+			c.add("fit.deployable_gpus_serving."+id, serves, facts.UnitCount, "GPUs of fit.smallest_serving."+id+" (a deployable layout)", tsrc, hsrc)
+		case cacheOK:
+			c.s.Unknown("fit.smallest_serving."+id, facts.UnitText, fmt.Sprintf("no layout up to %d nodes serves at the stated context", maxNodes))
+		}
 	}
 	if cheapest != nil {
-		c.add("fit.cheapest_serving", cheapest.label, facts.UnitText, "the priced deployable configuration that serves at the stated context for the least $/h", "site:hugo-like.yaml", cheapest.src)
+		c.add("fit.cheapest_serving", cheapest.label, facts.UnitText, "the priced layout that serves at the stated context for the least $/h, across every accelerator, layout and price list", "site:hugo-like.yaml", cheapest.src)
 		c.price("cost.cheapest_serving.usd_per_hour", cheapest.usd, cheapest.approx, "$/h of fit.cheapest_serving", cheapest.src)
-	}
-	for _, hw := range c.in.Hardware {
-		c.fitOne(hw, tb, tsrc, cacheBytes, cacheOK)
-	}
-}
-
-// servingMinimum is the GPU count whose usable memory holds the weights
-// and cache: ⌈(tensor bytes + cache) ÷ usable memory per GPU⌉. ok is false
-// when the reserve leaves a GPU no usable memory.
-func (c *calc) servingMinimum(memPerGPU, tb, cacheBytes int64) (int64, bool) {
-	sz := c.in.Sizing
-	usable := int64(sz.GPUMemoryUtilization*float64(memPerGPU)) - sz.ReservePerGPUBytes
-	if usable <= 0 {
-		return 0, false
-	}
-	return ceilDiv(tb+cacheBytes, usable), true
-}
-
-// minGPUsAtContexts records the serving minimum of accelerator id at each
-// of the site's contexts (at the stated concurrency), so a reader's "fits
-// my hardware" filter picks verdicts the build computed.
-func (c *calc) minGPUsAtContexts(id string, memPerGPU, tb int64, tsrc, hsrc string) {
-	sz := c.in.Sizing
-	for _, n := range sz.Contexts {
-		key := fmt.Sprintf("fit.min_gpus_at.%d.%s", n, id)
-		per, ok := int64(0), false
-		// The cache at n is sized only where kv.bytes_at_context is: not
-		// beyond the model's own context.
-		kv := c.s.Get(fmt.Sprintf("kv.bytes_at_context.%d", n))
-		if c.cache != nil && kv.Known() {
-			per, ok = c.cache(n)
+		// The answer box quotes the speed and $/M tokens of this layout;
+		// configured entries have them already.
+		if !slices.Contains(c.in.Hardware, cheapest.label) {
+			c.speedOfLayout(cheapest.label, cheapest.acc, cheapest.n, w)
 		}
-		if !ok {
+	} else {
+		c.s.Unknown("fit.cheapest_serving", facts.UnitText, "no priced layout serves at the stated context: data/pricing prices none of the layouts that do")
+	}
+	for _, id := range ids {
+		c.minGPUsAtContexts(c.in.Catalog.Accelerators[id], tb, w)
+	}
+}
+
+// minGPUsAtContexts records, at each of the site's contexts, the GPU count
+// of the smallest layout of acc (the layouts the matrix tries) whose
+// tightest GPU holds its weights and the cache of the stated concurrency —
+// the serving accounting of serveOne — so a reader's "fits my hardware"
+// filter picks verdicts the build computed.
+func (c *calc) minGPUsAtContexts(acc *catalog.Accelerator, tb int64, w weights) {
+	sz := c.in.Sizing
+	hsrc := "catalog:hardware.yaml#" + acc.ID
+	perNode := int64(acc.GPUsPerNode)
+	counts := layouts(sz.TensorParallelSizes, perNode)
+	for k := int64(2); k <= maxNodes; k++ {
+		counts = append(counts, k*perNode)
+	}
+	for _, ctx := range sz.Contexts {
+		key := fmt.Sprintf("fit.min_gpus_at.%d.%s", ctx, acc.ID)
+		// The cache at ctx is sized only where kv.bytes_at_context is: not
+		// beyond the model's own context.
+		if kv := c.s.Get(fmt.Sprintf("kv.bytes_at_context.%d", ctx)); !kv.Known() {
 			c.s.Unknown(key, facts.UnitCount, reasonOr(reasonOf(kv), "cache at this context unknown"))
 			continue
 		}
-		ms, ok := c.servingMinimum(memPerGPU, tb, per*sz.Concurrency)
-		if !ok {
-			c.s.Unknown(key, facts.UnitCount, "the per-GPU reserve leaves no usable memory")
-			continue
+		found, why := int64(0), ""
+		for _, n := range counts {
+			if n*acc.Capacity() < tb {
+				continue
+			}
+			fits, missing := c.servesAt(acc, n, w, ctx)
+			if missing != "" {
+				why = missing
+				break
+			}
+			if fits {
+				found = n
+				break
+			}
 		}
-		c.add(key, ms, facts.UnitCount, fmt.Sprintf("⌈(tensor bytes + cache of %d sequence(s) at %s tokens) ÷ usable memory per GPU⌉", sz.Concurrency, facts.Int(n)), tsrc, hsrc, srcConfig)
+		switch {
+		case found > 0:
+			c.add(key, found, facts.UnitCount, fmt.Sprintf("the smallest layout whose tightest GPU holds its weights and %d sequence(s) × %s tokens of cache in usable memory (as fit.smallest_serving)", sz.Concurrency, facts.Int(ctx)), w.src, hsrc, srcConfig)
+		case why != "":
+			c.s.Unknown(key, facts.UnitCount, why)
+		default:
+			c.s.Unknown(key, facts.UnitCount, fmt.Sprintf("no layout up to %d nodes serves at this context", maxNodes))
+		}
 	}
 }
 
@@ -153,32 +209,6 @@ func reasonOf(f *facts.Fact) string {
 		return ""
 	}
 	return f.Reason
-}
-
-func (c *calc) fitOne(hw string, tb int64, tsrc string, cacheBytes int64, cacheOK bool) {
-	n, id, _ := config.ParseHardware(hw)
-	acc := c.in.Catalog.Accelerators[id]
-	if acc == nil {
-		c.s.Unknown("fit."+hw+".at_rest", facts.UnitBool, "accelerator "+id+" is not in data/hardware.yaml")
-		return
-	}
-	sz := c.in.Sizing
-	hsrc := "catalog:hardware.yaml#" + id
-	total := int64(n) * acc.MemoryBytes
-	c.add("fit."+hw+".memory_bytes", total, facts.UnitBytes, fmt.Sprintf("%d × %s", n, facts.GB(float64(acc.MemoryBytes))), hsrc)
-	c.add("fit."+hw+".at_rest", tb <= total, facts.UnitBool, "tensor bytes ≤ total GPU memory (weights only: the optimistic case)", tsrc, hsrc).Display =
-		verdict(tb <= total)
-	f := c.add("fit."+hw+".margin_bytes", total-tb, facts.UnitBytes, "total GPU memory − tensor bytes", tsrc, hsrc)
-	f.Display = marginDisplay(total - tb)
-	if cacheOK {
-		usable := int64(sz.GPUMemoryUtilization*float64(total)) - int64(n)*sz.ReservePerGPUBytes
-		need := tb + cacheBytes
-		c.add("fit."+hw+".usable_bytes", usable, facts.UnitBytes,
-			fmt.Sprintf("%s × %.2f (gpu_memory_utilization) − reserve", facts.GB(float64(total)), sz.GPUMemoryUtilization), hsrc, "site:hugo-like.yaml")
-		c.add("fit."+hw+".serving", need <= usable, facts.UnitBool, "tensor bytes + KV and state at the serving context ≤ usable memory", tsrc, hsrc).Display = verdict(need <= usable)
-		c.add("fit."+hw+".serving_margin_bytes", usable-need, facts.UnitBytes, "usable memory − (tensor bytes + cache)", tsrc, hsrc).Display = marginDisplay(usable - need)
-	}
-	c.costPerProvider(hw, id, n)
 }
 
 // costPerProvider prices a configuration at every provider that quotes it

@@ -9,42 +9,62 @@ import (
 )
 
 // kvPerLayer is the cache one attention layer holds per token, in bytes,
-// with the formula used. MLA caches one latent of kv_lora_rank +
-// qk_rope_head_dim values (as vLLM and SGLang serve it); the head count
-// does not appear. Other attention caches K and V per KV head.
+// with the formula used, at the site's cache dtype on one GPU.
 func (c *calc) kvPerLayer() (int64, string, string) {
+	return c.kvPerLayerRank(c.in.Sizing.KVDTypeBytes, 1)
+}
+
+// kvPerLayerRank is the cache one attention layer holds per token on one
+// of tp tensor-parallel ranks, at b bytes per value. MLA caches one latent
+// of kv_lora_rank + qk_rope_head_dim values (as vLLM and SGLang serve it)
+// and every rank holds it whole; the head count does not appear. Other
+// attention caches K and V per KV head, the heads split across ranks down
+// to one per rank (replicated beyond, as vLLM's QKVParallelLinear does).
+func (c *calc) kvPerLayerRank(b, tp int64) (int64, string, string) {
 	a := c.in.Arch
-	b := c.in.Sizing.KVDTypeBytes
 	switch a.Attention {
 	case arch.MLA:
 		if a.KVLoraRank == 0 || a.QKRopeDim == 0 {
 			return 0, "", "MLA config lacks kv_lora_rank or qk_rope_head_dim"
 		}
+		per := a.KVLoraRank + a.QKRopeDim
+		how := fmt.Sprintf("MLA latent (kv_lora_rank %d + qk_rope_head_dim %d) × %d B", a.KVLoraRank, a.QKRopeDim, b)
 		if a.IndexHeadDim > 0 {
 			// DeepSeek-V3.2: the lightning indexer keeps its own key cache.
-			return (a.KVLoraRank + a.QKRopeDim + a.IndexHeadDim) * b,
-				fmt.Sprintf("MLA latent (kv_lora_rank %d + qk_rope_head_dim %d) + indexer key (index_head_dim %d) × %d B", a.KVLoraRank, a.QKRopeDim, a.IndexHeadDim, b), ""
+			per += a.IndexHeadDim
+			how = fmt.Sprintf("MLA latent (kv_lora_rank %d + qk_rope_head_dim %d) + indexer key (index_head_dim %d) × %d B", a.KVLoraRank, a.QKRopeDim, a.IndexHeadDim, b)
 		}
-		return (a.KVLoraRank + a.QKRopeDim) * b,
-			fmt.Sprintf("MLA latent (kv_lora_rank %d + qk_rope_head_dim %d) × %d B", a.KVLoraRank, a.QKRopeDim, b), ""
+		if tp > 1 {
+			how += fmt.Sprintf(", whole on each of %d ranks", tp)
+		}
+		return per * b, how, ""
 	case arch.GQA:
 		if a.KVHeads == 0 || a.HeadDim == 0 {
 			return 0, "", reasonOr(a.Missing["num_key_value_heads"], reasonOr(a.Missing["head_dim"], "config lacks num_key_value_heads or head_dim"))
 		}
-		per, ok := c.product("KV cache per layer and token", term{"2 (K and V)", 2}, term{"num_key_value_heads", a.KVHeads}, term{"head_dim", a.HeadDim}, term{"sizing.kvDtypeBytes", b})
+		heads := max(ceilDiv(a.KVHeads, tp), 1)
+		per, ok := c.product("KV cache per layer and token", term{"2 (K and V)", 2}, term{"KV heads per rank", heads}, term{"head_dim", a.HeadDim}, term{"sizing.kvDtypeBytes", b})
 		if !ok {
 			return 0, "", "overflow"
 		}
-		return per,
-			fmt.Sprintf("2 (K and V) × %d KV heads × head_dim %d (%s) × %d B", a.KVHeads, a.HeadDim, a.HeadDimSrc, b), ""
+		how := fmt.Sprintf("2 (K and V) × %d KV heads × head_dim %d (%s) × %d B", a.KVHeads, a.HeadDim, a.HeadDimSrc, b)
+		if tp > 1 {
+			how = fmt.Sprintf("2 (K and V) × max(%d KV heads ÷ TP %d, 1) = %d head(s) per rank × head_dim %d × %d B", a.KVHeads, tp, heads, a.HeadDim, b)
+		}
+		return per, how, ""
 	}
 	return 0, "", "unknown attention kind"
 }
 
 // statePerLayer is the fixed state one linear-attention layer holds per
-// sequence: the recurrent state in the state dtype plus the short-conv
-// states (kernel − 1 positions of q, k and v) in the model dtype.
-func (c *calc) statePerLayer() (int64, string, string) {
+// sequence on one GPU.
+func (c *calc) statePerLayer() (int64, string, string) { return c.statePerLayerRank(1) }
+
+// statePerLayerRank is the fixed state one linear-attention layer holds per
+// sequence on one of tp ranks: the recurrent state in the state dtype plus
+// the short-conv states (kernel − 1 positions of q, k and v) in the model
+// dtype, both split by heads across ranks (down to one head per rank).
+func (c *calc) statePerLayerRank(tp int64) (int64, string, string) {
 	a := c.in.Arch
 	if a.LinearKHeads == 0 || a.LinearKHeadDim == 0 || a.LinearVHeadDim == 0 {
 		return 0, "", "config lacks the linear-attention head count or head dims"
@@ -54,21 +74,27 @@ func (c *calc) statePerLayer() (int64, string, string) {
 	if vHeads == 0 {
 		vHeads = a.LinearKHeads
 	}
-	rec, ok := c.product("linear-attention state per layer", term{"value heads", vHeads}, term{"key head dim", a.LinearKHeadDim}, term{"value head dim", a.LinearVHeadDim}, term{"sizing.stateDtypeBytes", sb})
+	kHeads := max(ceilDiv(a.LinearKHeads, tp), 1)
+	vHeads = max(ceilDiv(vHeads, tp), 1)
+	rec, ok := c.product("linear-attention state per layer", term{"value heads per rank", vHeads}, term{"key head dim", a.LinearKHeadDim}, term{"value head dim", a.LinearVHeadDim}, term{"sizing.stateDtypeBytes", sb})
 	if !ok {
 		return 0, "", "overflow"
 	}
 	conv := int64(0)
 	convDesc := "no short convolution in config"
 	if a.LinearConvKernel > 1 {
-		ch := 2*a.LinearKHeads*a.LinearKHeadDim + vHeads*a.LinearVHeadDim
+		ch := 2*kHeads*a.LinearKHeadDim + vHeads*a.LinearVHeadDim
 		if conv, ok = c.product("short-convolution state per layer", term{"kernel − 1", a.LinearConvKernel - 1}, term{"q/k/v channels", ch}, term{"sizing.kvDtypeBytes", cb}); !ok {
 			return 0, "", "overflow"
 		}
 		convDesc = fmt.Sprintf("(kernel %d − 1) × %d q/k/v channels × %d B", a.LinearConvKernel, ch, cb)
 	}
-	return rec + conv, fmt.Sprintf("%s: %d heads × %d × %d recurrent state × %d B + %s",
-		a.LinearKind, vHeads, a.LinearKHeadDim, a.LinearVHeadDim, sb, convDesc), ""
+	how := fmt.Sprintf("%s: %d heads × %d × %d recurrent state × %d B + %s",
+		a.LinearKind, vHeads, a.LinearKHeadDim, a.LinearVHeadDim, sb, convDesc)
+	if tp > 1 {
+		how += fmt.Sprintf(" (heads split across TP %d)", tp)
+	}
+	return rec + conv, how, ""
 }
 
 // servingContext is the context the serving verdict assumes: the site's,

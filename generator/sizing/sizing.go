@@ -43,6 +43,15 @@ type Analytic struct {
 	// ExpertBytes is the stored bytes of routed-expert tensors (payload and
 	// scales), what a streaming runtime reads per expert.
 	ExpertBytes int64
+	// Placement under tensor parallelism (see serving.go): ReplicatedBytes
+	// are held whole by every rank (ReplicatedWhat says which tensors),
+	// KVProjBytes are the K and V projections of GQA attention (split down
+	// to one KV head per rank), MTPBytes the multi-token-prediction modules
+	// (loaded only with speculative decoding). The rest is sharded.
+	ReplicatedBytes int64
+	ReplicatedWhat  string
+	KVProjBytes     int64
+	MTPBytes        int64
 }
 
 // Input is everything one model's sizing reads.
@@ -63,6 +72,16 @@ type Input struct {
 	// the census rounded to two significant figures stands in for it.
 	HeadlineParams int64
 	HeadlineSource string
+	// Measured are the page's speed measurements, set beside the
+	// prediction for the same layout (calibrate.go).
+	Measured []Measured
+}
+
+// Measured is one published speed measurement.
+type Measured struct {
+	ID, Unit, Kind, Layout, Batch string
+	Setting                       string // how it ran ("layer and expert streaming from disk")
+	Value                         float64
 }
 
 // Variant is another published form of a model with its size on disk.
@@ -91,6 +110,7 @@ func (c *calc) run() {
 	c.fit()
 	c.download()
 	c.streaming()
+	c.calibrate() // after streaming: a streamed measurement compares with it
 	c.training()
 	c.variants()
 }

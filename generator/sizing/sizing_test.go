@@ -413,8 +413,8 @@ func kimiK3(t *testing.T, variants []sizing.Variant, hw ...string) *facts.Set {
 func TestApproximatePricesStayApproximate(t *testing.T) {
 	s := kimiK3(t, nil, "8xB200", "8xH200", "8xRTXPRO6000")
 	for k, want := range map[string]string{
-		"cost.cheapest_serving.usd_per_hour":      "≈$42.00/h", // 3 × 8 RTX PRO 6000 at ~$14/h
-		"cost.deployable.RTXPRO6000.usd_per_hour": "≈$42.00/h",
+		"cost.cheapest_serving.usd_per_hour":      "≈$42.00/h", // 3 × 8 RTX PRO 6000 at ~$14/h serve per GPU
+		"cost.deployable.RTXPRO6000.usd_per_hour": "≈$28.00/h", // 16 × 97,887 MiB hold the weights at rest
 		"cost.deployable.H200.usd_per_hour":       "≈$58.00/h",
 		"cost.deployable.B200.usd_per_hour":       "$95.68/h",
 		"cost.8xH200.usd_per_hour":                "≈$29.00/h",
@@ -457,11 +457,19 @@ const tinyConfig = `{"architectures": ["LlamaForCausalLM"], "model_type": "llama
 	"intermediate_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 2,
 	"vocab_size": 32000, "tie_word_embeddings": true, "torch_dtype": "bfloat16", "max_position_embeddings": %d}`
 
-// TestMinGPUsAtContexts: the serving minimum at each site context, by
-// hand: usable 9,000,000 B per GPU (90% of 10 MB); at 8,192 tokens
-// 4,244,096 + 2,097,152 B → 1 GPU; at 131,072 4,244,096 + 33,554,432 → 5;
-// at 1,048,576 4,244,096 + 268,435,456 → 31. Beyond the model's own
-// context the minimum is unknown, with the reason.
+// TestMinGPUsAtContexts: the serving minimum at each site context is the
+// smallest layout whose tightest GPU holds its weights and cache, by hand
+// (usable 9,000,000 B per GPU: 90% of 10 MB, no reserve):
+//   - 8,192 tokens on 1 GPU: 4,244,096 B weights + 256 B × 8,192 = 6,341,248 → 1.
+//   - 131,072 tokens on 8 GPUs (TP 8): weights 4,227,072 ÷ 8 + 640 norms +
+//     16,384 K/V projections ÷ 2 heads = 537,216 B, cache 2 layers × 1 KV
+//     head × 2 × 16 × 2 B = 128 B × 131,072 = 16,777,216 → no; on 16 (TP 8 ×
+//     PP 2) 268,608 + 64 B × 131,072 = 8,657,216 → 16. Pooling the memory of
+//     the layout would say 5: a GPU cannot hold less than one KV head.
+//   - 1,048,576 tokens: one layer's head alone is 64 B × 1,048,576 = 67 MB
+//     per GPU, more than a GPU has: no layout serves, unknown with the reason.
+//
+// Beyond the model's own context the minimum is unknown, with the reason.
 func TestMinGPUsAtContexts(t *testing.T) {
 	cat := &catalog.Catalog{Accelerators: map[string]*catalog.Accelerator{
 		"TINY": {ID: "TINY", Name: "10 MB card", MemoryBytes: 10_000_000, GPUsPerNode: 8, Source: "test", AsOf: "2026-08-06"}}}
@@ -478,14 +486,17 @@ func TestMinGPUsAtContexts(t *testing.T) {
 	if got := intOf(t, s, "bytes.tensors"); got != 4244096 {
 		t.Fatalf("tensor bytes %d, want 4,244,096", got)
 	}
-	for key, want := range map[string]int64{"fit.min_gpus_at.8192.TINY": 1, "fit.min_gpus_at.131072.TINY": 5, "fit.min_gpus_at.1048576.TINY": 31} {
+	for key, want := range map[string]int64{"fit.min_gpus_at.8192.TINY": 1, "fit.min_gpus_at.131072.TINY": 16} {
 		if got := intOf(t, s, key); got != want {
 			t.Errorf("%s = %d, want %d", key, got, want)
 		}
 	}
-	// The serving verdict's own minimum (131,072 tokens) is the same formula.
-	if got := intOf(t, s, "fit.min_gpus_serving.TINY"); got != 5 {
-		t.Errorf("fit.min_gpus_serving.TINY = %d, want 5", got)
+	if f := s.Get("fit.min_gpus_at.1048576.TINY"); f == nil || f.Known() || !strings.Contains(f.Reason, "no layout") {
+		t.Errorf("1,048,576 tokens: %+v, want unknown: no layout serves", f)
+	}
+	// The serving verdict's own minimum (131,072 tokens) is the same placement.
+	if got := intOf(t, s, "fit.min_gpus_serving.TINY"); got != 16 {
+		t.Errorf("fit.min_gpus_serving.TINY = %d, want 16", got)
 	}
 	s = run(8192)
 	if f := s.Get("fit.min_gpus_at.131072.TINY"); f == nil || f.Known() || !strings.Contains(f.Reason, "exceed the model's context") {

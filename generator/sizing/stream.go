@@ -40,6 +40,18 @@ func (c *calc) streaming() {
 	read := tb - idle
 	c.add("stream.bytes_read_per_token", read, facts.UnitBytes,
 		fmt.Sprintf("tensor bytes − the stored bytes of the %d routed experts per layer a token skips: every other weight streams once per token", a.RoutedExperts-a.ActiveExperts), tsrc, srcAnalytic)
+	// Disk-bound: a streamed token waits for its bytes, and the GPU work is
+	// small beside that.
+	if disk := c.in.Sizing.Speed.DiskBytesPerSecond; disk > 0 {
+		src := "site:hugo-like.yaml sizing.speed.diskBytesPerSecond"
+		if d := c.in.Sizing.Speed.DiskSource; d != "" {
+			src += " (" + d + ")"
+		}
+		secs := float64(read) / disk
+		c.add("stream.seconds_per_token", secs, facts.UnitSeconds,
+			fmt.Sprintf("stream.bytes_read_per_token %s ÷ %s MB/s disk read: disk-bound, GPU time and CPU-side expansion left out", facts.GB(float64(read)), facts.Fixed(disk/1e6, 0)),
+			"stream.bytes_read_per_token", src)
+	}
 }
 
 // Bytes per parameter the training rules assume (stated on the page):

@@ -1,0 +1,110 @@
+package site
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"dossier/generator/facts"
+)
+
+// TestSpreadByHand: minimum, median (the mean of the middle two for an even
+// count) and maximum.
+func TestSpreadByHand(t *testing.T) {
+	for _, c := range []struct {
+		in          []float64
+		lo, med, hi float64
+		ok          bool
+	}{
+		{[]float64{1.79, 0.53, 1.16}, 0.53, 1.16, 1.79, true},
+		{[]float64{2, 0.5, 1, 4}, 0.5, 1.5, 4, true},
+		{nil, 0, 0, 0, false},
+	} {
+		lo, med, hi, ok := Spread(c.in)
+		if lo != c.lo || med != c.med || hi != c.hi || ok != c.ok {
+			t.Errorf("Spread(%v) = %v, %v, %v, %v; want %v, %v, %v, %v", c.in, lo, med, hi, ok, c.lo, c.med, c.hi, c.ok)
+		}
+	}
+}
+
+// TestCalibrationPage builds the fixture site, whose Mixtral page carries
+// gpt-fast's three tensor-parallel measurements on A100s, whose gpt-oss-20b
+// page three single-GPU ones and whose K3 page AirLLM's streamed 292 s per
+// token: the calibration page lists the seven pairs with each model's own predicted ÷ measured (read back from its
+// facts.json), the spread of those seven ratios, K3's measurements that
+// cannot be compared with their reasons, and the index links to it.
+func TestCalibrationPage(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "public")
+	if _, err := build(t, copySite(t), dest); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dest, "calibration", "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	measured := map[string]struct {
+		slug  string
+		value float64
+	}{
+		"gpt-fast-tp2": {"mixtral-8x7b-v0-1", 78.75}, "gpt-fast-tp4": {"mixtral-8x7b-v0-1", 118.23}, "gpt-fast-tp8": {"mixtral-8x7b-v0-1", 203.69},
+		"runaihome-4090": {"gpt-oss-20b", 225}, "smeltcore-4090": {"gpt-oss-20b", 190.6}, "smeltcore-3090": {"gpt-oss-20b", 147.5},
+		"airllm-per-token": {"kimi-k3", 1.0 / 292}, // 292 s per token, streamed from disk
+	}
+	var ratios []float64
+	for id, m := range measured {
+		ff := readFacts(t, filepath.Join(dest, "models", m.slug, "facts.json"))
+		pred, ok := ff.Facts.Get("calibration." + id + ".predicted").Float()
+		if !ok {
+			t.Fatalf("%s: calibration.%s.predicted unknown", m.slug, id)
+		}
+		ratio, ok := ff.Facts.Get("calibration." + id + ".ratio").Float()
+		if !ok || abs(ratio-pred/m.value) > 1e-9 {
+			t.Errorf("%s: ratio %v, want predicted %v ÷ measured %v", id, ratio, pred, m.value)
+		}
+		ratios = append(ratios, ratio)
+		row := rowOf(md, "`"+id+"`")
+		if row == "" || !strings.Contains(row, facts.Fixed(ratio, 2)+"×") {
+			t.Errorf("calibration page row of %s = %q, want the ratio %s×", id, row, facts.Fixed(ratio, 2))
+		}
+	}
+	sort.Float64s(ratios)
+	lo, hi, med := ratios[0], ratios[6], ratios[3]
+	want := fmt.Sprintf("**Spread:** 7 pairs from 3 models; predicted ÷ measured runs from %s× to %s×, median %s×.",
+		facts.Fixed(lo, 2), facts.Fixed(hi, 2), facts.Fixed(med, 2))
+	if !strings.Contains(md, want) {
+		t.Errorf("calibration page lacks %q:\n%s", want, md)
+	}
+	if row := rowOf(md, "`aa-speed`"); !strings.Contains(row, "hosted API") {
+		t.Errorf("K3's hosted-API speed should be listed as not compared, with the reason: %q", row)
+	}
+	idx, err := os.ReadFile(filepath.Join(dest, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(idx), `href="calibration/index.html"`) {
+		t.Error("the index does not link the calibration page")
+	}
+	if _, err := os.Stat(filepath.Join(dest, "calibration", "index.html")); err != nil {
+		t.Error(err)
+	}
+}
+
+func rowOf(md, cell string) string {
+	for _, l := range strings.Split(md, "\n") {
+		if strings.Contains(l, "| "+cell+" |") {
+			return l
+		}
+	}
+	return ""
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

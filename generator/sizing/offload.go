@@ -1,0 +1,76 @@
+package sizing
+
+import (
+	"fmt"
+	"sort"
+
+	"dossier/generator/catalog"
+	"dossier/generator/facts"
+)
+
+// hostClass finds the catalog's CPU host for offload (class cpu); nil when
+// the catalog has none.
+func (c *calc) hostClass() *catalog.Accelerator {
+	if c.in.Catalog == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(c.in.Catalog.Accelerators))
+	for id, a := range c.in.Catalog.Accelerators {
+		if a.Class == "cpu" {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	if len(ids) == 0 {
+		return nil
+	}
+	return c.in.Catalog.Accelerators[ids[0]]
+}
+
+// expertOffload plans a MoE model whose weights do not fit a layout the
+// way llama.cpp's --cpu-moe does: the routed experts stay in host RAM and
+// run there, everything else on the GPUs. One sequence's decode step reads
+// the GPU's non-expert weights and cache at HBM speed and the experts one
+// token activates at the host's memory bandwidth.
+func (c *calc) expertOffload(in speedIn, budget int64) {
+	a, an := c.in.Arch, c.in.Analytic
+	sp := c.in.Sizing.Speed
+	if in.acc.Class == "unified" || in.acc.Class == "cpu" {
+		return // the host's memory is the device's: nothing to offload to
+	}
+	if !a.IsMoE() || an == nil || an.ExpertBytes == 0 || a.RoutedExperts == 0 || sp.MemoryEfficiency <= 0 || sp.PromptTokens <= 0 {
+		return
+	}
+	host := c.hostClass()
+	if host == nil {
+		return
+	}
+	key := "offload." + in.cfg + ".experts_in_host_ram."
+	expertGPU := ceilDiv(ceilDiv(an.ExpertBytes, in.p.tp), in.p.pp)
+	onGPU := in.weightsGPU - expertGPU
+	ctx := sp.PromptTokens
+	if a.Context > 0 && a.Context < ctx {
+		ctx = a.Context
+	}
+	need := onGPU + in.cache.at(ctx)
+	hsrc := "catalog:hardware.yaml#" + host.ID
+	if need > budget {
+		c.s.Unknown(key+"decode_tokens_per_second", facts.UnitTokensPerSec,
+			fmt.Sprintf("even without the routed experts the tightest GPU needs %s (weights and one %s-token cache) against %s usable", facts.GB(float64(need)), facts.Int(ctx), facts.GB(float64(budget))))
+		return
+	}
+	if an.ExpertBytes > host.Capacity() {
+		c.s.Unknown(key+"decode_tokens_per_second", facts.UnitTokensPerSec,
+			fmt.Sprintf("the routed experts (%s) exceed the host's %s", facts.GB(float64(an.ExpertBytes)), facts.GB(float64(host.Capacity()))))
+		return
+	}
+	active := float64(an.ExpertBytes) * float64(a.ActiveExperts) / float64(a.RoutedExperts)
+	gpuBytes := float64(onGPU) + float64(in.cache.at(ctx))
+	t := float64(in.p.pp)*gpuBytes/(in.acc.Bandwidth.Value*sp.MemoryEfficiency) + active/(host.Bandwidth.Value*sp.MemoryEfficiency)
+	c.add(key+"host_bytes", an.ExpertBytes, facts.UnitBytes, "routed-expert tensors held in host RAM", srcAnalytic, hsrc)
+	c.add(key+"gpu_bytes_per_gpu", need, facts.UnitBytes, fmt.Sprintf("non-expert weights on the tightest GPU + one %s-token cache", facts.Int(ctx)), srcAnalytic, srcConfig)
+	c.add(key+"decode_tokens_per_second", 1/t, facts.UnitTokensPerSec,
+		fmt.Sprintf("one sequence: 1 ÷ (%s GPU bytes ÷ (%s × %.2f) × %d stage(s) + %s of active experts per token (%d of %d) ÷ (%s host memory bandwidth of %s × %.2f)); the experts computed on the CPU, as llama.cpp --cpu-moe does",
+			facts.GB(gpuBytes), rate(in.acc.Bandwidth.Value, "B/s"), sp.MemoryEfficiency, in.p.pp, facts.GB(active), a.ActiveExperts, a.RoutedExperts, rate(host.Bandwidth.Value, "B/s"), host.ID, sp.MemoryEfficiency),
+		hsrc, "catalog:hardware.yaml#"+in.acc.ID, "site:hugo-like.yaml sizing.speed", srcAnalytic)
+}

@@ -1,0 +1,145 @@
+package sizing_test
+
+import (
+	"math"
+	"testing"
+
+	"dossier/generator/sizing"
+)
+
+func floatOf(t *testing.T, s interface {
+	Float() (float64, bool)
+}, key string) float64 {
+	t.Helper()
+	v, ok := s.Float()
+	if !ok {
+		t.Fatalf("%s is not a known number", key)
+	}
+	return v
+}
+
+// TestDecodeRooflineByHand: Llama 3.1 8B on one H100 at batch 1 reads its
+// 16.06 GB of weights and 8,192 tokens × 131,072 B of cache per step at
+// 3.35 TB/s × 0.6: memory-bound, near 3.35 TB/s ÷ 16.06 GB ≈ 208 tokens/s
+// times the efficiency.
+func TestDecodeRooflineByHand(t *testing.T) {
+	s := serve(t, "llama-3.1-8b", "1xH100", "8xH100")
+	const bytes = 16060522496 + 8192*131072
+	got := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second"), "decode")
+	if want := 3.35e12 * 0.6 / bytes; math.Abs(got-want) > 1e-6*want {
+		t.Errorf("1xH100 batch 1 = %v tokens/s, want %v", got, want)
+	}
+	if near := 3.35e12 / 16.06e9 * 0.6; math.Abs(got-near)/near > 0.1 {
+		t.Errorf("1xH100 batch 1 = %v tokens/s, not near %v", got, near)
+	}
+	// TP 8: per layer two ring all-reduces of one token's 4,096 BF16 values,
+	// 2 × 7/8 of them crossing each GPU's 900 GB/s NVLink at 0.8.
+	comm := floatOf(t, s.Get("speed.8xH100.comm_seconds_per_step"), "comm")
+	if want := 32 * 2 * (4096 * 2) * 2 * 7.0 / 8 / (900e9 * 0.8); math.Abs(comm-want) > 1e-9*want {
+		t.Errorf("8xH100 communication = %v s, want %v", comm, want)
+	}
+	// $/M output tokens at the 3 sequences one H100 holds at 131,072
+	// tokens: $2.39/h over 3 tokens per step of 16.06 GB + 3 × 1.07 GB.
+	const step = (16060522496 + 3*8192*131072) / (3.35e12 * 0.6)
+	usd := floatOf(t, s.Get("cost.1xH100.usd_per_million_output_tokens"), "cost")
+	if want := 2.39 / (3 / step * 3600) * 1e6; math.Abs(usd-want) > 1e-6*want {
+		t.Errorf("1xH100 $/M output tokens = %v, want %v", usd, want)
+	}
+}
+
+// TestDistinctExperts: K3 routes each token to 16 of 896 experts; one
+// token hits 16, a batch of 256 about 887 under uniform routing.
+func TestDistinctExperts(t *testing.T) {
+	if got := sizing.DistinctExperts(896, 16, 1); math.Abs(got-16) > 1e-9 {
+		t.Errorf("B=1: %v", got)
+	}
+	if got := sizing.DistinctExperts(896, 16, 256); math.Abs(got-887.1) > 0.5 {
+		t.Errorf("B=256: %v, want about 887.1", got)
+	}
+	if got := sizing.DistinctExperts(896, 16, 1e6); math.Abs(got-896) > 1e-6 {
+		t.Errorf("B=10^6: %v, want all 896", got)
+	}
+}
+
+// TestNoSpeedWhereTheWeightsDoNotFit: K3 on one H100 has no decode figure.
+func TestNoSpeedWhereTheWeightsDoNotFit(t *testing.T) {
+	s := serve(t, "kimi-k3", "1xH100", "16xB200")
+	if f := s.Get("speed.1xH100.decode_tokens_per_second"); f == nil || f.Known() {
+		t.Errorf("K3 on 1xH100 predicted: %+v", f)
+	}
+	if v := floatOf(t, s.Get("speed.16xB200.decode_tokens_per_second"), "decode"); v <= 0 {
+		t.Errorf("K3 on 16xB200: %v", v)
+	}
+}
+
+// TestCalibration: a self-hosted measurement with a layout gets the
+// prediction for that layout and the ratio; a hosted API and a measurement
+// without a layout are not comparable, with the reason.
+func TestCalibration(t *testing.T) {
+	_, in := servingInput(t, "llama-3.1-8b", "8xH100")
+	in.Measured = []sizing.Measured{
+		{ID: "h100-one", Unit: "tokens/s", Kind: "self-hosted", Layout: "1xH100", Batch: "batch 1", Value: 100},
+		{ID: "api", Unit: "tokens/s", Kind: "hosted-api", Value: 80},
+		{ID: "rack", Unit: "tokens/s", Kind: "self-hosted", Value: 80},
+		{ID: "slow", Unit: "s/token", Kind: "community", Layout: "1xH100", Batch: "one sequence", Value: 0.02},
+	}
+	s := sizing.Compute(in)
+	pred := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second"), "prediction for a layout only a measurement names")
+	if r := floatOf(t, s.Get("calibration.h100-one.ratio"), "ratio"); math.Abs(r-pred/100) > 1e-12 {
+		t.Errorf("ratio %v, want %v", r, pred/100)
+	}
+	if r := floatOf(t, s.Get("calibration.slow.ratio"), "ratio"); math.Abs(r-pred/50) > 1e-12 {
+		t.Errorf("s/token ratio %v, want %v", r, pred/50)
+	}
+	for _, id := range []string{"api", "rack"} {
+		if f := s.Get("calibration." + id + ".ratio"); f == nil || f.Known() || f.Reason == "" {
+			t.Errorf("%s: %+v, want not comparable with a reason", id, f)
+		}
+	}
+}
+
+// TestStreamedCalibrationByHand: a run that streams K3 from disk
+// (AirLLM's 292 s per token) compares with stream.bytes_read_per_token ÷
+// the stated disk rate, here 1 GB/s; a vendor's price per million output
+// tokens becomes cost.api.usd_per_million_output_tokens.
+func TestStreamedCalibrationByHand(t *testing.T) {
+	_, in := servingInput(t, "kimi-k3", "8xB200")
+	in.Sizing.Speed.DiskBytesPerSecond = 1e9
+	in.Measured = []sizing.Measured{
+		{ID: "airllm", Unit: "s/token", Kind: "community", Layout: "1xRTX6000Ada", Batch: "one sequence", Setting: "layer and expert streaming from disk", Value: 292},
+		{ID: "price", Unit: "USD per million output tokens", Kind: "vendor", Value: 15},
+	}
+	s := sizing.Compute(in)
+	read := floatOf(t, s.Get("stream.bytes_read_per_token"), "bytes read per token")
+	if got := floatOf(t, s.Get("stream.seconds_per_token"), "seconds per token"); math.Abs(got-read/1e9) > 1e-9 {
+		t.Errorf("stream.seconds_per_token = %v, want %v", got, read/1e9)
+	}
+	want := (1e9 / read) / (1.0 / 292) // predicted tokens/s ÷ measured tokens/s
+	if got := floatOf(t, s.Get("calibration.airllm.ratio"), "streamed ratio"); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("streamed ratio %v, want %v", got, want)
+	}
+	if got := floatOf(t, s.Get("cost.api.usd_per_million_output_tokens"), "API price"); got != 15 {
+		t.Errorf("API price %v, want 15", got)
+	}
+}
+
+// TestExpertOffloadByHand: K3 on 8 × B200 does not hold its weights per
+// GPU; with the routed experts in the CPU host's RAM (921.6 GB/s) a token
+// reads the GPU's remaining bytes at 8 TB/s and 16/896 of the experts from
+// the host, both at 0.6 of peak.
+func TestExpertOffloadByHand(t *testing.T) {
+	_, in := servingInput(t, "kimi-k3", "8xB200")
+	s := sizing.Compute(in)
+	if f := s.Get("speed.8xB200.decode_tokens_per_second"); f == nil || f.Known() {
+		t.Fatalf("8xB200 in-memory decode predicted: %+v", f)
+	}
+	experts := float64(in.Analytic.ExpertBytes)
+	gpu := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.gpu_bytes_per_gpu"), "gpu bytes")
+	want := 1 / (gpu/(8e12*0.6) + experts*16/896/(921.6e9*0.6))
+	if got := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.decode_tokens_per_second"), "offload"); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("offload decode = %v tokens/s, want %v", got, want)
+	}
+	if h := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.host_bytes"), "host bytes"); h != experts {
+		t.Errorf("host bytes %v, want %v", h, experts)
+	}
+}
