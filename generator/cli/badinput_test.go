@@ -187,11 +187,11 @@ func badInputCases() []badCase {
 		{name: "vocab size absurd", changes: snapEdit(`"vocab_size": 128256`, `"vocab_size": 1e15`), want: []string{"snapshot.json", "config.vocab_size"}},
 
 		// Catalogs.
-		{name: "memory_bytes 9e18 (1)", changes: []change{{hwFile, "memory_bytes: 180000000000", "memory_bytes: 9e18"}}, want: []string{"hardware.yaml:10", "accelerators[0].memory_bytes", "from 1 to"}},
-		{name: "memory_bytes zero", changes: []change{{hwFile, "memory_bytes: 180000000000", "memory_bytes: 0"}}, want: []string{"hardware.yaml:10", "memory_bytes"}},
+		{name: "memory_bytes 9e18 (1)", changes: []change{{hwFile, "memory_bytes: 192265846784", "memory_bytes: 9e18"}}, want: []string{"hardware.yaml:17", "accelerators[0].memory_bytes", "from 1 to"}},
+		{name: "memory_bytes zero", changes: []change{{hwFile, "memory_bytes: 192265846784", "memory_bytes: 0"}}, want: []string{"hardware.yaml:17", "memory_bytes"}},
 		{name: "gpus_per_node huge", changes: []change{{hwFile, "gpus_per_node: 8", "gpus_per_node: 99999999999"}}, want: []string{"hardware.yaml", "gpus_per_node"}},
-		{name: "hardware as_of impossible (4)", changes: []change{{hwFile, `as_of: "2026-08-06"`, `as_of: "2026-13-45"`}}, want: []string{"hardware.yaml:15", "as_of"}},
-		{name: "check names the catalog entry line (13)", changes: []change{{hwFile, "memory_bytes: 288000000000", "memory_bytes: -1"}}, args: []string{"check"}, want: []string{"hardware.yaml:19", "memory_bytes"}},
+		{name: "hardware as_of impossible (4)", changes: []change{{hwFile, "\n    as_of: \"2026-12-02\"", "\n    as_of: \"2026-13-45\""}}, want: []string{"hardware.yaml:53", "as_of"}},
+		{name: "check names the catalog entry line (13)", changes: []change{{hwFile, "memory_bytes: 288400343040", "memory_bytes: -1"}}, args: []string{"check"}, want: []string{"hardware.yaml:58", "memory_bytes"}},
 		{name: "price 1e300 (8)", changes: []change{{priceFile, "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 1e300"}}, want: []string{"runpod.yaml:9", "prices[0].usd_per_gpu_hour", "from 0 to"}},
 		{name: "price negative", changes: []change{{priceFile, "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: -5.98"}}, want: []string{"runpod.yaml", "usd_per_gpu_hour"}},
 		{name: "price NaN", changes: []change{{priceFile, "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: .nan"}}, want: []string{"runpod.yaml", "usd_per_gpu_hour"}},
@@ -211,7 +211,7 @@ func badInputCases() []badCase {
 		{name: "plan duplicate key (13)", changes: confEdit(`"num_key_value_heads": 8,`, `"num_key_value_heads": 8, "num_key_value_heads": 4,`), args: planArgs, want: []string{planConf, "num_key_value_heads", "duplicate"}},
 		{name: "plan missing file", args: []string{"plan", "--config", "nope.json"}, want: []string{"--config", "nope.json"}},
 		{name: "plan reserve overflow (1)", changes: cfgEdit("reservePerGpuBytes: 0 ", "reservePerGpuBytes: 9000000000000000000 "), args: planArgs, want: []string{"hugo-like.yaml", "sizing.reservePerGpuBytes"}},
-		{name: "plan memory_bytes 9e18 (1)", changes: []change{{hwFile, "memory_bytes: 180000000000", "memory_bytes: 9e18"}}, args: planArgs, want: []string{"hardware.yaml:10", "memory_bytes"}},
+		{name: "plan memory_bytes 9e18 (1)", changes: []change{{hwFile, "memory_bytes: 192265846784", "memory_bytes: 9e18"}}, args: planArgs, want: []string{"hardware.yaml:17", "memory_bytes"}},
 		{name: "plan context times concurrency overflows (1)", changes: append(confEdit(`"num_key_value_heads": 8,`, `"num_key_value_heads": 8, "head_dim": 1000000,`), change{siteFile, "concurrency: 1 ", "concurrency: 1000000 "}, change{siteFile, "servingContext: 131072 ", "servingContext: 1000000000 "}, change{planConf, `"max_position_embeddings": 131072,`, `"max_position_embeddings": 1000000000,`}), args: planArgs, want: []string{"overflow", "sizing.concurrency"}},
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -135,12 +137,42 @@ func reasons(c review.Change) []string {
 	if strings.HasPrefix(c.Moved, "snapshot revision ") {
 		return []string{WhyRevision}
 	}
+	old, new, both := strings.Cut(c.Moved, " → ")
 	var out []string
 	for _, p := range []struct{ prefix, why string }{{"pricing:", WhyPrice}, {"catalog:", WhyCatalog}, {"site:", WhyConfig}} {
+		// With both sides named, an input counts only when its citations
+		// differ: a $/M-token figure cites the catalog and the settings
+		// too, but only the price moved it.
+		if both && slices.Equal(cited(old, p.prefix), cited(new, p.prefix)) {
+			continue
+		}
 		if strings.Contains(c.Moved, p.prefix) {
 			out = append(out, p.why)
 		}
 	}
+	return out
+}
+
+// cited returns the citations of one kind in a list of sources: each from
+// its prefix to the next known prefix, sorted.
+func cited(sources, prefix string) []string {
+	var out []string
+	for rest := sources; ; {
+		i := strings.Index(rest, prefix)
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len(prefix):]
+		end := len(rest)
+		for _, q := range []string{"pricing:", "catalog:", "site:", "hub:", "analytic:", "config:", "fact:"} {
+			if j := strings.Index(rest, q); j >= 0 && j < end {
+				end = j
+			}
+		}
+		out = append(out, strings.Trim(rest[:end], " ,;()"))
+		rest = rest[end:]
+	}
+	sort.Strings(out)
 	return out
 }
 

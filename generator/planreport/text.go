@@ -7,7 +7,7 @@ import (
 )
 
 // maxLabel caps the label column; longer keys wrap.
-const maxLabel = 44
+const maxLabel = 52
 
 // Text writes the report as plain text, no line wider than Width columns.
 func Text(w io.Writer, r *Report) error {

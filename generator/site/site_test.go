@@ -280,7 +280,7 @@ func TestBadInputLeavesOutputUntouched(t *testing.T) {
 		{"config unknown key", "hugo-like.yaml", "publishDir: public", "publishDir: public\npublishDri: oops", []string{"hugo-like.yaml", "publishdri"}},
 		{"config bad value", "hugo-like.yaml", "concurrency: 1 ", "concurrency: 0 ", []string{"hugo-like.yaml", "sizing.concurrency"}},
 		{"config unknown hardware", "hugo-like.yaml", "- 8xB200", "- 8xZ999", []string{"hugo-like.yaml", "hardware[0]", "Z999"}},
-		{"config overflowing count", "hugo-like.yaml", "- 8xB200", "- 99999999999999999999xB200", []string{"hugo-like.yaml", "hardware[0]", "GPU count"}},
+		{"config overflowing count", "hugo-like.yaml", "- 8xB200", "- 99999999999999999999xB200", []string{"hugo-like.yaml", "hardware[0]", "COUNT from 1 to"}},
 		{"hardware catalog zero memory", "data/hardware.yaml", "memory_bytes: 192265846784", "memory_bytes: 0", []string{"hardware.yaml", "accelerators[0].memory_bytes"}},
 		{"front matter unknown field", "content/models/kimi-k3.md", "org: Moonshot AI", "org: Moonshot AI\norgg: typo", []string{"kimi-k3.md", "line 5", "orgg"}},
 		{"front matter wrong type", "content/models/kimi-k3.md", "    value: 104e9", "    value: lots", []string{"kimi-k3.md", "expected a number"}},
