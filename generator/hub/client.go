@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"dossier/generator/internal/httpwait"
 	"errors"
 	"fmt"
 	"io"
@@ -62,7 +63,7 @@ func New(cfg Config) (*Client, error) {
 		c.maxWait = 5 * time.Minute
 	}
 	if c.sleep == nil {
-		c.sleep = sleepContext
+		c.sleep = httpwait.Sleep
 	}
 	rt := cfg.Transport
 	if rt == nil {
@@ -90,17 +91,6 @@ func newTransport(timeout time.Duration) *http.Transport {
 	// idle connections per host would reopen a connection per request.
 	t.MaxIdleConnsPerHost = 64
 	return t
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // request is one logical GET, retried and redirected as a unit.

@@ -58,23 +58,12 @@ func newClient(provider string, cfg Config) *client {
 		c.maxWait = 5 * time.Minute
 	}
 	if c.sleep == nil {
-		c.sleep = sleepContext
+		c.sleep = httpwait.Sleep
 	}
 	if c.now == nil {
 		c.now = time.Now
 	}
 	return c
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Error is a price request that failed, naming the provider and the

@@ -5,6 +5,7 @@
 package httpwait
 
 import (
+	"context"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -44,4 +45,17 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		return t.Sub(now).Round(time.Second)
 	}
 	return 0
+}
+
+// Sleep waits for d or until ctx is done, whichever comes first: the wait
+// between tries that a cancelled sync must not sit out.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
