@@ -45,33 +45,23 @@ func TestPublishedTotals(t *testing.T) {
 // that the names are unique.
 func TestGroupsMatchNames(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/*/*.config.json")
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
+	eachConfig(t, paths, func(t *testing.T, _ string, inv *Inventory) {
+		var params, bytes int64
+		count := 0
+		seen := map[string]bool{}
+		for ts := range inv.All() {
+			params += ts.Params
+			bytes += ts.Bytes()
+			count++
+			if seen[ts.Name] {
+				t.Fatalf("duplicate tensor %s", ts.Name)
 			}
-			inv, err := FromConfig(data, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var params, bytes int64
-			count := 0
-			seen := map[string]bool{}
-			for ts := range inv.All() {
-				params += ts.Params
-				bytes += ts.Bytes()
-				count++
-				if seen[ts.Name] {
-					t.Fatalf("duplicate tensor %s", ts.Name)
-				}
-				seen[ts.Name] = true
-			}
-			if params != inv.TotalParams() || bytes != inv.TensorBytes() || count != inv.Count() {
-				t.Errorf("names: %d params %d bytes %d tensors; groups: %d, %d, %d", params, bytes, count, inv.TotalParams(), inv.TensorBytes(), inv.Count())
-			}
-		})
-	}
+			seen[ts.Name] = true
+		}
+		if params != inv.TotalParams() || bytes != inv.TensorBytes() || count != inv.Count() {
+			t.Errorf("names: %d params %d bytes %d tensors; groups: %d, %d, %d", params, bytes, count, inv.TotalParams(), inv.TensorBytes(), inv.Count())
+		}
+	})
 }
 
 func contains(ss []string, s string) bool {

@@ -57,6 +57,33 @@ func TestAggregatesGolden(t *testing.T) {
 	if len(paths) < 30 {
 		t.Fatalf("%d configs in testdata", len(paths))
 	}
+	eachConfig(t, paths, func(t *testing.T, p string, inv *Inventory) {
+		got, err := json.MarshalIndent(aggregatesOf(inv), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		want := strings.TrimSuffix(p, ".config.json") + ".want.json"
+		if *update {
+			if err := os.WriteFile(want, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		w, err := os.ReadFile(want)
+		if err != nil {
+			t.Fatalf("%v (run go test -run TestAggregatesGolden -update)", err)
+		}
+		if !bytes.Equal(got, w) {
+			t.Errorf("%s differs from the module tree's aggregates; run with -update if the change is intended:\n%s", want, got)
+		}
+	})
+}
+
+// eachConfig runs fn on the module tree of every config in paths, each as
+// a subtest named after its file.
+func eachConfig(t *testing.T, paths []string, fn func(t *testing.T, path string, inv *Inventory)) {
+	t.Helper()
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			data, err := os.ReadFile(p)
@@ -67,25 +94,7 @@ func TestAggregatesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := json.MarshalIndent(aggregatesOf(inv), "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			want := strings.TrimSuffix(p, ".config.json") + ".want.json"
-			if *update {
-				if err := os.WriteFile(want, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			w, err := os.ReadFile(want)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestAggregatesGolden -update)", err)
-			}
-			if !bytes.Equal(got, w) {
-				t.Errorf("%s differs from the module tree's aggregates; run with -update if the change is intended:\n%s", want, got)
-			}
+			fn(t, p, inv)
 		})
 	}
 }
