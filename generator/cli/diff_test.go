@@ -121,3 +121,24 @@ func TestDiffAgainstGitRef(t *testing.T) {
 		t.Errorf("unknown ref: exit %d, %s", code, errs)
 	}
 }
+
+// A changed speed assumption is a changed input: every prediction it feeds
+// moves in the diff, and the summary names the site configuration.
+func TestDiffReportsAssumptionChange(t *testing.T) {
+	root := newSite(t)
+	base := buildInto(t, root)
+	edit(t, filepath.Join(root, "hugo-like.yaml"), "sizing:\n", "sizing:\n  speed:\n    memoryEfficiency: 0.3\n")
+	head := buildInto(t, root)
+	code, out, errs := run("--source", root, "diff", "--base", base, "--head", head)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	// Half the memory efficiency halves a memory-bound decode and doubles
+	// its cost per token.
+	for _, want := range []string{"`speed.assumptions`", "decode roofline at 30% of HBM bandwidth", "site:hugo-like.yaml sizing.speed",
+		"| `speed.1xB200.decode_tokens_per_second` | 639 tokens/s | 320 tokens/s |", "| `cost.1xB200.usd_per_million_output_tokens` | $0.93 | $1.86 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
