@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -136,6 +137,9 @@ type Catalog struct {
 	PriceLists   []*PriceList
 	Software     []*Window
 	References   []*Reference // documents inputs cite by a short id
+	// referencePattern matches a citation of any of References; see
+	// NameReferences.
+	referencePattern *regexp.Regexp
 	// Notes says what was read but not used: snapshot prices for
 	// accelerators hardware.yaml does not have, hand-written lists a
 	// snapshot of the same provider supersedes.

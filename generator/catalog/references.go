@@ -64,6 +64,32 @@ func loadReferences(fsys fs.FS, label, name string, c *Catalog) error {
 		seen[r.ID] = true
 	}
 	c.References = f.References
+	c.referencePattern = referencePattern(f.References)
+	return nil
+}
+
+// referencePattern matches a citation of any of refs by id, with an
+// optional possessive; nil when there are none.
+func referencePattern(refs []*Reference) *regexp.Regexp {
+	if len(refs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = regexp.QuoteMeta(r.ID)
+	}
+	// Longest ids first, so "seed 0010" is not read as "seed 001".
+	sort.SliceStable(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	return regexp.MustCompile(`(` + strings.Join(ids, "|") + `)\b('s)?`)
+}
+
+// reference returns the reference cited as id.
+func (c *Catalog) reference(id string) *Reference {
+	for _, r := range c.References {
+		if r.ID == id {
+			return r
+		}
+	}
 	return nil
 }
 
@@ -74,22 +100,25 @@ func (c *Catalog) NameReferences(s string) (string, []*Reference) {
 	if len(c.References) == 0 {
 		return s, nil
 	}
-	ids := make([]string, len(c.References))
-	byID := map[string]*Reference{}
-	for i, r := range c.References {
-		ids[i] = regexp.QuoteMeta(r.ID)
-		byID[r.ID] = r
+	// Compiling the pattern costs more than a page's every use of it, so
+	// Load compiles it once; a catalog built in code compiles it here.
+	re := c.referencePattern
+	if re == nil {
+		re = referencePattern(c.References)
 	}
-	// Longest ids first, so "seed 0010" is not read as "seed 001".
-	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
-	re := regexp.MustCompile(`(` + strings.Join(ids, "|") + `)\b('s)?`)
-	used := map[string]bool{}
+	var used map[string]bool
 	out := re.ReplaceAllStringFunc(s, func(m string) string {
 		sub := re.FindStringSubmatch(m)
-		r := byID[sub[1]]
+		r := c.reference(sub[1])
+		if used == nil {
+			used = map[string]bool{}
+		}
 		used[r.ID] = true
 		return r.Name() + sub[2]
 	})
+	if used == nil {
+		return out, nil
+	}
 	var named []*Reference
 	for _, r := range c.References {
 		if used[r.ID] {

@@ -7,7 +7,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
+	"sync"
 )
 
 // Units used by facts. The unit decides how a value is displayed.
@@ -78,11 +79,27 @@ func (f *Fact) Bool() (bool, bool) {
 
 // Set is the facts of one model, keyed by fact key.
 type Set struct {
-	m map[string]*Fact
+	m    map[string]*Fact
+	keys *keyList // shared, like m, by copies of the set
+}
+
+// keyList is a set's keys, sorted when sorted is set: pages ask for them in
+// order often, and a model adds over a thousand facts.
+type keyList struct {
+	mu     sync.Mutex
+	keys   []string
+	sorted bool
+}
+
+func (l *keyList) add(k string) {
+	l.mu.Lock()
+	l.keys = append(l.keys, k)
+	l.sorted = false
+	l.mu.Unlock()
 }
 
 // NewSet returns an empty set.
-func NewSet() *Set { return &Set{m: map[string]*Fact{}} }
+func NewSet() *Set { return &Set{m: map[string]*Fact{}, keys: &keyList{}} }
 
 // Add stores f, replacing a fact with the same key, and returns it. The
 // display string is filled from the unit when empty.
@@ -94,6 +111,9 @@ func (s *Set) Add(f Fact) *Fact {
 		f.Display = "unknown"
 	}
 	p := &f
+	if _, ok := s.m[f.Key]; !ok {
+		s.keys.add(f.Key)
+	}
 	s.m[f.Key] = p
 	return p
 }
@@ -110,13 +130,21 @@ func (s *Set) Get(key string) *Fact { return s.m[key] }
 func (s *Set) Len() int { return len(s.m) }
 
 // Keys returns the keys in sorted order.
-func (s *Set) Keys() []string {
-	keys := make([]string, 0, len(s.m))
-	for k := range s.m {
-		keys = append(keys, k)
+func (s *Set) Keys() []string { return slices.Clone(s.sortedKeys()) }
+
+// sortedKeys returns s.keys, sorting them first if a fact was added since.
+func (s *Set) sortedKeys() []string {
+	if s.keys == nil {
+		return nil
 	}
-	sort.Strings(keys)
-	return keys
+	l := s.keys
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.sorted {
+		slices.Sort(l.keys)
+		l.sorted = true
+	}
+	return l.keys
 }
 
 // Map returns the facts keyed by key (shared, not copied).
@@ -126,7 +154,7 @@ func (s *Set) Map() map[string]*Fact { return s.m }
 func (s *Set) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
-	for i, k := range s.Keys() {
+	for i, k := range s.sortedKeys() {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
@@ -150,6 +178,7 @@ func (s *Set) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	s.m = make(map[string]*Fact, len(raw))
+	s.keys = &keyList{keys: make([]string, 0, len(raw))}
 	for k, r := range raw {
 		dec := json.NewDecoder(bytes.NewReader(r))
 		dec.UseNumber()
@@ -168,6 +197,7 @@ func (s *Set) UnmarshalJSON(b []byte) error {
 		}
 		f.Key = k
 		s.m[k] = &f
+		s.keys.keys = append(s.keys.keys, k)
 	}
 	return nil
 }

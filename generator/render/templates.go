@@ -184,6 +184,9 @@ type HTMLPage struct {
 	// page is converted as a dossier (see NewDossierMarkdown).
 	FactsPage string
 	Search    bool // link the search page (Pagefind runs after the build)
+	// Table follows the converted Markdown, written straight to HTML:
+	// a table too large to round-trip through Markdown (see Table.HTML).
+	Table *Table
 }
 
 // HTML converts the Markdown page md, inlining its charts, and wraps it in
@@ -200,6 +203,10 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 	body, err := ToHTML(gm, md)
 	if err != nil {
 		return nil, err
+	}
+	if p.Table != nil {
+		// Table.HTML escapes every cell, as goldmark's safe mode would.
+		body += htmltemplate.HTML(p.Table.HTML())
 	}
 	p.Body = body
 	var buf bytes.Buffer

@@ -13,6 +13,7 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/facts"
 	"dossier/generator/internal/sitetest"
+	"dossier/generator/render"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -545,5 +546,66 @@ func TestK3QLoRAByHand(t *testing.T) {
 	got, ok := k3Facts(t).Facts.Get("train.qlora_frozen_bytes").Int()
 	if !ok || got != 1437566989604 {
 		t.Errorf("train.qlora_frozen_bytes = %d (%v), want 1,437,566,989,604", got, ok)
+	}
+}
+
+// fixtureModels computes every model of the fixture site.
+func fixtureModels(t *testing.T) []*Model {
+	t.Helper()
+	cfg, err := config.Load(copySite(t), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.entries) < 3 {
+		t.Fatalf("fixture has %d models", len(s.entries))
+	}
+	var out []*Model
+	for _, e := range s.entries {
+		m, _, err := s.computeModel(e.page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestFactsJSONIsTheDocument holds FactsJSON's hand-assembled file to what
+// encoding/json writes for the documented shape, on every fixture model.
+func TestFactsJSONIsTheDocument(t *testing.T) {
+	for _, m := range fixtureModels(t) {
+		got, err := FactsJSON(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := factsDoc{Model: m.Snapshot.Model, Revision: m.Snapshot.Revision, Generated: m.Snapshot.Fetched, Facts: m.Facts,
+			Claims: claimsJSON(m.Reviews), Measurements: measurementsJSON(m.Content)}
+		want, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want = append(want, '\n'); !bytes.Equal(got, want) {
+			t.Errorf("%s: %s", m.Page.Slug, firstDiff(string(want), string(got)))
+		}
+	}
+}
+
+// TestFactsAppendixHTMLIsGoldmarks holds the facts page's table, written
+// straight to HTML, to goldmark's conversion of its Markdown, on every
+// fixture model's facts: addresses, units and unknowns as they really are.
+func TestFactsAppendixHTMLIsGoldmarks(t *testing.T) {
+	for _, m := range fixtureModels(t) {
+		tb := m.Page.FactsAppendix()
+		want, err := render.ToHTML(render.NewMarkdown(nil), []byte(tb.Markdown()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tb.HTML(); got != string(want) {
+			t.Errorf("%s: %s", m.Page.Slug, firstDiff(string(want), got))
+		}
 	}
 }

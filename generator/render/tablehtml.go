@@ -1,0 +1,197 @@
+package render
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark/util"
+)
+
+// HTML writes t as the HTML goldmark makes of t.Markdown() on a page (see
+// NewMarkdown): column headers scoped, right-aligned columns styled, an
+// AnchorHeader column turned into row ids, code cells as <code>, and bare
+// http(s):// and www. addresses linked. It is for the facts appendix: a
+// table of over a thousand rows, where writing Markdown only for goldmark
+// to parse it back was a third of a site build.
+// TestTableHTMLIsGoldmarks holds it to the converted Markdown.
+func (t *Table) HTML() string {
+	if len(t.Rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	anchored := len(t.Header) > 0 && t.Header[0] == AnchorHeader
+	first := 0
+	if anchored {
+		first = 1
+	}
+	cell := func(tag string, i int, text string) {
+		b.WriteString("<" + tag)
+		if tag == "th" {
+			b.WriteString(` scope="col"`)
+		}
+		if i < len(t.Align) && t.Align[i] == Right {
+			b.WriteString(` style="text-align:right"`)
+		}
+		b.WriteString(">")
+		writeCellHTML(&b, oneLine(text))
+		b.WriteString("</" + tag + ">\n")
+	}
+	b.WriteString("<table>\n<thead>\n<tr>\n")
+	for i := first; i < len(t.Header); i++ {
+		cell("th", i, t.Header[i])
+	}
+	b.WriteString("</tr>\n</thead>\n<tbody>\n")
+	for _, row := range t.Rows {
+		b.WriteString("<tr")
+		if anchored && len(row) > 0 {
+			id, _ := codeCell(oneLine(row[0]))
+			if anchorRe.MatchString(id) {
+				b.WriteString(` id="` + id + `"`)
+			}
+		}
+		b.WriteString(">\n")
+		// A row has the header's columns: GFM drops extra cells and
+		// leaves missing ones empty, unaligned.
+		for i := first; i < len(t.Header); i++ {
+			if i < len(row) {
+				cell("td", i, row[i])
+			} else {
+				b.WriteString("<td></td>\n")
+			}
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table>\n")
+	return b.String()
+}
+
+// oneLine is s with its runs of white space made one space and its ends
+// trimmed, as a Markdown cell reads it; most cells are already so.
+func oneLine(s string) string {
+	for i, r := range s {
+		if unicode.IsSpace(r) && (r != ' ' || i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
+}
+
+// writeCellHTML writes a cell's text, escaped, with addresses linked.
+func writeCellHTML(b *strings.Builder, text string) {
+	if code, ok := codeCell(text); ok {
+		b.WriteString("<code>")
+		writeEscaped(b, code)
+		b.WriteString("</code>")
+		return
+	}
+	for text != "" {
+		start, end := nextAddress(text)
+		if start < 0 {
+			break
+		}
+		writeEscaped(b, text[:start])
+		addr := text[start:end]
+		href := addr
+		if strings.HasPrefix(addr, "www.") {
+			href = "http://" + addr
+		}
+		b.WriteString(`<a href="`)
+		b.Write(util.EscapeHTML(util.URLEscape([]byte(href), false)))
+		b.WriteString(`">`)
+		writeEscaped(b, addr)
+		b.WriteString("</a>")
+		text = text[end:]
+	}
+	writeEscaped(b, text)
+}
+
+// writeEscaped writes s with <, >, & and " escaped, as goldmark escapes
+// text.
+func writeEscaped(b *strings.Builder, s string) {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '&':
+			esc = "&amp;"
+		case '"':
+			esc = "&quot;"
+		default:
+			continue
+		}
+		b.WriteString(s[start:i])
+		b.WriteString(esc)
+		start = i + 1
+	}
+	b.WriteString(s[start:])
+}
+
+// nextAddress finds the first bare address in s, as GFM's autolink
+// extension reads one: http://, https:// or www. at the start of s or
+// after a space or one of *_~(, then a host with a dot (after www.), then anything up
+// to a space or <, less trailing punctuation and unbalanced closing
+// parentheses. It returns -1, -1 when there is none.
+func nextAddress(s string) (start, end int) {
+	for i := 0; i < len(s); i++ {
+		// Every address starts with h or w: skip to the next one.
+		j := strings.IndexAny(s[i:], "hw")
+		if j < 0 {
+			break
+		}
+		if i += j; i > 0 && !strings.ContainsRune(" *_~(", rune(s[i-1])) {
+			continue
+		}
+		rest := s[i:]
+		var scheme int
+		switch {
+		case strings.HasPrefix(rest, "https://"):
+			scheme = len("https://")
+		case strings.HasPrefix(rest, "http://"):
+			scheme = len("http://")
+		case strings.HasPrefix(rest, "www."):
+			scheme = len("www.") // and then a host with a dot of its own
+		default:
+			continue
+		}
+		n := strings.IndexAny(rest, " <")
+		if n < 0 {
+			n = len(rest)
+		}
+		n = trimAddress(rest[:n])
+		host := rest[scheme:n]
+		if h := strings.IndexAny(host, "/?#"); h >= 0 {
+			host = host[:h]
+		}
+		if dot := strings.LastIndexByte(host, '.'); dot <= 0 || dot == len(host)-1 {
+			continue
+		}
+		return i, i + n
+	}
+	return -1, -1
+}
+
+// trimAddress is the length of addr without its trailing punctuation and
+// the closing parentheses that have no opening one inside it.
+func trimAddress(addr string) int {
+	open, closing := strings.Count(addr, "("), strings.Count(addr, ")")
+	n := len(addr)
+	for n > 0 {
+		switch addr[n-1] {
+		case '?', '!', '.', ',', ':', '*', '_', '~', '\'', '"':
+			n--
+			continue
+		case ')':
+			if closing > open {
+				closing--
+				n--
+				continue
+			}
+		}
+		break
+	}
+	return n
+}
