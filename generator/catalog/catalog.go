@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -137,9 +136,7 @@ type Catalog struct {
 	PriceLists   []*PriceList
 	Software     []*Window
 	References   []*Reference // documents inputs cite by a short id
-	// referencePattern matches a citation of any of References; see
-	// NameReferences.
-	referencePattern *regexp.Regexp
+	citations    *citations   // of References, compiled once by Load
 	// Notes says what was read but not used: snapshot prices for
 	// accelerators hardware.yaml does not have, hand-written lists a
 	// snapshot of the same provider supersedes.

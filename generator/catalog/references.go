@@ -64,23 +64,35 @@ func loadReferences(fsys fs.FS, label, name string, c *Catalog) error {
 		seen[r.ID] = true
 	}
 	c.References = f.References
-	c.referencePattern = referencePattern(f.References)
+	c.citations = newCitations(f.References)
 	return nil
 }
 
-// referencePattern matches a citation of any of refs by id, with an
-// optional possessive; nil when there are none.
-func referencePattern(refs []*Reference) *regexp.Regexp {
-	if len(refs) == 0 {
-		return nil
-	}
+// citations finds citations of references by id in text.
+type citations struct {
+	prefix string         // what every id starts with ("seed 00"): text without it cites none, and most text is so
+	re     *regexp.Regexp // any id, longest first, with an optional possessive
+}
+
+func newCitations(refs []*Reference) *citations {
 	ids := make([]string, len(refs))
 	for i, r := range refs {
 		ids[i] = regexp.QuoteMeta(r.ID)
 	}
 	// Longest ids first, so "seed 0010" is not read as "seed 001".
 	sort.SliceStable(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
-	return regexp.MustCompile(`(` + strings.Join(ids, "|") + `)\b('s)?`)
+	c := &citations{re: regexp.MustCompile(`(` + strings.Join(ids, "|") + `)\b('s)?`)}
+	if len(refs) > 0 {
+		c.prefix = refs[0].ID
+	}
+	for _, r := range refs {
+		n := 0
+		for n < len(c.prefix) && n < len(r.ID) && c.prefix[n] == r.ID[n] {
+			n++
+		}
+		c.prefix = c.prefix[:n]
+	}
+	return c
 }
 
 // reference returns the reference cited as id.
@@ -102,10 +114,14 @@ func (c *Catalog) NameReferences(s string) (string, []*Reference) {
 	}
 	// Compiling the pattern costs more than a page's every use of it, so
 	// Load compiles it once; a catalog built in code compiles it here.
-	re := c.referencePattern
-	if re == nil {
-		re = referencePattern(c.References)
+	cites := c.citations
+	if cites == nil {
+		cites = newCitations(c.References)
 	}
+	if !strings.Contains(s, cites.prefix) {
+		return s, nil
+	}
+	re := cites.re
 	var used map[string]bool
 	out := re.ReplaceAllStringFunc(s, func(m string) string {
 		sub := re.FindStringSubmatch(m)

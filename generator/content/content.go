@@ -27,6 +27,22 @@ type Page struct {
 	Front    Front
 	Body     []byte
 	BodyLine int // 1-based line of the body's first line in the file
+	// Partial is a page LoadKnown did not parse: Front holds only what
+	// its Known function gave, Body is nil. ParseFull reads the rest.
+	Partial bool
+}
+
+// ParseFull returns p parsed in full, reading its file again if p is
+// Partial.
+func (p *Page) ParseFull() (*Page, error) {
+	if !p.Partial {
+		return p, nil
+	}
+	b, err := os.ReadFile(p.Path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p.Path, err)
+	}
+	return Parse(p.Path, b)
 }
 
 // Front is a page's front matter.
@@ -224,7 +240,16 @@ type Site struct {
 }
 
 // Load reads content/_index.md and content/models/*.md.
-func Load(dir string) (*Site, error) {
+func Load(dir string) (*Site, error) { return LoadKnown(dir, nil) }
+
+// Known returns the front matter an earlier parse of a model page with
+// these bytes found, or nil to parse them now. A site of thousands of
+// pages spends most of a build with nothing changed decoding YAML.
+type Known func(path string, b []byte) *Front
+
+// LoadKnown is Load, except that a model page known returns front matter
+// for is not parsed: it is Partial, with that front matter.
+func LoadKnown(dir string, known Known) (*Site, error) {
 	s := &Site{}
 	idx := filepath.Join(dir, "_index.md")
 	if b, err := os.ReadFile(idx); err == nil {
@@ -241,7 +266,7 @@ func Load(dir string) (*Site, error) {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
 	sort.Strings(files)
-	pages, err := parseAll(files)
+	pages, err := parseAll(files, known)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +287,7 @@ func Load(dir string) (*Site, error) {
 // parseAll reads and parses the pages on every core (a site of thousands
 // of pages spends most of a no-change build here); pages[i] is files[i],
 // nil for a skipped "_" file, and the error is the first file's in order.
-func parseAll(files []string) ([]*Page, error) {
+func parseAll(files []string, known Known) ([]*Page, error) {
 	pages := make([]*Page, len(files))
 	errs := make([]error, len(files))
 	next := make(chan int)
@@ -278,6 +303,12 @@ func parseAll(files []string) ([]*Page, error) {
 				if err != nil {
 					errs[i] = fmt.Errorf("read %s: %w", f, err)
 					continue
+				}
+				if known != nil {
+					if front := known(f, b); front != nil {
+						pages[i] = &Page{Path: f, Slug: strings.TrimSuffix(filepath.Base(f), ".md"), Front: *front, Partial: true}
+						continue
+					}
 				}
 				pages[i], errs[i] = Parse(f, b)
 			}

@@ -7,7 +7,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
+	"sort"
+	"strings"
 	"sync"
 )
 
@@ -131,6 +134,20 @@ func (s *Set) Len() int { return len(s.m) }
 
 // Keys returns the keys in sorted order.
 func (s *Set) Keys() []string { return slices.Clone(s.sortedKeys()) }
+
+// Prefixed yields, in order, the keys that start with prefix ("" for
+// every key): they are adjacent in key order, so this costs their number,
+// not the set's. Adding facts while iterating is not allowed.
+func (s *Set) Prefixed(prefix string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		keys := s.sortedKeys()
+		for _, k := range keys[sort.SearchStrings(keys, prefix):] {
+			if !strings.HasPrefix(k, prefix) || !yield(k) {
+				return
+			}
+		}
+	}
+}
 
 // sortedKeys returns s.keys, sorting them first if a fact was added since.
 func (s *Set) sortedKeys() []string {

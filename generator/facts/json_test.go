@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -74,4 +75,33 @@ func FuzzAppendJSON(f *testing.F) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	})
+}
+
+func TestPrefixed(t *testing.T) {
+	s := exampleSet()
+	var got []string
+	for k := range s.Prefixed("speed.f") {
+		got = append(got, k)
+	}
+	if len(got) != 13 || got[0] != "speed.fa" || got[12] != "speed.fm" {
+		t.Errorf("speed.f…: %v", got)
+	}
+	// A key added after an iteration is found by the next one, in order.
+	s.Add(Fact{Key: "speed.f", Value: int64(1), Unit: UnitCount})
+	var all []string
+	for k := range s.Prefixed("") {
+		all = append(all, k)
+	}
+	if len(all) != s.Len() || !slices.IsSorted(all) || !slices.Contains(all, "speed.f") {
+		t.Errorf("every key: %v", all)
+	}
+	for range s.Prefixed("zzz") {
+		t.Error("a key for an absent prefix")
+	}
+	for k := range s.Prefixed("fit.") {
+		if k != "fit.no" && k != "fit.ok" {
+			t.Errorf("fit.: %s", k)
+		}
+		break // stopping early is allowed
+	}
 }

@@ -274,7 +274,7 @@ func words(key string) string { return strings.NewReplacer("_", " ", ".", " ").R
 func (m *Model) census() *render.Table {
 	t := &render.Table{Header: []string{"dtype", "parameters", "share", "fact"}, Align: []render.Align{render.Left, render.Right, render.Right}}
 	total, _ := m.Facts.Get("params.total").Int()
-	for _, k := range m.Facts.Keys() {
+	for k := range m.Facts.Prefixed("params.census.") {
 		dt, ok := strings.CutPrefix(k, "params.census.")
 		if !ok {
 			continue
@@ -356,7 +356,7 @@ func (m *Model) memory() *render.Table {
 
 func (m *Model) contexts() []string {
 	var out []int64
-	for _, k := range m.Facts.Keys() {
+	for k := range m.Facts.Prefixed("kv.bytes_at_context.") {
 		if s, ok := strings.CutPrefix(k, "kv.bytes_at_context."); ok {
 			n, _ := strconv.ParseInt(s, 10, 64)
 			out = append(out, n)
@@ -568,7 +568,7 @@ func (m *Model) prices() *render.Table {
 	t := &render.Table{Header: []string{"configuration", "provider", "$/h", "as of", "how"}, Align: []render.Align{render.Left, render.Left, render.Right, render.Left, render.Left}}
 	for _, hw := range m.Hardware {
 		prefix := "cost." + hw + ".usd_per_hour."
-		for _, k := range m.Facts.Keys() {
+		for k := range m.Facts.Prefixed(prefix) {
 			if !strings.HasPrefix(k, prefix) {
 				continue
 			}
@@ -611,7 +611,7 @@ func (m *Model) published(pubs []content.Published) *render.Table {
 
 func (m *Model) reconcile() *render.Table {
 	var rows [][2]string
-	for _, k := range m.Facts.Keys() {
+	for k := range m.Facts.Prefixed("reconcile.") {
 		if strings.HasPrefix(k, "reconcile.") {
 			rows = append(rows, [2]string{words(strings.TrimPrefix(k, "reconcile.")), k})
 		}
@@ -622,7 +622,7 @@ func (m *Model) reconcile() *render.Table {
 func (m *Model) sources() *render.Table {
 	t := &render.Table{Header: []string{"source", "facts"}, Align: []render.Align{render.Left, render.Right}}
 	count := map[string]int{}
-	for _, k := range m.Facts.Keys() {
+	for k := range m.Facts.Prefixed("") {
 		for _, s := range m.Facts.Get(k).Sources {
 			count[s]++
 		}
@@ -729,7 +729,7 @@ func (m *Model) variantsTable(vs []content.Variant) *render.Table {
 
 func (m *Model) softwareTable() *render.Table {
 	var keys [][2]string
-	for _, k := range m.Facts.Keys() {
+	for k := range m.Facts.Prefixed("software.") {
 		if rest, ok := strings.CutPrefix(k, "software."); ok {
 			pkg, kind, _ := strings.Cut(rest, ".")
 			label := map[string]string{"works": "works with", "fails": "fails with", "first_failing": "first version that fails"}[kind]
@@ -743,7 +743,7 @@ func (m *Model) softwareTable() *render.Table {
 // key: the HTML tables link their values here.
 func (m *Model) FactsAppendix() *render.Table {
 	t := &render.Table{Header: []string{render.AnchorHeader, "fact", "value", "how", "sources"}, Align: []render.Align{render.Left, render.Left, render.Right}}
-	for _, k := range m.Facts.Keys() {
+	for k := range m.Facts.Prefixed("") {
 		f := m.Facts.Get(k)
 		how := f.Derivation
 		if !f.Known() {

@@ -3,6 +3,7 @@ package render
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/util"
 )
@@ -19,6 +20,15 @@ func (t *Table) HTML() string {
 		return ""
 	}
 	var b strings.Builder
+	// The cells' text plus their markup, so the builder grows once.
+	size := 64
+	for _, row := range t.Rows {
+		size += 40
+		for _, c := range row {
+			size += len(c) + 32
+		}
+	}
+	b.Grow(size)
 	anchored := len(t.Header) > 0 && t.Header[0] == AnchorHeader
 	first := 0
 	if anchored {
@@ -68,12 +78,25 @@ func (t *Table) HTML() string {
 // oneLine is s with its runs of white space made one space and its ends
 // trimmed, as a Markdown cell reads it; most cells are already so.
 func oneLine(s string) string {
-	for i, r := range s {
-		if unicode.IsSpace(r) && (r != ' ' || i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') || c != ' ' && asciiSpace(c) {
+				return strings.Join(strings.Fields(s), " ")
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
 			return strings.Join(strings.Fields(s), " ")
 		}
+		i += size - 1
 	}
 	return s
+}
+
+func asciiSpace(c byte) bool {
+	return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c == ' '
 }
 
 // writeCellHTML writes a cell's text, escaped, with addresses linked.

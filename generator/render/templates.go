@@ -210,6 +210,7 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 	}
 	p.Body = body
 	var buf bytes.Buffer
+	buf.Grow(len(body) + 16<<10) // the body and the layout around it
 	if err := t.html.ExecuteTemplate(&buf, "base", p); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, "base.html"), err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"dossier/generator/config"
@@ -43,6 +44,12 @@ type manifestEntry struct {
 	Files    map[string]string `json:"files"` // path relative to the publish directory → sha256 of its bytes
 	Summary  *Summary          `json:"summary"`
 	Analytic string            `json:"analytic,omitempty"` // its module-tree figures in CacheDir
+	// Page is the sha256 of the content file, and Model and Draft what
+	// its front matter says: the next build need not parse a page whose
+	// bytes are unchanged to find its snapshot (see knownFront).
+	Page  string `json:"page"`
+	Model string `json:"model"`
+	Draft bool   `json:"draft,omitempty"`
 }
 
 func sum256(b []byte) string {
@@ -62,6 +69,7 @@ type entry struct {
 	files    map[string]string // published path → sha256; when reused, the previous output's files
 	analytic string            // cache key of its module-tree figures
 	reused   bool
+	pageSum  string // sha256 of the content file
 }
 
 func (s *Site) summaries() []*Summary {
@@ -146,17 +154,38 @@ func hashFile(h io.Writer, path string) error {
 	return nil
 }
 
-func modelHash(shared string, p *content.Page, snapshotPath string) (string, error) {
+// modelHash hashes what a model's files are computed from: the shared
+// inputs, its page and its snapshot. It returns the page's own sha256 too.
+func modelHash(shared string, p *content.Page, snapshotPath string) (hash, page string, err error) {
+	b, err := os.ReadFile(p.Path)
+	if err != nil {
+		return "", "", fmt.Errorf("hash inputs: %w", err)
+	}
+	page = sum256(b)
 	h := sha256.New()
 	h.Write([]byte(shared))
-	if err := hashFile(h, p.Path); err != nil {
-		return "", err
-	}
+	fmt.Fprintf(h, "%s %d\n", filepath.Base(p.Path), len(b))
+	h.Write(b)
 	if err := hashFile(h, snapshotPath); err != nil {
 		// A missing snapshot is an error the full computation reports.
-		return "", nil
+		return "", page, nil
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), page, nil
+}
+
+// knownFront is content.Known for the previous build: a page whose bytes
+// it recorded need not be parsed to find its snapshot. Front matter is
+// taken from the manifest only to hash the page's inputs; a page whose
+// hash then differs is parsed in full before it is computed.
+func (s *Site) knownFront(path string, b []byte) *content.Front {
+	if s.prev == nil {
+		return nil
+	}
+	me, ok := s.prev.Models[strings.TrimSuffix(filepath.Base(path), ".md")]
+	if !ok || me.Page == "" || me.Page != sum256(b) {
+		return nil
+	}
+	return &content.Front{Model: me.Model, Draft: me.Draft}
 }
 
 // loadManifest reads the previous build's manifest; a missing or unreadable

@@ -87,7 +87,7 @@ func (s *Site) modelEntry(m *Model) *ModelEntry {
 	for _, r := range m.Reviews {
 		e.Claims.Verdicts[r.Verdict]++
 	}
-	for _, k := range m.Facts.Keys() {
+	for k := range m.Facts.Prefixed("fit.min_gpus_at.") {
 		rest, ok := strings.CutPrefix(k, "fit.min_gpus_at.")
 		if !ok {
 			continue

@@ -215,7 +215,8 @@ func (s *Site) reusableShared(key string) (map[string]string, bool) {
 func (s *Site) manifestFor(sums map[string]string, key string) ([]byte, error) {
 	man := manifest{Models: map[string]manifestEntry{}, Shared: maps.Clone(sums), SharedKey: key}
 	for _, e := range s.entries {
-		man.Models[e.slug] = manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Analytic: e.analytic}
+		man.Models[e.slug] = manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Analytic: e.analytic,
+			Page: e.pageSum, Model: e.page.Front.Model, Draft: e.page.Front.Draft}
 		for name := range e.files {
 			delete(man.Shared, name)
 		}

@@ -151,3 +151,51 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 		t.Fatal("not every case compared")
 	}
 }
+
+// TestUnchangedPagesAreNotParsed: a build over a previous output takes an
+// unchanged page's model and draft flag from the manifest instead of
+// decoding its YAML, and reads in full only the pages it recomputes.
+func TestUnchangedPagesAreNotParsed(t *testing.T) {
+	keep := []string{"content/models/llama-3-1-8b.md", "content/models/gpt-oss-20b.md"}
+	root := sitetest.Fixture(t, func(rel string) bool { return slices.Contains(keep, rel) })
+	dest := filepath.Join(t.TempDir(), "public")
+	cfg, err := config.Load(root, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(prev string) *Site {
+		t.Helper()
+		s, err := Load(cfg, Options{Previous: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if _, err := Build(load(""), Options{Destination: dest}); err != nil {
+		t.Fatal(err)
+	}
+	partial := func(s *Site) (n int) {
+		for _, p := range s.Content.Models {
+			if p.Partial {
+				n++
+				if p.Front.Model == "" {
+					t.Errorf("%s: partial page without its model", p.Path)
+				}
+			}
+		}
+		return n
+	}
+	if n := partial(load(dest)); n != 2 {
+		t.Errorf("nothing changed: %d of 2 pages left unparsed", n)
+	}
+	sitetest.Edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"rope_theta"`, `"x_note": 1, "rope_theta"`)
+	s := load(dest)
+	if n := partial(s); n != 1 {
+		t.Errorf("llama's snapshot changed: %d pages left unparsed, want gpt-oss only", n)
+	}
+	for _, e := range s.entries {
+		if e.slug == "llama-3-1-8b" && (e.page.Partial || e.reused || len(e.page.Front.Published) == 0 || e.page.Body == nil) {
+			t.Errorf("llama: partial %v, reused %v, %d published figures", e.page.Partial, e.reused, len(e.page.Front.Published))
+		}
+	}
+}

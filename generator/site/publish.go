@@ -92,6 +92,10 @@ func (l *ledger) sums() map[string]string {
 type staging struct {
 	ledger
 	dest, dir string
+	// made is the directories created so far: a model's seven files
+	// share one, and a mkdir per file was a third of a one-model build.
+	mu   sync.Mutex
+	made map[string]bool
 }
 
 // stage creates the staging directory for dest.
@@ -116,9 +120,22 @@ func stage(dest string) (*staging, error) {
 
 func (st *staging) path(name string) (string, error) {
 	p := filepath.Join(st.dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", filepath.Dir(p), err)
+	dir := filepath.Dir(p)
+	st.mu.Lock()
+	made := st.made[dir]
+	st.mu.Unlock()
+	if made {
+		return p, nil
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	st.mu.Lock()
+	if st.made == nil {
+		st.made = map[string]bool{}
+	}
+	st.made[dir] = true
+	st.mu.Unlock()
 	return p, nil
 }
 

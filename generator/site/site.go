@@ -109,8 +109,11 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if err := cfg.CheckInputDirs(); err != nil {
 		return nil, err
 	}
+	if !opts.Collect {
+		s.prev = loadManifest(opts.Previous)
+	}
 	var err error
-	if s.Content, err = content.Load(cfg.Dir(cfg.ContentDir)); err != nil {
+	if s.Content, err = content.LoadKnown(cfg.Dir(cfg.ContentDir), s.knownFront); err != nil {
 		return nil, err
 	}
 	if s.Catalog, err = catalog.Load(cfg.Dir(cfg.DataDir)); err != nil {
@@ -133,9 +136,6 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		return nil, err
 	}
 	s.inputs = shared
-	if !opts.Collect {
-		s.prev = loadManifest(opts.Previous)
-	}
 	if s.corrections, err = corrections.ForSite(cfg.Root, cfg.Dir(cfg.PublishDir)); err != nil {
 		return nil, fmt.Errorf("corrections log: %w", err)
 	}
@@ -148,12 +148,30 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	errs := make([]error, len(s.entries))
 	parallel(len(s.entries), func(i int) {
 		e := s.entries[i]
-		if e.hash, errs[i] = modelHash(shared+corrections.Key(s.corrections[e.slug]), e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] == nil {
-			s.reuse(e)
+		key := shared + corrections.Key(s.corrections[e.slug])
+		if e.hash, e.pageSum, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] != nil {
+			return
+		}
+		if s.reuse(e); e.reused || !e.page.Partial {
+			return
+		}
+		// Its page is unchanged but something else is not: read it all.
+		if e.page, errs[i] = e.page.ParseFull(); errs[i] == nil {
+			e.hash, e.pageSum, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model))
 		}
 	})
 	if err := firstError(errs); err != nil {
 		return nil, err
+	}
+	// Pages read in full replace their partial selves in s.Content too.
+	full := map[string]*content.Page{}
+	for _, e := range s.entries {
+		full[e.slug] = e.page
+	}
+	for i, p := range s.Content.Models {
+		if f := full[p.Slug]; p.Partial && f != nil {
+			s.Content.Models[i] = f
+		}
 	}
 	if opts.Collect {
 		probs := make([][]claims.Problem, len(s.entries))
@@ -436,7 +454,8 @@ func FactsJSON(m *Model) ([]byte, error) {
 	// As json.MarshalIndent(factsDoc{…}, "", "  ") writes it, with the
 	// facts, most of the file, written by their own faster encoder
 	// (TestFactsJSONIsTheDocument).
-	b := []byte("{\n")
+	// About 400 bytes a fact, so the buffer grows once or not at all.
+	b := append(make([]byte, 0, 400*m.Facts.Len()+64<<10), "{\n"...)
 	for i, v := range []any{m.Snapshot.Model, m.Snapshot.Revision, m.Snapshot.Fetched, m.Facts, claimsJSON(m.Reviews), measurementsJSON(m.Content)} {
 		if i > 0 {
 			b = append(b, ",\n"...)
