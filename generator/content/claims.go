@@ -359,10 +359,9 @@ func oneOf(s string, set []string) bool {
 }
 
 // itemLines returns the file line of each item of the top-level sequence
-// key in a front matter block that starts at file line firstLine.
-func itemLines(front []byte, key string, firstLine int) []int {
-	var doc yaml.Node
-	if yaml.Unmarshal(front, &doc) != nil || len(doc.Content) == 0 {
+// key in the parsed front matter doc, which starts at file line firstLine.
+func itemLines(doc *yaml.Node, key string, firstLine int) []int {
+	if len(doc.Content) == 0 {
 		return nil
 	}
 	m := doc.Content[0]

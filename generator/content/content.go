@@ -27,9 +27,46 @@ type Page struct {
 	Front    Front
 	Body     []byte
 	BodyLine int // 1-based line of the body's first line in the file
-	// Partial is a page LoadKnown did not parse: Front holds only what
-	// its Known function gave, Body is nil. ParseFull reads the rest.
+	// Partial is a page not kept whole (see LoadStubs): Front holds only
+	// Model and Draft, Body is nil, Dated is kept. ParseFull reads the rest.
 	Partial bool
+	// Dated is every date of the front matter, for the future-date check.
+	Dated []Dated
+	// Known is a stub whose front matter came from a Known function: the
+	// page was not parsed.
+	Known bool
+}
+
+// Dated is a date of a page's front matter.
+type Dated struct {
+	Field string // review, date, claims[2].date
+	Line  int    // of the item holding it; 0 when only the field is known
+	Date  string
+}
+
+// Stub is p without what a model page's computation alone needs: a site of
+// thousands of pages keeps only stubs between reading and computing them.
+func (p *Page) Stub() *Page {
+	return &Page{Path: p.Path, Slug: p.Slug, Front: Front{Model: p.Front.Model, Draft: p.Front.Draft}, Partial: true, Dated: p.Dated}
+}
+
+func (p *Page) dated() []Dated {
+	f := &p.Front
+	var out []Dated
+	add := func(field string, line int, date string) {
+		if date != "" {
+			out = append(out, Dated{Field: field, Line: line, Date: date})
+		}
+	}
+	add("review", 0, f.Review)
+	add("date", 0, f.Date)
+	for i, m := range f.Measurements {
+		add(fmt.Sprintf("measurements[%d].date", i), m.Line, m.Date)
+	}
+	for i, c := range f.Claims {
+		add(fmt.Sprintf("claims[%d].date", i), c.Line, c.Date)
+	}
+	return out
 }
 
 // ParseFull returns p parsed in full, reading its file again if p is
@@ -128,7 +165,12 @@ func Parse(path string, b []byte) (*Page, error) {
 	}
 	p := &Page{Path: path, Body: body, BodyLine: line}
 	p.Slug = strings.TrimSuffix(filepath.Base(path), ".md")
-	if front != nil && !emptyYAML(front) {
+	// One parse into a node tells an empty front matter and gives the
+	// items' lines; the strict decode that names unknown fields is the
+	// other. (Parse was once six YAML parses, most of a build's reading.)
+	var doc yaml.Node
+	docErr := yaml.Unmarshal(front, &doc)
+	if front != nil && (docErr != nil || len(doc.Content) > 0) {
 		// Line numbers from yaml.v3 count from the first front matter line,
 		// which is line 2 of the file.
 		if err := yamlx.Decode(path, front, &p.Front); err != nil {
@@ -136,7 +178,7 @@ func Parse(path string, b []byte) (*Page, error) {
 		}
 		// The lines are filled before validate, whose errors cite them.
 		lines := func(key string, set func(i, line int)) {
-			for i, l := range itemLines(front, key, 2) {
+			for i, l := range itemLines(&doc, key, 2) {
 				set(i, l)
 			}
 		}
@@ -150,14 +192,8 @@ func Parse(path string, b []byte) (*Page, error) {
 	if err := p.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	p.Dated = p.dated()
 	return p, nil
-}
-
-// emptyYAML reports whether front holds no YAML document: nothing but
-// blank lines and comments.
-func emptyYAML(front []byte) bool {
-	var doc yaml.Node
-	return yaml.Unmarshal(front, &doc) == nil && len(doc.Content) == 0
 }
 
 var yamlLineRe = regexp.MustCompile(`line (\d+):`)
@@ -240,16 +276,20 @@ type Site struct {
 }
 
 // Load reads content/_index.md and content/models/*.md.
-func Load(dir string) (*Site, error) { return LoadKnown(dir, nil) }
+func Load(dir string) (*Site, error) { return load(dir, nil, false) }
 
 // Known returns the front matter an earlier parse of a model page with
 // these bytes found, or nil to parse them now. A site of thousands of
 // pages spends most of a build with nothing changed decoding YAML.
 type Known func(path string, b []byte) *Front
 
-// LoadKnown is Load, except that a model page known returns front matter
-// for is not parsed: it is Partial, with that front matter.
-func LoadKnown(dir string, known Known) (*Site, error) {
+// LoadStubs is Load keeping each model page as its Stub, so that memory
+// does not grow with the site: each page is read and checked in full, but
+// kept only as a stub. A page known returns front matter for is not
+// parsed at all: its stub has that front matter and no dates.
+func LoadStubs(dir string, known Known) (*Site, error) { return load(dir, known, true) }
+
+func load(dir string, known Known, stubs bool) (*Site, error) {
 	s := &Site{}
 	idx := filepath.Join(dir, "_index.md")
 	if b, err := os.ReadFile(idx); err == nil {
@@ -266,7 +306,7 @@ func LoadKnown(dir string, known Known) (*Site, error) {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
 	sort.Strings(files)
-	pages, err := parseAll(files, known)
+	pages, err := parseAll(files, known, stubs)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +327,7 @@ func LoadKnown(dir string, known Known) (*Site, error) {
 // parseAll reads and parses the pages on every core (a site of thousands
 // of pages spends most of a no-change build here); pages[i] is files[i],
 // nil for a skipped "_" file, and the error is the first file's in order.
-func parseAll(files []string, known Known) ([]*Page, error) {
+func parseAll(files []string, known Known, stubs bool) ([]*Page, error) {
 	pages := make([]*Page, len(files))
 	errs := make([]error, len(files))
 	next := make(chan int)
@@ -306,11 +346,14 @@ func parseAll(files []string, known Known) ([]*Page, error) {
 				}
 				if known != nil {
 					if front := known(f, b); front != nil {
-						pages[i] = &Page{Path: f, Slug: strings.TrimSuffix(filepath.Base(f), ".md"), Front: *front, Partial: true}
+						pages[i] = &Page{Path: f, Slug: strings.TrimSuffix(filepath.Base(f), ".md"), Front: *front, Partial: true, Known: true}
 						continue
 					}
 				}
 				pages[i], errs[i] = Parse(f, b)
+				if stubs && errs[i] == nil {
+					pages[i] = pages[i].Stub()
+				}
 			}
 		})
 	}

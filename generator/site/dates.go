@@ -40,17 +40,15 @@ func FutureDates(s *Site, today time.Time, severity string) []Diagnostic {
 		}
 	}
 	for _, p := range s.Content.Models {
-		if p.Partial {
-			continue // unchanged since the build that warned of its dates
-		}
-		f := &p.Front
-		future(p.Path, lineIn(p.Path, "review"), "field review:", f.Review)
-		future(p.Path, lineIn(p.Path, "date"), "field date:", f.Date)
-		for i, m := range f.Measurements {
-			future(p.Path, m.Line, fmt.Sprintf("field measurements[%d].date:", i), m.Date)
-		}
-		for i, c := range f.Claims {
-			future(p.Path, c.Line, fmt.Sprintf("field claims[%d].date:", i), c.Date)
+		for _, d := range p.Dated {
+			if t, ok := checked.Date(d.Date[:min(len(d.Date), 10)]); !ok || !t.After(today) {
+				continue
+			}
+			line := d.Line
+			if line == 0 {
+				line = lineIn(p.Path, d.Field)
+			}
+			future(p.Path, line, "field "+d.Field+":", d.Date)
 		}
 	}
 	for _, m := range s.Models {

@@ -73,7 +73,11 @@ func (s *Site) produceModel(e *entry, out output) error {
 	}
 	m := e.model
 	if m == nil {
-		computed, probs, err := s.computeModel(e.page)
+		page, err := e.page.ParseFull()
+		if err != nil {
+			return err
+		}
+		computed, probs, err := s.computeModel(page)
 		if err != nil {
 			return err
 		}

@@ -113,7 +113,14 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		s.prev = loadManifest(opts.Previous)
 	}
 	var err error
-	if s.Content, err = content.LoadKnown(cfg.Dir(cfg.ContentDir), s.knownFront); err != nil {
+	// A build keeps stubs of the pages and reads each again when it is
+	// computed, so memory does not grow with the site; check keeps them.
+	if opts.Collect {
+		s.Content, err = content.Load(cfg.Dir(cfg.ContentDir))
+	} else {
+		s.Content, err = content.LoadStubs(cfg.Dir(cfg.ContentDir), s.knownFront)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if s.Catalog, err = catalog.Load(cfg.Dir(cfg.DataDir)); err != nil {
@@ -152,25 +159,30 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		if e.hash, e.pageSum, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] != nil {
 			return
 		}
-		if s.reuse(e); e.reused || !e.page.Partial {
+		if s.reuse(e); e.reused || !e.page.Known {
 			return
 		}
-		// Its page is unchanged but something else is not: read it all.
-		if e.page, errs[i] = e.page.ParseFull(); errs[i] == nil {
+		// Its page is unchanged but something else is not: the model it
+		// names is read from the page itself, to hash the right snapshot.
+		var full *content.Page
+		if full, errs[i] = e.page.ParseFull(); errs[i] == nil {
+			e.page = full.Stub()
 			e.hash, e.pageSum, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model))
 		}
 	})
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}
-	// Pages read in full replace their partial selves in s.Content too.
-	full := map[string]*content.Page{}
+	// Stubs read again replace the manifest's in s.Content too.
+	read := map[string]*content.Page{}
 	for _, e := range s.entries {
-		full[e.slug] = e.page
+		if !e.page.Known {
+			read[e.slug] = e.page
+		}
 	}
 	for i, p := range s.Content.Models {
-		if f := full[p.Slug]; p.Partial && f != nil {
-			s.Content.Models[i] = f
+		if r := read[p.Slug]; p.Known && r != nil {
+			s.Content.Models[i] = r
 		}
 	}
 	if opts.Collect {
