@@ -753,7 +753,8 @@ func (m *Model) FactsAppendix() *render.Table {
 		for i, src := range f.Sources {
 			srcs[i] = SourceName(src)
 		}
-		row := []string{render.Code(k), render.Code(k), f.Display, how, strings.Join(srcs, "; ")}
+		code := render.Code(k)
+		row := []string{code, code, f.Display, how, strings.Join(srcs, "; ")}
 		if m.namer != nil {
 			row[3], row[4] = m.namer(row[3]), m.namer(row[4])
 		}

@@ -35,16 +35,19 @@ func (t *Table) HTML() string {
 		first = 1
 	}
 	cell := func(tag string, i int, text string) {
-		b.WriteString("<" + tag)
+		b.WriteByte('<')
+		b.WriteString(tag)
 		if tag == "th" {
 			b.WriteString(` scope="col"`)
 		}
 		if i < len(t.Align) && t.Align[i] == Right {
 			b.WriteString(` style="text-align:right"`)
 		}
-		b.WriteString(">")
+		b.WriteByte('>')
 		writeCellHTML(&b, oneLine(text))
-		b.WriteString("</" + tag + ">\n")
+		b.WriteString("</")
+		b.WriteString(tag)
+		b.WriteString(">\n")
 	}
 	b.WriteString("<table>\n<thead>\n<tr>\n")
 	for i := first; i < len(t.Header); i++ {
@@ -55,8 +58,10 @@ func (t *Table) HTML() string {
 		b.WriteString("<tr")
 		if anchored && len(row) > 0 {
 			id, _ := codeCell(oneLine(row[0]))
-			if anchorRe.MatchString(id) {
-				b.WriteString(` id="` + id + `"`)
+			if validAnchor(id) {
+				b.WriteString(` id="`)
+				b.WriteString(id)
+				b.WriteByte('"')
 			}
 		}
 		b.WriteString(">\n")

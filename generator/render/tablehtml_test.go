@@ -81,3 +81,17 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
 }
+
+func TestValidAnchor(t *testing.T) {
+	for id, want := range map[string]bool{
+		"fit.8xB200.serving": true, "claim-size-1400": true, "a": true, "0_x": true,
+		"": false, ".x": false, "-x": false, "_x": false, "a b": false, "a/b": false, "é": false, "a#b": false,
+	} {
+		if got := validAnchor(id); got != want {
+			t.Errorf("validAnchor(%q) = %v", id, got)
+		}
+		if got := validAnchor([]byte(id)); got != want {
+			t.Errorf("validAnchor([]byte(%q)) = %v", id, got)
+		}
+	}
+}
