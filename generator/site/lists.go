@@ -120,22 +120,37 @@ func (s *Site) renderLists(out map[string][]byte) error {
 		}
 		intro = strings.TrimSpace(string(s.Content.Index.Body))
 	}
-	if err := s.renderList(out, "", title, intro, "All dossiers", links, s.summaries()); err != nil {
-		return err
-	}
-	for _, g := range groups {
+	// The index and each group's list on every core: each lists up to
+	// every model, and a one-model rebuild waits for them all.
+	lists := make([][2][]byte, 1+len(groups))
+	errs := make([]error, len(lists))
+	parallel(len(lists), func(i int) {
+		if i == 0 {
+			lists[i][0], lists[i][1], errs[i] = s.renderList("", title, intro, "All dossiers", links, s.summaries())
+			return
+		}
+		g := groups[i-1]
 		what := "Organisation"
 		if g.kind == "families" {
 			what = "Architecture family"
 		}
-		if err := s.renderList(out, g.path, what+": "+g.name, "", "Dossiers of "+g.name, nil, g.models); err != nil {
-			return err
+		lists[i][0], lists[i][1], errs[i] = s.renderList(g.path, what+": "+g.name, "", "Dossiers of "+g.name, nil, g.models)
+	})
+	if err := firstError(errs); err != nil {
+		return err
+	}
+	for i, l := range lists {
+		dir := ""
+		if i > 0 {
+			dir = groups[i-1].path
 		}
+		out[dir+"index.md"], out[dir+"index.html"] = l[0], l[1]
 	}
 	return nil
 }
 
-func (s *Site) renderList(out map[string][]byte, dir, title, intro, caption string, links []render.Link, models []*Summary) error {
+// renderList renders one model list as Markdown and HTML.
+func (s *Site) renderList(dir, title, intro, caption string, links []render.Link, models []*Summary) (mdText, html []byte, err error) {
 	root := strings.Repeat("../", strings.Count(dir, "/"))
 	var rows []render.Row
 	md := &render.Table{Align: columnAlign}
@@ -155,24 +170,23 @@ func (s *Site) renderList(out map[string][]byte, dir, title, intro, caption stri
 		}
 		md.Rows = append(md.Rows, cells)
 	}
-	mdText, err := s.Templates.Markdown("index.md", indexData{Title: title, Intro: intro}, render.PageFuncs{Tables: map[string]*render.Table{"models": md}})
+	mdText, err = s.Templates.Markdown("index.md", indexData{Title: title, Intro: intro}, render.PageFuncs{Tables: map[string]*render.Table{"models": md}})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	introHTML, err := render.IntroHTML([]byte(intro))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for i := range links {
 		links[i].URL = root + links[i].URL
 	}
-	html, err := s.Templates.List(render.ListPage{
+	html, err = s.Templates.List(render.ListPage{
 		HTMLPage: render.HTMLPage{PageTitle: title, SiteTitle: s.Config.Title, Root: root, MarkdownURL: "index.md", Search: s.Config.Search},
 		Title:    title, Intro: introHTML, Caption: caption, Lists: links, Columns: columns, Rows: rows,
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	out[dir+"index.md"], out[dir+"index.html"] = mdText, html
-	return nil
+	return mdText, html, nil
 }
