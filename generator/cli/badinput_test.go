@@ -154,6 +154,7 @@ func badInputCases() []badCase {
 		{name: "claim tolerance NaN", changes: pageEdit("published:\n", strings.Replace(withClaim, "tolerance: 0.01", "tolerance: .nan", 1)), want: []string{"llama-3-1-8b.md", "tolerance"}},
 		{name: "claim expect infinite", changes: pageEdit("published:\n", strings.Replace(withClaim, "expect: 16e9", "expect: .inf", 1)), want: []string{"llama-3-1-8b.md", "expect"}},
 		{name: "variant bytes 1e300", changes: pageEdit("published:\n", "variants:\n  - {name: q4, repo: x/y, format: gguf, bytes: 1e300, source: listing}\npublished:\n"), want: []string{"llama-3-1-8b.md", "variants[0].bytes"}},
+		{name: "empty claim item (fuzz)", changes: pageEdit("published:\n", "claims:\n  -\npublished:\n"), want: []string{"llama-3-1-8b.md", "claims[0]", "empty item"}},
 		{name: "unclosed front matter", changes: pageEdit("---\nThe module", "The module"), want: []string{"llama-3-1-8b.md", "never closed"}},
 		{name: "unclosed quote in front matter (13)", changes: pageEdit(`title: "Llama 3.1 8B"`, `title: "Llama 3.1 8B`), want: []string{"llama-3-1-8b.md: line 2:", "not closed"}},
 

@@ -176,17 +176,31 @@ func Parse(path string, b []byte) (*Page, error) {
 		if err := yamlx.Decode(path, front, &p.Front); err != nil {
 			return nil, shiftLines(err, 1)
 		}
-		// The lines are filled before validate, whose errors cite them.
-		lines := func(key string, set func(i, line int)) {
-			for i, l := range itemLines(&doc, key, 2) {
-				set(i, l)
+		// The lines are filled before validate, whose errors cite them. An
+		// empty item ("claims:\n  -") decodes to no element at all, so the
+		// items and the elements are counted against each other.
+		f := &p.Front
+		for _, list := range []struct {
+			key string
+			n   int
+			set func(i, line int)
+		}{
+			{"claims", len(f.Claims), func(i, l int) { f.Claims[i].Line = l }},
+			{"measurements", len(f.Measurements), func(i, l int) { f.Measurements[i].Line = l }},
+			{"sources", len(f.Sources), func(i, l int) { f.Sources[i].Line = l }},
+			{"conflicts", len(f.Conflicts), func(i, l int) { f.Conflicts[i].Line = l }},
+		} {
+			if i, line, ok := emptyItem(&doc, list.key, 2); ok {
+				return nil, fmt.Errorf("%s: line %d: field %s[%d]: an empty item", path, line, list.key, i)
+			}
+			ls := itemLines(&doc, list.key, 2)
+			if len(ls) != list.n {
+				return nil, fmt.Errorf("%s: field %s: %d items in the file, %d read", path, list.key, len(ls), list.n)
+			}
+			for i, l := range ls {
+				list.set(i, l)
 			}
 		}
-		f := &p.Front
-		lines("claims", func(i, l int) { f.Claims[i].Line = l })
-		lines("measurements", func(i, l int) { f.Measurements[i].Line = l })
-		lines("sources", func(i, l int) { f.Sources[i].Line = l })
-		lines("conflicts", func(i, l int) { f.Conflicts[i].Line = l })
 	}
 	// Empty front matter decodes to nothing: validate names what is missing.
 	if err := p.validate(); err != nil {
