@@ -73,11 +73,7 @@ func (s *Site) produceModel(e *entry, out output) error {
 	}
 	m := e.model
 	if m == nil {
-		page, err := e.page.ParseFull()
-		if err != nil {
-			return err
-		}
-		computed, probs, err := s.computeModel(page)
+		computed, probs, err := s.computeModel(e.page)
 		if err != nil {
 			return err
 		}

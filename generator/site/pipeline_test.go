@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"dossier/generator/config"
 	"dossier/generator/internal/sitetest"
 )
 
@@ -45,15 +44,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	dest := filepath.Join(out, "public")
 	build := func(prev, to string) *Report {
 		t.Helper()
-		cfg, err := config.Load(root, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Load(cfg, Options{Previous: prev})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Build(s, Options{Destination: to})
+		r, err := Build(loadSite(t, root, Options{Previous: prev}), Options{Destination: to})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,18 +151,7 @@ func TestUnchangedPagesAreNotParsed(t *testing.T) {
 	keep := []string{"content/models/llama-3-1-8b.md", "content/models/gpt-oss-20b.md"}
 	root := sitetest.Fixture(t, func(rel string) bool { return slices.Contains(keep, rel) })
 	dest := filepath.Join(t.TempDir(), "public")
-	cfg, err := config.Load(root, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	load := func(prev string) *Site {
-		t.Helper()
-		s, err := Load(cfg, Options{Previous: prev})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	load := func(prev string) *Site { t.Helper(); return loadSite(t, root, Options{Previous: prev}) }
 	known := func(s *Site) (n int) {
 		for _, p := range s.Content.Models {
 			if !p.Partial || p.Body != nil || len(p.Front.Published) > 0 {

@@ -242,7 +242,13 @@ func parallel(n int, fn func(i int)) {
 	wg.Wait()
 }
 
+// computeModel computes one model from its page, reading a stub's page in
+// full first.
 func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
+	p, err := p.ParseFull()
+	if err != nil {
+		return nil, nil, err
+	}
 	cfg := s.Config
 	path := snapshotPath(cfg, p.Front.Model)
 	snap, err := snapshot.Load(path)

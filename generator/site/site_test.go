@@ -24,6 +24,20 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // Tests assert numbers on this copy, never on the live content/ and data/.
 func copySite(t testing.TB) string { return sitetest.Fixture(t, nil) }
 
+// loadSite loads the site at root with opts, failing the test on error.
+func loadSite(t testing.TB, root string, opts Options) *Site {
+	t.Helper()
+	cfg, err := config.Load(root, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func build(t *testing.T, root, dest string) (*Report, error) {
 	t.Helper()
 	cfg, err := config.Load(root, nil, nil)
@@ -372,18 +386,7 @@ func TestCommittedOutputsAreCurrent(t *testing.T) {
 func TestIncrementalBuild(t *testing.T) {
 	root := copySite(t)
 	dest := filepath.Join(root, "public")
-	load := func(prev string) *Site {
-		t.Helper()
-		cfg, err := config.Load(root, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Load(cfg, Options{Previous: prev})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	load := func(prev string) *Site { t.Helper(); return loadSite(t, root, Options{Previous: prev}) }
 	first, err := Build(load(""), Options{Destination: dest})
 	if err != nil {
 		t.Fatal(err)
@@ -552,14 +555,7 @@ func TestK3QLoRAByHand(t *testing.T) {
 // fixtureModels computes every model of the fixture site.
 func fixtureModels(t *testing.T) []*Model {
 	t.Helper()
-	cfg, err := config.Load(copySite(t), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadSite(t, copySite(t), Options{})
 	if len(s.entries) < 3 {
 		t.Fatalf("fixture has %d models", len(s.entries))
 	}
@@ -568,6 +564,9 @@ func fixtureModels(t *testing.T) []*Model {
 		m, _, err := s.computeModel(e.page)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if m.Content.Partial || m.Content.Body == nil {
+			t.Fatalf("%s: computed from a stub of its page", e.slug)
 		}
 		out = append(out, m)
 	}
