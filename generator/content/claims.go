@@ -358,40 +358,16 @@ func oneOf(s string, set []string) bool {
 	return false
 }
 
-// emptyItem finds the first null item of the top-level sequence key in
-// doc: its index and file line.
-func emptyItem(doc *yaml.Node, key string, firstLine int) (i, line int, ok bool) {
-	if len(doc.Content) == 0 {
-		return 0, 0, false
-	}
-	m := doc.Content[0]
-	for j := 0; j+1 < len(m.Content); j += 2 {
-		if m.Content[j].Value != key {
-			continue
-		}
-		for i, item := range m.Content[j+1].Content {
-			if item.Kind == yaml.ScalarNode && item.Tag == "!!null" {
-				return i, item.Line + firstLine - 1, true
-			}
-		}
-	}
-	return 0, 0, false
-}
-
-// itemLines returns the file line of each item of the top-level sequence
-// key in the parsed front matter doc, which starts at file line firstLine.
-func itemLines(doc *yaml.Node, key string, firstLine int) []int {
+// items returns the items of the top-level sequence key in the parsed
+// front matter doc.
+func items(doc *yaml.Node, key string) []*yaml.Node {
 	if len(doc.Content) == 0 {
 		return nil
 	}
 	m := doc.Content[0]
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
-			var out []int
-			for _, item := range m.Content[i+1].Content {
-				out = append(out, item.Line+firstLine-1)
-			}
-			return out
+			return m.Content[i+1].Content
 		}
 	}
 	return nil

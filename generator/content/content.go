@@ -190,15 +190,18 @@ func Parse(path string, b []byte) (*Page, error) {
 			{"sources", len(f.Sources), func(i, l int) { f.Sources[i].Line = l }},
 			{"conflicts", len(f.Conflicts), func(i, l int) { f.Conflicts[i].Line = l }},
 		} {
-			if i, line, ok := emptyItem(&doc, list.key, 2); ok {
-				return nil, fmt.Errorf("%s: line %d: field %s[%d]: an empty item", path, line, list.key, i)
+			// Front matter starts on the file's second line.
+			nodes := items(&doc, list.key)
+			for i, item := range nodes {
+				if item.Kind == yaml.ScalarNode && item.Tag == "!!null" {
+					return nil, fmt.Errorf("%s: line %d: field %s[%d]: an empty item", path, item.Line+1, list.key, i)
+				}
 			}
-			ls := itemLines(&doc, list.key, 2)
-			if len(ls) != list.n {
-				return nil, fmt.Errorf("%s: field %s: %d items in the file, %d read", path, list.key, len(ls), list.n)
+			if len(nodes) != list.n {
+				return nil, fmt.Errorf("%s: field %s: %d items in the file, %d read", path, list.key, len(nodes), list.n)
 			}
-			for i, l := range ls {
-				list.set(i, l)
+			for i, item := range nodes {
+				list.set(i, item.Line+1)
 			}
 		}
 	}

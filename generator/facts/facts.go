@@ -136,13 +136,15 @@ func (s *Set) Len() int { return len(s.m) }
 func (s *Set) Keys() []string { return slices.Clone(s.sortedKeys()) }
 
 // Prefixed yields, in order, the keys that start with prefix ("" for
-// every key): they are adjacent in key order, so this costs their number,
-// not the set's. Adding facts while iterating is not allowed.
-func (s *Set) Prefixed(prefix string) iter.Seq[string] {
-	return func(yield func(string) bool) {
+// every key), each with the rest of the key after prefix: they are
+// adjacent in key order, so this costs their number, not the set's.
+// Adding facts while iterating is not allowed.
+func (s *Set) Prefixed(prefix string) iter.Seq2[string, string] {
+	return func(yield func(key, rest string) bool) {
 		keys := s.sortedKeys()
 		for _, k := range keys[sort.SearchStrings(keys, prefix):] {
-			if !strings.HasPrefix(k, prefix) || !yield(k) {
+			rest, ok := strings.CutPrefix(k, prefix)
+			if !ok || !yield(k, rest) {
 				return
 			}
 		}

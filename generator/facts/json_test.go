@@ -79,12 +79,12 @@ func FuzzAppendJSON(f *testing.F) {
 
 func TestPrefixed(t *testing.T) {
 	s := exampleSet()
-	var got []string
-	for k := range s.Prefixed("speed.f") {
-		got = append(got, k)
+	var got, rests []string
+	for k, rest := range s.Prefixed("speed.f") {
+		got, rests = append(got, k), append(rests, rest)
 	}
-	if len(got) != 13 || got[0] != "speed.fa" || got[12] != "speed.fm" {
-		t.Errorf("speed.f…: %v", got)
+	if len(got) != 13 || got[0] != "speed.fa" || got[12] != "speed.fm" || rests[0] != "a" || rests[12] != "m" {
+		t.Errorf("speed.f…: %v, rests %v", got, rests)
 	}
 	// A key added after an iteration is found by the next one, in order.
 	s.Add(Fact{Key: "speed.f", Value: int64(1), Unit: UnitCount})

@@ -274,11 +274,7 @@ func words(key string) string { return strings.NewReplacer("_", " ", ".", " ").R
 func (m *Model) census() *render.Table {
 	t := &render.Table{Header: []string{"dtype", "parameters", "share", "fact"}, Align: []render.Align{render.Left, render.Right, render.Right}}
 	total, _ := m.Facts.Get("params.total").Int()
-	for k := range m.Facts.Prefixed("params.census.") {
-		dt, ok := strings.CutPrefix(k, "params.census.")
-		if !ok {
-			continue
-		}
+	for k, dt := range m.Facts.Prefixed("params.census.") {
 		n, _ := m.Facts.Get(k).Int()
 		share := "—"
 		if total > 0 {
@@ -356,11 +352,9 @@ func (m *Model) memory() *render.Table {
 
 func (m *Model) contexts() []string {
 	var out []int64
-	for k := range m.Facts.Prefixed("kv.bytes_at_context.") {
-		if s, ok := strings.CutPrefix(k, "kv.bytes_at_context."); ok {
-			n, _ := strconv.ParseInt(s, 10, 64)
-			out = append(out, n)
-		}
+	for _, s := range m.Facts.Prefixed("kv.bytes_at_context.") {
+		n, _ := strconv.ParseInt(s, 10, 64)
+		out = append(out, n)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	s := make([]string, len(out))
@@ -569,9 +563,6 @@ func (m *Model) prices() *render.Table {
 	for _, hw := range m.Hardware {
 		prefix := "cost." + hw + ".usd_per_hour."
 		for k := range m.Facts.Prefixed(prefix) {
-			if !strings.HasPrefix(k, prefix) {
-				continue
-			}
 			f := m.Facts.Get(k)
 			provider, asOf := priceSource(f.Sources)
 			t.Rows = append(t.Rows, []string{hw, provider, m.d(k), asOf, f.Derivation})
@@ -611,10 +602,8 @@ func (m *Model) published(pubs []content.Published) *render.Table {
 
 func (m *Model) reconcile() *render.Table {
 	var rows [][2]string
-	for k := range m.Facts.Prefixed("reconcile.") {
-		if strings.HasPrefix(k, "reconcile.") {
-			rows = append(rows, [2]string{words(strings.TrimPrefix(k, "reconcile.")), k})
-		}
+	for k, rest := range m.Facts.Prefixed("reconcile.") {
+		rows = append(rows, [2]string{words(rest), k})
 	}
 	return factTable(m.rows(rows...))
 }
@@ -729,12 +718,10 @@ func (m *Model) variantsTable(vs []content.Variant) *render.Table {
 
 func (m *Model) softwareTable() *render.Table {
 	var keys [][2]string
-	for k := range m.Facts.Prefixed("software.") {
-		if rest, ok := strings.CutPrefix(k, "software."); ok {
-			pkg, kind, _ := strings.Cut(rest, ".")
-			label := map[string]string{"works": "works with", "fails": "fails with", "first_failing": "first version that fails"}[kind]
-			keys = append(keys, [2]string{pkg + ": " + label, k})
-		}
+	for k, rest := range m.Facts.Prefixed("software.") {
+		pkg, kind, _ := strings.Cut(rest, ".")
+		label := map[string]string{"works": "works with", "fails": "fails with", "first_failing": "first version that fails"}[kind]
+		keys = append(keys, [2]string{pkg + ": " + label, k})
 	}
 	return factTable(m.rows(keys...))
 }

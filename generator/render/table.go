@@ -56,7 +56,7 @@ func (t *Table) row(cells []string, header bool) *ast.TableRow {
 			cell.Align = ast.TableAlignmentRight
 		}
 		// A literal newline would end the row; a cell is one line.
-		text := strings.Join(strings.Fields(c), " ")
+		text := oneLine(c)
 		if code, ok := codeCell(text); ok {
 			ast.AppendChild(cell, &ast.Code{Leaf: ast.Leaf{Literal: []byte(code)}})
 		} else {

@@ -87,11 +87,7 @@ func (s *Site) modelEntry(m *Model) *ModelEntry {
 	for _, r := range m.Reviews {
 		e.Claims.Verdicts[r.Verdict]++
 	}
-	for k := range m.Facts.Prefixed("fit.min_gpus_at.") {
-		rest, ok := strings.CutPrefix(k, "fit.min_gpus_at.")
-		if !ok {
-			continue
-		}
+	for k, rest := range m.Facts.Prefixed("fit.min_gpus_at.") {
 		ctx, id, ok := strings.Cut(rest, ".")
 		n, known := m.Facts.Get(k).Int()
 		if !ok || !known {
