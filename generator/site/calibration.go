@@ -78,7 +78,7 @@ func Spread(ratios []float64) (lo, med, hi float64, ok bool) {
 // comparable pair across models, the spread of their ratios (the honest
 // error bar of the speed predictions), then the measurements that could
 // not be compared and why.
-func (s *Site) renderCalibration(out map[string][]byte) error {
+func (s *Site) renderCalibration(out sink, sums []*Summary) error {
 	comparable := &render.Table{
 		Header: []string{"model", "measurement", "layout", "measured", "predicted", "predicted ÷ measured", "by", "source"},
 		Align:  []render.Align{render.Left, render.Left, render.Left, render.Right, render.Right, render.Right, render.Left, render.Left},
@@ -86,7 +86,7 @@ func (s *Site) renderCalibration(out map[string][]byte) error {
 	other := &render.Table{Header: []string{"model", "measurement", "measured", "why not compared"}}
 	var ratios []float64
 	models := map[string]bool{}
-	for _, sum := range s.summaries() {
+	for _, sum := range sums {
 		link := sum.Title // table cells are literal text
 		for _, p := range sum.Calibration {
 			if !p.Comparable {
@@ -122,8 +122,10 @@ func (s *Site) renderCalibration(out map[string][]byte) error {
 	if err != nil {
 		return fmt.Errorf("render %sindex.html: %w", CalibrationPath, err)
 	}
-	out[CalibrationPath+"index.md"], out[CalibrationPath+"index.html"] = md, html
-	return nil
+	if err := out.put(CalibrationPath+"index.md", md); err != nil {
+		return err
+	}
+	return out.put(CalibrationPath+"index.html", html)
 }
 
 func ratioText(r float64) string { return facts.Fixed(r, 2) + "×" }

@@ -17,14 +17,14 @@ import (
 // commit it was computed from: a new revision is a new item. Each
 // committed version whose verdicts flipped (the corrections log) is an item
 // too.
-func (s *Site) feeds(out map[string][]byte, paths []string) error {
+func (s *Site) feeds(out sink, paths []string, sums []*Summary) error {
 	base := s.Config.BaseURL
 	type url struct {
 		Loc     string `xml:"loc"`
 		LastMod string `xml:"lastmod,omitempty"`
 	}
 	lastmod := map[string]string{}
-	for _, m := range s.summaries() {
+	for _, m := range sums {
 		lastmod["models/"+m.Slug+"/"] = latest(m.Reviewed, m.Fetched)
 	}
 	var urls []url
@@ -41,7 +41,9 @@ func (s *Site) feeds(out map[string][]byte, paths []string) error {
 	if err != nil {
 		return fmt.Errorf("sitemap.xml: %w", err)
 	}
-	out["sitemap.xml"] = b
+	if err := out.put("sitemap.xml", b); err != nil {
+		return err
+	}
 
 	type guid struct {
 		Perma bool   `xml:"isPermaLink,attr"`
@@ -56,7 +58,7 @@ func (s *Site) feeds(out map[string][]byte, paths []string) error {
 		date        string
 	}
 	var items []item
-	for _, m := range s.summaries() {
+	for _, m := range sums {
 		d := latest(m.Reviewed, m.Fetched)
 		title, rev := m.Title+": dossier at revision "+short(m.Revision), m.Revision
 		if rev == "" {
@@ -105,8 +107,7 @@ func (s *Site) feeds(out map[string][]byte, paths []string) error {
 	if b, err = marshalXML(rss); err != nil {
 		return fmt.Errorf("index.xml: %w", err)
 	}
-	out["index.xml"] = b
-	return nil
+	return out.put("index.xml", b)
 }
 
 func marshalXML(v any) ([]byte, error) {

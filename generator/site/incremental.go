@@ -40,10 +40,13 @@ type manifest struct {
 const StampsPath = ".dossier/stamps.json"
 
 type manifestEntry struct {
-	Hash     string            `json:"hash"`
-	Files    map[string]string `json:"files"` // path relative to the publish directory → sha256 of its bytes
-	Summary  *Summary          `json:"summary"`
-	Analytic string            `json:"analytic,omitempty"` // its module-tree figures in CacheDir
+	Hash  string            `json:"hash"`
+	Files map[string]string `json:"files"` // path relative to the publish directory → sha256 of its bytes
+	// Summary is the model's Summary as published, kept encoded: the
+	// lists are rendered from it, and a site of thousands of models holds
+	// kilobytes, not a tree of maps, per model.
+	Summary  json.RawMessage `json:"summary"`
+	Analytic string          `json:"analytic,omitempty"` // its module-tree figures in CacheDir
 	// Page is the sha256 of the content file, and Model and Draft what
 	// its front matter says: the next build need not parse a page whose
 	// bytes are unchanged to find its snapshot (see knownFront).
@@ -65,19 +68,24 @@ type entry struct {
 	hash     string
 	model    *Model            // set while computed and not yet published (kept with Options.Collect)
 	computed bool              // by this build
-	summary  *Summary          // set once computed, or when reused
+	summary  json.RawMessage   // the encoded Summary: set once computed, or when reused
 	files    map[string]string // published path → sha256; when reused, the previous output's files
 	analytic string            // cache key of its module-tree figures
 	reused   bool
 	pageSum  string // sha256 of the content file
 }
 
-func (s *Site) summaries() []*Summary {
+// summaries decodes every model's summary, in content order, for the
+// files that list them.
+func (s *Site) summaries() ([]*Summary, error) {
 	out := make([]*Summary, len(s.entries))
 	for i, e := range s.entries {
-		out[i] = e.summary
+		if err := json.Unmarshal(e.summary, &out[i]); err != nil || out[i] == nil {
+			return nil, fmt.Errorf("summary of %s: %v", e.slug, err)
+		}
+		out[i].Entry = nil // read from e.summary by models.json alone
 	}
-	return out
+	return out, nil
 }
 
 // generatorKey identifies the generator itself: a rebuilt binary (any code
@@ -217,7 +225,7 @@ func (s *Site) reuse(e *entry) {
 		return
 	}
 	me, ok := s.prev.Models[e.slug]
-	if !ok || me.Hash != e.hash || me.Summary == nil {
+	if !ok || me.Hash != e.hash || len(me.Summary) == 0 || string(me.Summary) == "null" {
 		return
 	}
 	for f, want := range me.Files {

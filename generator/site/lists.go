@@ -70,7 +70,7 @@ type group struct {
 	models           []*Summary
 }
 
-func (s *Site) groups() []group {
+func (s *Site) groups(sums []*Summary) []group {
 	by := map[string]*group{}
 	var keys []string
 	add := func(kind, name string, m *Summary) {
@@ -86,7 +86,7 @@ func (s *Site) groups() []group {
 		}
 		g.models = append(g.models, m)
 	}
-	for _, m := range s.summaries() {
+	for _, m := range sums {
 		add("orgs", m.Org, m)
 		add("families", m.Family, m)
 	}
@@ -100,8 +100,8 @@ func (s *Site) groups() []group {
 
 // renderLists writes the index and one list page per organisation and
 // architecture family, as HTML (sortable) and Markdown.
-func (s *Site) renderLists(out map[string][]byte) error {
-	groups := s.groups()
+func (s *Site) renderLists(out sink, sums []*Summary) error {
+	groups := s.groups(sums)
 	var links []render.Link
 	for _, g := range groups {
 		label := "organisation"
@@ -122,31 +122,30 @@ func (s *Site) renderLists(out map[string][]byte) error {
 	}
 	// The index and each group's list on every core: each lists up to
 	// every model, and a one-model rebuild waits for them all.
-	lists := make([][2][]byte, 1+len(groups))
-	errs := make([]error, len(lists))
-	parallel(len(lists), func(i int) {
-		if i == 0 {
-			lists[i][0], lists[i][1], errs[i] = s.renderList("", title, intro, "All dossiers", links, s.summaries())
-			return
-		}
-		g := groups[i-1]
-		what := "Organisation"
-		if g.kind == "families" {
-			what = "Architecture family"
-		}
-		lists[i][0], lists[i][1], errs[i] = s.renderList(g.path, what+": "+g.name, "", "Dossiers of "+g.name, nil, g.models)
-	})
-	if err := firstError(errs); err != nil {
-		return err
-	}
-	for i, l := range lists {
+	// Each is published as soon as it is rendered.
+	errs := make([]error, 1+len(groups))
+	parallel(len(errs), func(i int) {
+		var md, html []byte
 		dir := ""
-		if i > 0 {
-			dir = groups[i-1].path
+		if i == 0 {
+			md, html, errs[i] = s.renderList("", title, intro, "All dossiers", links, sums)
+		} else {
+			g := groups[i-1]
+			what := "Organisation"
+			if g.kind == "families" {
+				what = "Architecture family"
+			}
+			dir = g.path
+			md, html, errs[i] = s.renderList(g.path, what+": "+g.name, "", "Dossiers of "+g.name, nil, g.models)
 		}
-		out[dir+"index.md"], out[dir+"index.html"] = l[0], l[1]
-	}
-	return nil
+		if errs[i] == nil {
+			errs[i] = out.put(dir+"index.md", md)
+		}
+		if errs[i] == nil {
+			errs[i] = out.put(dir+"index.html", html)
+		}
+	})
+	return firstError(errs)
 }
 
 // renderList renders one model list as Markdown and HTML.

@@ -1,8 +1,11 @@
 package site
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"iter"
 	"sort"
 	"strings"
 
@@ -66,7 +69,7 @@ type modelsDoc struct {
 	Concurrency  int64             `json:"concurrency"`
 	Assumptions  string            `json:"assumptions"`
 	Accelerators []acceleratorJSON `json:"accelerators"`
-	Models       []*ModelEntry     `json:"models"`
+	Models       []json.RawMessage `json:"models"` // each an encoded ModelEntry
 }
 
 func (s *Site) modelEntry(m *Model) *ModelEntry {
@@ -101,10 +104,11 @@ func (s *Site) modelEntry(m *Model) *ModelEntry {
 	return e
 }
 
-// modelsJSON encodes models.json from the build's summaries.
-func (s *Site) modelsJSON() ([]byte, error) {
+// modelsDocOf is models.json's document without its models, which
+// writeModelsJSON adds.
+func (s *Site) modelsDocOf() modelsDoc {
 	sz := s.Config.Sizing
-	doc := modelsDoc{Contexts: sz.Contexts, Concurrency: sz.Concurrency, Models: []*ModelEntry{},
+	doc := modelsDoc{Contexts: sz.Contexts, Concurrency: sz.Concurrency, Models: []json.RawMessage{},
 		Assumptions: fmt.Sprintf("%d concurrent sequence(s), %d%% of memory usable, %s reserved per GPU", sz.Concurrency,
 			int(sz.GPUMemoryUtilization*100+0.5), facts.GB(float64(sz.ReservePerGPUBytes)))}
 	ids := make([]string, 0, len(s.Catalog.Accelerators))
@@ -116,14 +120,65 @@ func (s *Site) modelsJSON() ([]byte, error) {
 		a := s.Catalog.Accelerators[id]
 		doc.Accelerators = append(doc.Accelerators, acceleratorJSON{ID: id, Name: a.Name, Class: a.Class, MemoryBytes: a.MemoryBytes, Memory: facts.Bytes(float64(a.MemoryBytes))})
 	}
-	for _, sum := range s.summaries() {
-		if sum.Entry != nil {
-			doc.Models = append(doc.Models, sum.Entry)
+	return doc
+}
+
+// modelEntries yields each model's models.json entry, in content order,
+// from its encoded summary.
+func (s *Site) modelEntries() iter.Seq2[json.RawMessage, error] {
+	return func(yield func(json.RawMessage, error) bool) {
+		for _, e := range s.entries {
+			var sum struct {
+				Entry json.RawMessage `json:"entry"`
+			}
+			if err := json.Unmarshal(e.summary, &sum); err != nil {
+				yield(nil, fmt.Errorf("summary of %s: %w", e.slug, err))
+				return
+			}
+			if len(sum.Entry) > 0 && string(sum.Entry) != "null" && !yield(sum.Entry, nil) {
+				return
+			}
 		}
 	}
-	b, err := json.MarshalIndent(doc, "", " ")
+}
+
+// writeModelsJSON writes doc with the given entries as its models, as
+// json.MarshalIndent(doc, "", " ") writes it (TestModelsJSONIsMarshalIndent),
+// an entry at a time: 12 MB at 5,000 models, which MarshalIndent would
+// hold twice over.
+func writeModelsJSON(w io.Writer, doc modelsDoc, entries iter.Seq2[json.RawMessage, error]) error {
+	doc.Models = []json.RawMessage{}
+	head, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ModelsPath, err)
+		return err
 	}
-	return append(b, '\n'), nil
+	const open = `"models": [`
+	i := bytes.LastIndex(head, []byte(open))
+	if i < 0 {
+		return fmt.Errorf("no models field in %q", head)
+	}
+	ew := &errWriter{w: w}
+	ew.Write(head[:i+len(open)])
+	var buf bytes.Buffer
+	n := 0
+	for m, err := range entries {
+		if err != nil {
+			return err
+		}
+		buf.Reset()
+		if err := json.Indent(&buf, m, "  ", " "); err != nil {
+			return fmt.Errorf("entry %d: %w", n, err)
+		}
+		if n > 0 {
+			ew.WriteString(",")
+		}
+		ew.WriteString("\n  ")
+		ew.Write(buf.Bytes())
+		n++
+	}
+	if n > 0 {
+		ew.WriteString("\n ")
+	}
+	ew.WriteString("]\n}\n")
+	return ew.err
 }

@@ -1,6 +1,8 @@
 package site
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -16,8 +19,7 @@ import (
 // go out as soon as it is rendered, so the site is never held in memory
 // whole. Implementations are safe for concurrent use.
 type output interface {
-	// put publishes new bytes.
-	put(name string, b []byte) error
+	sink
 	// reuse publishes the previous output's file at from unchanged; sum is
 	// the sha256 it was verified to have.
 	reuse(name, from, sum string) error
@@ -25,6 +27,65 @@ type output interface {
 	sums() map[string]string
 	// stamps is the size and modification time of every file on disk.
 	stamps() map[string]stamp
+}
+
+// sink receives files as they are rendered. Implementations are safe for
+// concurrent use.
+type sink interface {
+	// put publishes new bytes.
+	put(name string, b []byte) error
+	// write publishes what fill writes: a file that lists every model
+	// (the manifest, models.json) goes out as it is encoded, never whole
+	// in memory.
+	write(name string, fill func(io.Writer) error) error
+}
+
+// sumSink keeps only the sha256 of each file, for a build that asks
+// whether publishing would change anything.
+type sumSink struct {
+	mu   sync.Mutex
+	sums map[string]string
+}
+
+func (ss *sumSink) put(name string, b []byte) error {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.sums == nil {
+		ss.sums = map[string]string{}
+	}
+	ss.sums[name] = sum256(b)
+	return nil
+}
+
+func (ss *sumSink) write(name string, fill func(io.Writer) error) error {
+	sum, err := streamSum(fill)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.sums == nil {
+		ss.sums = map[string]string{}
+	}
+	ss.sums[name] = sum
+	return nil
+}
+
+// pageSink passes files on and notes the directories of the HTML pages
+// among them, for the sitemap.
+type pageSink struct {
+	sink
+	mu    sync.Mutex
+	pages []string
+}
+
+func (ps *pageSink) put(name string, b []byte) error {
+	if dir, ok := strings.CutSuffix(name, "index.html"); ok {
+		ps.mu.Lock()
+		ps.pages = append(ps.pages, dir)
+		ps.mu.Unlock()
+	}
+	return ps.sink.put(name, b)
 }
 
 // stamp is what a later build compares with a file's os.Stat before
@@ -153,6 +214,34 @@ func (st *staging) put(name string, b []byte) error {
 	return st.setStamp(name, p)
 }
 
+func (st *staging) write(name string, fill func(io.Writer) error) error {
+	p, err := st.path(name)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	h := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 64<<10)
+	if err := fill(bw); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := st.record(name, hex.EncodeToString(h.Sum(nil))); err != nil {
+		return err
+	}
+	return st.setStamp(name, p)
+}
+
 // reuse hardlinks the previous file into the staging directory (both are
 // siblings, so on one file system); where links fail it copies the file
 // without holding it in memory.
@@ -259,6 +348,27 @@ func (m *memory) put(name string, b []byte) error {
 	}
 	m.files[name] = b
 	return nil
+}
+
+func (m *memory) write(name string, fill func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := fill(&b); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return m.put(name, b.Bytes())
+}
+
+// streamSum is the sha256 of what fill writes, without keeping it.
+func streamSum(fill func(io.Writer) error) (string, error) {
+	h := sha256.New()
+	bw := bufio.NewWriterSize(h, 64<<10)
+	if err := fill(bw); err != nil {
+		return "", err
+	}
+	if err := bw.Flush(); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func (m *memory) reuse(name, from, _ string) error {

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -12,33 +13,39 @@ import (
 // model. It is small and serializable, so an incremental build can keep it
 // for a model it does not recompute.
 type Summary struct {
-	Slug     string      `json:"slug"`
-	Title    string      `json:"title"`
-	Model    string      `json:"model"`
-	Org      string      `json:"org"`
-	Family   string      `json:"family"`
-	Revision string      `json:"revision"`
-	Fetched  string      `json:"fetched"`
-	Reviewed string      `json:"reviewed"`
-	Text     string      `json:"summary"`
-	Verdicts string      `json:"verdicts"`
-	Row      render.Row  `json:"row"`
-	Entry    *ModelEntry `json:"entry"` // this model in models.json
+	Slug     string     `json:"slug"`
+	Title    string     `json:"title"`
+	Model    string     `json:"model"`
+	Org      string     `json:"org"`
+	Family   string     `json:"family"`
+	Revision string     `json:"revision"`
+	Fetched  string     `json:"fetched"`
+	Reviewed string     `json:"reviewed"`
+	Text     string     `json:"summary"`
+	Verdicts string     `json:"verdicts"`
+	Row      render.Row `json:"row"`
+	// Entry is this model in models.json, encoded once when computed:
+	// only models.json reads it, and it is most of a summary's memory.
+	Entry json.RawMessage `json:"entry"`
 	// Calibration is the model's speed measurements beside predictions,
 	// for the site's calibration page.
 	Calibration []CalibrationPair `json:"calibration,omitempty"`
 }
 
-func (s *Site) summarize(m *Model) *Summary {
+func (s *Site) summarize(m *Model) (*Summary, error) {
 	sum := &Summary{
 		Slug: m.Page.Slug, Title: m.Page.Title, Model: m.Snapshot.Model, Org: m.Content.Front.Org, Family: m.Page.Family,
 		Revision: m.Snapshot.Revision, Fetched: m.Snapshot.Fetched, Reviewed: m.Content.Front.Review, Text: m.Page.Summary,
 		Verdicts: verdictCounts(m),
 	}
-	sum.Entry = s.modelEntry(m)
+	entry, err := json.Marshal(s.modelEntry(m))
+	if err != nil {
+		return nil, fmt.Errorf("models.json entry of %s: %w", m.Page.Slug, err)
+	}
+	sum.Entry = entry
 	sum.Calibration = calibrationPairs(m)
 	sum.Row = s.row(m, sum)
-	return sum
+	return sum, nil
 }
 
 func verdictCounts(m *Model) string {

@@ -108,7 +108,7 @@ func Build(s *Site, opts Options) (*Report, error) {
 		}
 	}
 	for _, e := range s.entries {
-		r.Models = append(r.Models, e.summary.Model)
+		r.Models = append(r.Models, e.page.Front.Model)
 		if e.computed {
 			r.Rebuilt = append(r.Rebuilt, e.slug)
 		} else {

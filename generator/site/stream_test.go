@@ -1,0 +1,118 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"iter"
+	"testing"
+)
+
+// TestManifestIsMarshal holds the manifest, written a model at a time, to
+// what encoding/json writes for the whole manifest, on the fixture site.
+func TestManifestIsMarshal(t *testing.T) {
+	s := loadSite(t, copySite(t), Options{})
+	files, err := s.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	man := manifest{Models: map[string]manifestEntry{}, Shared: map[string]string{}, SharedKey: "k"}
+	for name, b := range files {
+		if name != ManifestPath && name != StampsPath {
+			man.Shared[name] = sum256(b)
+		}
+	}
+	for _, e := range s.entries {
+		man.Models[e.slug] = e.manifestEntry()
+		for name := range e.files {
+			delete(man.Shared, name)
+		}
+		if len(e.summary) == 0 || len(e.files) == 0 {
+			t.Fatalf("%s: rendered without a summary or files", e.slug)
+		}
+	}
+	if len(man.Models) < 3 || len(man.Shared) < 5 {
+		t.Fatalf("fixture gave %d models and %d shared files", len(man.Models), len(man.Shared))
+	}
+	want, err := json.Marshal(man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]string{}
+	for name, b := range files {
+		sums[name] = sum256(b)
+	}
+	delete(sums, ManifestPath)
+	delete(sums, StampsPath)
+	var got bytes.Buffer
+	if err := s.writeManifest(&got, sums, "k"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("manifest: %s", firstDiff(string(want), got.String()))
+	}
+	// And it is what the build published, which the next build reads back.
+	var back manifest
+	if err := json.Unmarshal(files[ManifestPath], &back); err != nil || len(back.Models) != len(man.Models) {
+		t.Errorf("published manifest: %d models, %v", len(back.Models), err)
+	}
+}
+
+// TestModelsJSONIsMarshalIndent holds models.json, written a model at a
+// time, to json.MarshalIndent of its document: on the fixture's models,
+// with no models, and with entries whose text needs escaping.
+func TestModelsJSONIsMarshalIndent(t *testing.T) {
+	s := loadSite(t, copySite(t), Options{})
+	files, err := s.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixture []json.RawMessage
+	for m, err := range s.modelEntries() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixture = append(fixture, m)
+	}
+	if len(fixture) < 3 {
+		t.Fatalf("fixture has %d models.json entries", len(fixture))
+	}
+	odd, err := json.Marshal(map[string]any{"title": `a "models": [ <b> & é`, "n": []int{}, "x": map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, quoted := s.modelsDocOf(), s.modelsDocOf()
+	quoted.Assumptions = `"models": [`
+	for _, c := range []struct {
+		name    string
+		doc     modelsDoc
+		entries []json.RawMessage
+	}{{"fixture", plain, fixture}, {"empty", plain, []json.RawMessage{}}, {"escaped", quoted, []json.RawMessage{odd, odd}}} {
+		doc := c.doc
+		doc.Models = c.entries
+		want, err := json.MarshalIndent(doc, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, '\n')
+		var got bytes.Buffer
+		if err := writeModelsJSON(&got, c.doc, noErrors(c.entries)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%s: %s", c.name, firstDiff(string(want), got.String()))
+		}
+		if c.name == "fixture" && !bytes.Equal(files[ModelsPath], want) {
+			t.Errorf("published models.json: %s", firstDiff(string(want), string(files[ModelsPath])))
+		}
+	}
+}
+
+func noErrors[T any](s []T) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for _, v := range s {
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}
