@@ -247,11 +247,40 @@ func (s *Site) intact(name, sum string) bool {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	if st, ok := s.prev.Stamps[name]; ok && st == stampOf(fi) {
+	if st, ok := s.prevStamp(name); ok && st == stampOf(fi) {
 		return true
 	}
 	got, err := fileSum(p)
-	return err == nil && got == sum
+	if err != nil || got != sum {
+		return false
+	}
+	// Verified: what it is on disk now is what its link will show.
+	s.stampsMu.Lock()
+	defer s.stampsMu.Unlock()
+	if s.prev.Stamps == nil {
+		s.prev.Stamps = map[string]stamp{}
+	}
+	s.prev.Stamps[name] = stampOf(fi)
+	return true
+}
+
+// prevStamp is the stamp of the previous output's file name: as recorded,
+// or as found when intact verified it.
+func (s *Site) prevStamp(name string) (stamp, bool) {
+	s.stampsMu.Lock()
+	defer s.stampsMu.Unlock()
+	st, ok := s.prev.Stamps[name]
+	return st, ok
+}
+
+// reuseFile publishes the previous output's file name, which intact
+// verified has sum: a hardlink has the stamp it was verified by.
+func (s *Site) reuseFile(out output, name, sum string) error {
+	var known *stamp
+	if st, ok := s.prevStamp(name); ok {
+		known = &st
+	}
+	return out.reuse(name, filepath.Join(s.prevDir, filepath.FromSlash(name)), sum, known)
 }
 
 func fileExists(p string) bool {

@@ -31,7 +31,7 @@ func (s *Site) produce(out output) error {
 	}
 	if reused, ok := s.reusableShared(key); ok {
 		for _, name := range sortedKeys(reused) {
-			if err := out.reuse(name, filepath.Join(s.prevDir, filepath.FromSlash(name)), reused[name]); err != nil {
+			if err := s.reuseFile(out, name, reused[name]); err != nil {
 				return err
 			}
 		}
@@ -59,7 +59,7 @@ func (s *Site) produce(out output) error {
 func (s *Site) produceModel(e *entry, out output) error {
 	if e.reused {
 		for _, name := range sortedKeys(e.files) {
-			if err := out.reuse(name, filepath.Join(s.prevDir, filepath.FromSlash(name)), e.files[name]); err != nil {
+			if err := s.reuseFile(out, name, e.files[name]); err != nil {
 				return err
 			}
 		}
@@ -173,7 +173,7 @@ func (s *Site) putCache(out output, name string) error {
 	if err != nil {
 		return nil // a lost cache entry only costs the next build time
 	}
-	return out.reuse(name, from, sum)
+	return out.reuse(name, from, sum, nil)
 }
 
 // sharedKey hashes everything the shared files are rendered from: the

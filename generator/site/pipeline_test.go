@@ -1,6 +1,7 @@
 package site
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,6 +68,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 				t.Errorf("%s: %s differs from the full build's", what, name)
 			}
 		}
+		stampsAreTrue(t, what, dir)
 	}
 
 	first := build("", dest)
@@ -102,6 +104,12 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	sameAsFull("unchanged", dest)
 
 	// One snapshot changed: that page only, its module tree from the cache.
+	// A file of another page was touched: reused once hashed, and its new
+	// stamp recorded (stampsAreTrue).
+	touched := filepath.Join(dest, "models", "llama-3-1-8b", "index.md")
+	if err := os.Chtimes(touched, time.Time{}, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	sitetest.Edit(t, filepath.Join(root, "data/hub/moonshotai/Kimi-K3/snapshot.json"), `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`)
 	r = build(dest, dest)
 	if r.Unchanged || !slices.Equal(r.Rebuilt, []string{"kimi-k3"}) || r.ModuleTrees != 0 {
@@ -189,6 +197,37 @@ func TestUnchangedPagesAreNotParsed(t *testing.T) {
 	for _, e := range s.entries {
 		if e.slug == "llama-3-1-8b" && (e.page.Known || e.reused || e.page.Front.Model != "meta-llama/Llama-3.1-8B") {
 			t.Errorf("llama: known %v, reused %v, model %q", e.page.Known, e.reused, e.page.Front.Model)
+		}
+	}
+}
+
+// stampsAreTrue checks that the stamps a build recorded are those of the
+// files it published: a wrong one would make the next build trust a file
+// edited since, or hash every file again.
+func stampsAreTrue(t *testing.T, what, dir string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(StampsPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stamps map[string]stamp
+	if err := json.Unmarshal(b, &stamps); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files++
+		}
+		return err
+	})
+	if len(stamps) != files-1 { // all but the stamps file itself
+		t.Errorf("%s: %d stamps for %d files", what, len(stamps), files)
+	}
+	for name, st := range stamps {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil || stampOf(fi) != st {
+			t.Errorf("%s: %s has stamp %+v, recorded %+v (%v)", what, name, stampOf(fi), st, err)
 		}
 	}
 }

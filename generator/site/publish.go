@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,7 +24,8 @@ type output interface {
 	sink
 	// reuse publishes the previous output's file at from unchanged; sum is
 	// the sha256 it was verified to have.
-	reuse(name, from, sum string) error
+	// known, when not nil, is the file's stamp, which a hardlink keeps.
+	reuse(name, from, sum string, known *stamp) error
 	// sums is every file published so far and its sha256.
 	sums() map[string]string
 	// stamps is the size and modification time of every file on disk.
@@ -110,13 +113,17 @@ func (l *ledger) setStamp(name, path string) error {
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
+	l.keepStamp(name, stampOf(fi))
+	return nil
+}
+
+func (l *ledger) keepStamp(name string, st stamp) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.st == nil {
 		l.st = map[string]stamp{}
 	}
-	l.st[name] = stampOf(fi)
-	return nil
+	l.st[name] = st
 }
 
 func (l *ledger) stamps() map[string]stamp {
@@ -159,6 +166,34 @@ type staging struct {
 	made map[string]bool
 }
 
+// mkdir creates dir and its missing parents inside the staging directory
+// with one mkdir each and no stat: the staging directory starts empty, so
+// made knows which exist.
+func (st *staging) mkdir(dir string) error {
+	st.mu.Lock()
+	made := st.made[dir] || dir == st.dir
+	st.mu.Unlock()
+	if made {
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := st.mkdir(parent); err != nil {
+			return err
+		}
+	}
+	// Another worker may have made it meanwhile.
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	st.mu.Lock()
+	if st.made == nil {
+		st.made = map[string]bool{}
+	}
+	st.made[dir] = true
+	st.mu.Unlock()
+	return nil
+}
+
 // stage creates the staging directory for dest.
 func stage(dest string) (*staging, error) {
 	dest = filepath.Clean(dest)
@@ -181,22 +216,9 @@ func stage(dest string) (*staging, error) {
 
 func (st *staging) path(name string) (string, error) {
 	p := filepath.Join(st.dir, filepath.FromSlash(name))
-	dir := filepath.Dir(p)
-	st.mu.Lock()
-	made := st.made[dir]
-	st.mu.Unlock()
-	if made {
-		return p, nil
+	if err := st.mkdir(filepath.Dir(p)); err != nil {
+		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", dir, err)
-	}
-	st.mu.Lock()
-	if st.made == nil {
-		st.made = map[string]bool{}
-	}
-	st.made[dir] = true
-	st.mu.Unlock()
 	return p, nil
 }
 
@@ -245,7 +267,7 @@ func (st *staging) write(name string, fill func(io.Writer) error) error {
 // reuse hardlinks the previous file into the staging directory (both are
 // siblings, so on one file system); where links fail it copies the file
 // without holding it in memory.
-func (st *staging) reuse(name, from, sum string) error {
+func (st *staging) reuse(name, from, sum string, known *stamp) error {
 	if err := st.record(name, sum); err != nil {
 		return err
 	}
@@ -257,6 +279,11 @@ func (st *staging) reuse(name, from, sum string) error {
 		if err := copyFile(from, p); err != nil {
 			return err
 		}
+		known = nil // a copy has a stamp of its own
+	}
+	if known != nil {
+		st.keepStamp(name, *known)
+		return nil
 	}
 	return st.setStamp(name, p)
 }
@@ -371,7 +398,7 @@ func streamSum(fill func(io.Writer) error) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func (m *memory) reuse(name, from, _ string) error {
+func (m *memory) reuse(name, from, _ string, _ *stamp) error {
 	b, err := os.ReadFile(from)
 	if err != nil {
 		return fmt.Errorf("reuse %s: %w", from, err)

@@ -78,6 +78,7 @@ type Site struct {
 	entries  []*entry   // every published model, computed or reused, in content order
 	prevDir  string     // Options.Previous
 	prev     *manifest  // its manifest, nil when there is nothing to reuse
+	stampsMu sync.Mutex // guards prev.Stamps, which intact completes
 	analytic *analytics // module-tree figures by config hash
 	inputs   string     // hash of what every page depends on (sharedInputs)
 	// corrections are the dossiers' logs from the committed history of
