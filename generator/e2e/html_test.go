@@ -309,7 +309,7 @@ func TestResolve(t *testing.T) {
 		{"models/kimi-k3/index.html", "#fit-8xB200", "models/kimi-k3/index.html", "fit-8xB200"},
 		{"index.html", "models/kimi-k3/", "models/kimi-k3/index.html", ""},
 		{"index.html", "/models/kimi-k3/#claim-size-1400", "models/kimi-k3/index.html", "claim-size-1400"},
-		{"models/kimi-k3/index.html", "charts/bytes.svg", "models/kimi-k3/charts/bytes.svg", ""},
+		{"models/kimi-k3/index.html", "bytes.svg", "models/kimi-k3/bytes.svg", ""},
 	} {
 		target, frag, internal, err := resolve(c.from, c.ref)
 		if err != nil || !internal || target != c.target || frag != c.frag {

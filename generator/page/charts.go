@@ -43,7 +43,7 @@ func byteTick(v, axisMax float64) string { return facts.BytesIn(v, axisMax) }
 func (m *Model) buildCharts() map[string]render.Chart {
 	out := map[string]render.Chart{}
 	add := func(name, alt, svg string) {
-		out[name] = render.Chart{File: "charts/" + name + ".svg", Alt: alt, SVG: svg}
+		out[name] = render.Chart{File: name + ".svg", Alt: alt, SVG: svg} // beside the page, as a Hugo leaf bundle keeps its images
 	}
 	if w := m.weightSegments(); w != nil && len(m.Hardware) > 0 {
 		cache, _ := m.num("fit.cache_bytes")

@@ -104,7 +104,7 @@ type PageFuncs struct {
 // Chart is a drawn chart: the file it is published as, its alternative
 // text and its SVG.
 type Chart struct {
-	File string // relative to the page, e.g. charts/memory.svg
+	File string // relative to the page, e.g. memory.svg
 	Alt  string
 	SVG  string
 }
