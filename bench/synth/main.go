@@ -1,16 +1,20 @@
 // Command synth writes the synthetic sites bench/run measures: a dossier
 // site of N model pages (copies of the shipped models under new ids, every
 // ninth one Kimi K3) and the equivalent Hugo site (each page's rendered
-// Markdown from the shipped public/, a list page, RSS).
+// Markdown from the shipped public/, a list page, RSS). With -facts it also
+// writes hugo-facts/, the same site with what else dossier publishes per
+// model: its facts as a Markdown table on a page of their own (dossier's
+// facts.html) and its facts.json as a static file.
 //
-//	go run ./bench/synth -n 1000 [-small] -out DIR
+//	go run ./bench/synth -n 1000 [-small] [-facts] -out DIR
 //
-// writes DIR/dossier and DIR/hugo. It reads the site root given by -src
+// writes DIR/dossier, DIR/hugo and with -facts DIR/hugo-facts. It reads the site root given by -src
 // (default: the current directory).
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -30,6 +34,8 @@ type model struct {
 	page     []byte // content/models/<slug>.md
 	snapshot []byte
 	rendered []byte // public/models/<slug>/index.md
+	facts    []byte // public/models/<slug>/facts.json
+	factsMD  []byte // its facts as a Markdown table: key, value, derivation, sources
 }
 
 func main() {
@@ -37,18 +43,19 @@ func main() {
 	small := flag.Bool("small", false, "small models only (no K3, K2.5, DeepSeek V3)")
 	src := flag.String("src", ".", "site root to copy the models from")
 	out := flag.String("out", "", "directory to write dossier/ and hugo/ into")
+	withFacts := flag.Bool("facts", false, "also write hugo-facts/, with a facts page and facts.json per model")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "synth: -out DIR is required")
 		os.Exit(2)
 	}
-	if err := run(*src, *out, *n, *small); err != nil {
+	if err := run(*src, *out, *n, *small, *withFacts); err != nil {
 		fmt.Fprintln(os.Stderr, "synth:", err)
 		os.Exit(1)
 	}
 }
 
-func run(src, out string, n int, small bool) error {
+func run(src, out string, n int, small, withFacts bool) error {
 	models, err := load(src)
 	if err != nil {
 		return err
@@ -66,8 +73,8 @@ func run(src, out string, n int, small bool) error {
 	if k3 == nil && !small {
 		return fmt.Errorf("%s: content/models/kimi-k3.md is missing", src)
 	}
-	ds, hs := filepath.Join(out, "dossier"), filepath.Join(out, "hugo")
-	for _, d := range []string{ds, hs} {
+	ds, hs, hfs := filepath.Join(out, "dossier"), filepath.Join(out, "hugo"), filepath.Join(out, "hugo-facts")
+	for _, d := range []string{ds, hs, hfs} {
 		if err := os.RemoveAll(d); err != nil {
 			return err
 		}
@@ -85,8 +92,14 @@ func run(src, out string, n int, small bool) error {
 			}
 		}
 	}
-	if err := hugoSkeleton(hs); err != nil {
-		return err
+	hugoSites := []string{hs}
+	if withFacts {
+		hugoSites = append(hugoSites, hfs)
+	}
+	for _, h := range hugoSites {
+		if err := hugoSkeleton(h); err != nil {
+			return err
+		}
 	}
 	software, windows, err := softwareWindows(filepath.Join(src, "data/software.yaml"))
 	if err != nil {
@@ -112,8 +125,19 @@ func run(src, out string, n int, small bool) error {
 		}
 		title := fmt.Sprintf("%s (%05d)", m.slug, i)
 		front := fmt.Sprintf("---\ntitle: %q\ndate: 2026-08-06\norgs: [%q]\nfamilies: [%q]\n---\n", title, strings.Split(m.id, "/")[0], m.slug)
-		if err := write(filepath.Join(hs, "content/models", slug+".md"), append([]byte(front), m.rendered...)); err != nil {
-			return err
+		for _, h := range hugoSites {
+			if err := write(filepath.Join(h, "content/models", slug+".md"), append([]byte(front), m.rendered...)); err != nil {
+				return err
+			}
+		}
+		if withFacts {
+			factsFront := fmt.Sprintf("---\ntitle: %q\ndate: 2026-08-06\n---\n", title+": every fact")
+			if err := write(filepath.Join(hfs, "content/facts", slug+".md"), append([]byte(factsFront), m.factsMD...)); err != nil {
+				return err
+			}
+			if err := write(filepath.Join(hfs, "static/models", slug, "facts.json"), m.facts); err != nil {
+				return err
+			}
 		}
 	}
 	return write(filepath.Join(ds, "data/software.yaml"), software)
@@ -174,6 +198,12 @@ func load(src string) ([]*model, error) {
 		if m.rendered, err = os.ReadFile(filepath.Join(src, "public/models", m.slug, "index.md")); err != nil {
 			return nil, err
 		}
+		if m.facts, err = os.ReadFile(filepath.Join(src, "public/models", m.slug, "facts.json")); err != nil {
+			return nil, err
+		}
+		if m.factsMD, err = factsTable(m.facts); err != nil {
+			return nil, fmt.Errorf("%s facts.json: %w", m.slug, err)
+		}
 		out = append(out, m)
 	}
 	return out, nil
@@ -201,7 +231,7 @@ unsafe = true
 		"layouts/_default/single.html": `{{ define "main" }}<article><h1>{{ .Title }}</h1>{{ .TableOfContents }}{{ .Content }}</article>{{ end }}
 `,
 		"layouts/_default/list.html": `{{ define "main" }}<h1>{{ .Title }}</h1>{{ .Content }}<table><thead><tr><th>model</th><th>org</th><th>family</th><th>words</th></tr></thead><tbody>
-{{ range .RegularPagesRecursive }}<tr><td><a href="{{ .RelPermalink }}">{{ .Title }}</a></td><td>{{ delimit .Params.orgs ", " }}</td><td>{{ delimit .Params.families ", " }}</td><td>{{ .WordCount }}</td></tr>
+{{ range where .RegularPagesRecursive "Section" "models" }}<tr><td><a href="{{ .RelPermalink }}">{{ .Title }}</a></td><td>{{ delimit .Params.orgs ", " }}</td><td>{{ delimit .Params.families ", " }}</td><td>{{ .WordCount }}</td></tr>
 {{ end }}</tbody></table>{{ end }}
 `,
 		"static/style.css": "body{font-family:sans-serif}\n",
@@ -212,6 +242,35 @@ unsafe = true
 		}
 	}
 	return nil
+}
+
+// factsTable is a facts.json's facts as the Markdown table dossier's
+// facts.html is converted from: one row per fact, in key order.
+func factsTable(factsJSON []byte) ([]byte, error) {
+	var doc struct {
+		Facts map[string]struct {
+			Display    string   `json:"display"`
+			Unit       string   `json:"unit"`
+			Sources    []string `json:"sources"`
+			Derivation string   `json:"derivation"`
+		} `json:"facts"`
+	}
+	if err := json.Unmarshal(factsJSON, &doc); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(doc.Facts))
+	for k := range doc.Facts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	cell := strings.NewReplacer("|", "\\|", "\n", " ")
+	var b bytes.Buffer
+	b.WriteString("| fact | value | unit | derivation | sources |\n| --- | --- | --- | --- | --- |\n")
+	for _, k := range keys {
+		f := doc.Facts[k]
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", k, cell.Replace(f.Display), f.Unit, cell.Replace(f.Derivation), cell.Replace(strings.Join(f.Sources, "; ")))
+	}
+	return b.Bytes(), nil
 }
 
 func copyFile(from, to string) error {
