@@ -26,12 +26,7 @@ var headlineKeys = []string{
 
 // ModelEntry is one model in models.json.
 type ModelEntry struct {
-	Slug     string                  `json:"slug"`
-	Title    string                  `json:"title"`
-	Model    string                  `json:"model"`
-	Org      string                  `json:"org"`
-	Family   string                  `json:"family"`
-	Revision string                  `json:"revision"`
+	modelID
 	URL      string                  `json:"url"` // the dossier, relative to the site root
 	Hub      page.HubLinks           `json:"hub"`
 	Facts    map[string]headlineFact `json:"facts"`
@@ -74,8 +69,7 @@ type modelsDoc struct {
 
 func (s *Site) modelEntry(m *Model) *ModelEntry {
 	e := &ModelEntry{
-		Slug: m.Page.Slug, Title: m.Page.Title, Model: m.Snapshot.Model, Org: m.Content.Front.Org, Family: m.Page.Family,
-		Revision: m.Snapshot.Revision, URL: "models/" + m.Page.Slug + "/index.html", Hub: m.Page.Hub(),
+		modelID: idOf(m), URL: "models/" + m.Page.Slug + "/index.html", Hub: m.Page.Hub(),
 		Facts: map[string]headlineFact{}, MinGPUs: map[string]map[string]int64{},
 		Claims: claimTally{Checked: len(m.Reviews), Verdicts: map[string]int{}, Tally: page.ClaimsTally(m.Reviews)},
 	}

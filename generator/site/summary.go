@@ -13,12 +13,7 @@ import (
 // model. It is small and serializable, so an incremental build can keep it
 // for a model it does not recompute.
 type Summary struct {
-	Slug     string     `json:"slug"`
-	Title    string     `json:"title"`
-	Model    string     `json:"model"`
-	Org      string     `json:"org"`
-	Family   string     `json:"family"`
-	Revision string     `json:"revision"`
+	modelID
 	Fetched  string     `json:"fetched"`
 	Reviewed string     `json:"reviewed"`
 	Text     string     `json:"summary"`
@@ -32,10 +27,25 @@ type Summary struct {
 	Calibration []CalibrationPair `json:"calibration,omitempty"`
 }
 
+// modelID names a model the same way in its summary and its models.json
+// entry: embedded first in both, its fields lead both encodings.
+type modelID struct {
+	Slug     string `json:"slug"`
+	Title    string `json:"title"`
+	Model    string `json:"model"`
+	Org      string `json:"org"`
+	Family   string `json:"family"`
+	Revision string `json:"revision"`
+}
+
+func idOf(m *Model) modelID {
+	return modelID{Slug: m.Page.Slug, Title: m.Page.Title, Model: m.Snapshot.Model, Org: m.Content.Front.Org,
+		Family: m.Page.Family, Revision: m.Snapshot.Revision}
+}
+
 func (s *Site) summarize(m *Model) (*Summary, error) {
 	sum := &Summary{
-		Slug: m.Page.Slug, Title: m.Page.Title, Model: m.Snapshot.Model, Org: m.Content.Front.Org, Family: m.Page.Family,
-		Revision: m.Snapshot.Revision, Fetched: m.Snapshot.Fetched, Reviewed: m.Content.Front.Review, Text: m.Page.Summary,
+		modelID: idOf(m), Fetched: m.Snapshot.Fetched, Reviewed: m.Content.Front.Review, Text: m.Page.Summary,
 		Verdicts: verdictCounts(m),
 	}
 	entry, err := json.Marshal(s.modelEntry(m))
