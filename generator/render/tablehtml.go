@@ -15,7 +15,12 @@ import (
 // table of over a thousand rows, where writing Markdown only for goldmark
 // to parse it back was a third of a site build.
 // TestTableHTMLIsGoldmarks holds it to the converted Markdown.
-func (t *Table) HTML() string {
+func (t *Table) HTML() string { return t.html("") }
+
+// html is HTML for a dossier page whose facts appendix is factsPage:
+// there, as factLinks does, a table whose last column is FactHeader drops
+// that column and links each row's value to the fact it names.
+func (t *Table) html(factsPage string) string {
 	if len(t.Rows) == 0 {
 		return ""
 	}
@@ -34,7 +39,8 @@ func (t *Table) HTML() string {
 	if anchored {
 		first = 1
 	}
-	cell := func(tag string, i int, text string) {
+	factCol, valueCol := t.factColumns(first, factsPage)
+	cell := func(tag string, i int, text, fact string) {
 		b.WriteByte('<')
 		b.WriteString(tag)
 		if tag == "th" {
@@ -44,14 +50,22 @@ func (t *Table) HTML() string {
 			b.WriteString(` style="text-align:right"`)
 		}
 		b.WriteByte('>')
+		if fact != "" {
+			b.WriteString(`<a href="` + factsPage + "#" + fact + `" title="` + fact + `">`)
+		}
 		writeCellHTML(&b, oneLine(text))
+		if fact != "" {
+			b.WriteString("</a>")
+		}
 		b.WriteString("</")
 		b.WriteString(tag)
 		b.WriteString(">\n")
 	}
 	b.WriteString("<table>\n<thead>\n<tr>\n")
 	for i := first; i < len(t.Header); i++ {
-		cell("th", i, t.Header[i])
+		if i != factCol {
+			cell("th", i, t.Header[i], "")
+		}
 	}
 	b.WriteString("</tr>\n</thead>\n<tbody>\n")
 	for _, row := range t.Rows {
@@ -65,12 +79,20 @@ func (t *Table) HTML() string {
 			}
 		}
 		b.WriteString(">\n")
+		fact := ""
+		if factCol >= 0 && factCol < len(row) {
+			fact = cellKey(row[factCol])
+		}
 		// A row has the header's columns: GFM drops extra cells and
 		// leaves missing ones empty, unaligned.
 		for i := first; i < len(t.Header); i++ {
-			if i < len(row) {
-				cell("td", i, row[i])
-			} else {
+			switch {
+			case i == factCol:
+			case i < len(row) && i == valueCol:
+				cell("td", i, row[i], fact)
+			case i < len(row):
+				cell("td", i, row[i], "")
+			default:
 				b.WriteString("<td></td>\n")
 			}
 		}
@@ -78,6 +100,33 @@ func (t *Table) HTML() string {
 	}
 	b.WriteString("</tbody>\n</table>\n")
 	return b.String()
+}
+
+// factColumns returns the FactHeader column of a dossier table and the
+// column its links go on, as factLinks picks them; -1, -1 for none.
+func (t *Table) factColumns(first int, factsPage string) (fact, value int) {
+	last := len(t.Header) - 1
+	if factsPage == "" || last < first || cellKey(t.Header[last]) != FactHeader {
+		return -1, -1
+	}
+	value = first + 1
+	for i := first; i <= last; i++ {
+		if valueHeaders[cellKey(t.Header[i])] {
+			value = i
+			break
+		}
+	}
+	return last, value
+}
+
+// cellKey is a cell's text as goldmark's cellText reads a code span or a
+// cell without Markdown characters.
+func cellKey(text string) string {
+	text = oneLine(text)
+	if code, ok := codeCell(text); ok {
+		return code
+	}
+	return text
 }
 
 // oneLine is s with its runs of white space made one space and its ends

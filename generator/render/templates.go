@@ -109,23 +109,33 @@ type Chart struct {
 	SVG  string
 }
 
-// Markdown executes the Markdown template name for data.
-func (t *Templates) Markdown(name string, data any, pf PageFuncs) ([]byte, error) {
+// PrintedTable is a table as a Markdown page printed it.
+type PrintedTable struct {
+	Table    *Table
+	Markdown string
+}
+
+// Markdown executes the Markdown template name for data. It also returns
+// the tables the page printed, in order, for HTMLPage.Tables.
+func (t *Templates) Markdown(name string, data any, pf PageFuncs) ([]byte, []PrintedTable, error) {
 	tm, ok := t.md[name]
 	if !ok {
-		return nil, fmt.Errorf("no Markdown template %s", name)
+		return nil, nil, fmt.Errorf("no Markdown template %s", name)
 	}
 	tm, err := tm.Clone()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var printed []PrintedTable
 	tm.Funcs(template.FuncMap{
 		"table": func(n string) (string, error) {
 			tb, ok := pf.Tables[n]
 			if !ok {
 				return "", fmt.Errorf("no table %q", n)
 			}
-			return tb.Markdown(), nil
+			md := tb.Markdown()
+			printed = append(printed, PrintedTable{Table: tb, Markdown: md})
+			return md, nil
 		},
 		"fact": func(key string) (string, error) {
 			if pf.Fact == nil {
@@ -144,9 +154,9 @@ func (t *Templates) Markdown(name string, data any, pf PageFuncs) ([]byte, error
 	})
 	var buf bytes.Buffer
 	if err := tm.Execute(&buf, data); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, name), err)
+		return nil, nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, name), err)
 	}
-	return normalizeBlankLines(buf.Bytes()), nil
+	return normalizeBlankLines(buf.Bytes()), printed, nil
 }
 
 // normalizeBlankLines collapses runs of blank lines that template actions
@@ -187,6 +197,11 @@ type HTMLPage struct {
 	// Table follows the converted Markdown, written straight to HTML:
 	// a table too large to round-trip through Markdown (see Table.HTML).
 	Table *Table
+	// Tables are the tables the Markdown holds as Markdown printed them.
+	// Each that stands alone is written straight to HTML instead of being
+	// parsed back by goldmark, which was nine tenths of converting a
+	// dossier (see directTables).
+	Tables []PrintedTable
 }
 
 // HTML converts the Markdown page md, inlining its charts, and wraps it in
@@ -200,7 +215,7 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 	if p.FactsPage != "" {
 		gm = NewDossierMarkdown(svgs, p.FactsPage)
 	}
-	body, err := ToHTML(gm, md)
+	body, err := convert(gm, md, p.Tables, p.FactsPage)
 	if err != nil {
 		return nil, err
 	}

@@ -169,7 +169,7 @@ func (s *Site) renderList(dir, title, intro, caption string, links []render.Link
 		}
 		md.Rows = append(md.Rows, cells)
 	}
-	mdText, err = s.Templates.Markdown("index.md", indexData{Title: title, Intro: intro}, render.PageFuncs{Tables: map[string]*render.Table{"models": md}})
+	mdText, _, err = s.Templates.Markdown("index.md", indexData{Title: title, Intro: intro}, render.PageFuncs{Tables: map[string]*render.Table{"models": md}})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -522,7 +522,7 @@ func snapshotPath(cfg *config.Site, model string) string {
 func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	dir := "models/" + m.Page.Slug + "/"
-	md, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts})
+	md, tables, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts})
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
@@ -534,7 +534,7 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	}
 	html, err := s.Templates.HTML(withLog, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search,
+		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search, Tables: tables,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
 	}, m.Page.Charts)
 	if err != nil {

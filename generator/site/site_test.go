@@ -608,3 +608,36 @@ func TestFactsAppendixHTMLIsGoldmarks(t *testing.T) {
 		}
 	}
 }
+
+// TestDossierTablesAreGoldmarks holds each fixture dossier's HTML, whose
+// tables are written straight to HTML, to goldmark's conversion of the
+// whole page: answer box, fit table, fact links, claims, references.
+func TestDossierTablesAreGoldmarks(t *testing.T) {
+	s := loadSite(t, copySite(t), Options{})
+	for _, e := range s.entries {
+		m, _, err := s.computeModel(e.page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, tables, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tables) < 10 {
+			t.Fatalf("%s: the page printed %d tables", e.slug, len(tables))
+		}
+		p := render.HTMLPage{PageTitle: m.Page.Title, SiteTitle: "test", Root: "../../", FactsPage: "facts.html"}
+		want, err := s.Templates.HTML(md, p, m.Page.Charts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Tables = tables
+		got, err := s.Templates.HTML(md, p, m.Page.Charts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: %s", e.slug, firstDiff(string(want), string(got)))
+		}
+	}
+}

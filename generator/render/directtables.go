@@ -1,0 +1,158 @@
+package render
+
+import (
+	"bytes"
+	"html/template"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+)
+
+// placeholder marks where a printed table stood in the Markdown goldmark
+// converts; it is a one-cell table, so the document keeps its shape (the
+// contents still follow the answer box's table).
+const placeholder = "dossier-direct-table-"
+
+// convert converts md with gm, writing each of its printed tables that
+// stands alone (a blank line or the start before it, a blank line or the
+// end after it) with Table.html instead of letting goldmark parse it back:
+// on a dossier the tables were nine tenths of goldmark's time. A table
+// Table.html cannot write as goldmark does is left to goldmark.
+func convert(gm goldmark.Markdown, md []byte, tables []PrintedTable, factsPage string) (template.HTML, error) {
+	if len(tables) == 0 {
+		return ToHTML(gm, md)
+	}
+	in, direct := swapTables(md, tables, factsPage)
+	if len(direct) == 0 {
+		return ToHTML(gm, md)
+	}
+	converted, err := ToHTML(gm, in)
+	if err != nil {
+		return "", err
+	}
+	out, ok := fillPlaceholders(string(converted), direct)
+	if !ok {
+		// Something around a table changed how goldmark read it.
+		return ToHTML(gm, md)
+	}
+	return template.HTML(out), nil
+}
+
+// swapTables returns md with each printed table that can be written
+// directly replaced by a placeholder, and the tables' HTML in order.
+func swapTables(md []byte, tables []PrintedTable, factsPage string) ([]byte, []string) {
+	if bytes.Contains(md, []byte(placeholder)) {
+		return md, nil
+	}
+	var in bytes.Buffer
+	in.Grow(len(md))
+	var direct []string // HTML of the i-th placeholder
+	at := 0
+	for _, pt := range tables {
+		i := bytes.Index(md[at:], []byte(pt.Markdown))
+		if pt.Markdown == "" || i < 0 {
+			continue
+		}
+		start, end := at+i, at+i+len(pt.Markdown)
+		alone := (start == 0 || start >= 2 && md[start-1] == '\n' && md[start-2] == '\n') && (end == len(md) || md[end] == '\n')
+		if !alone || !directOK(pt.Table, factsPage) {
+			in.Write(md[at:end])
+			at = end
+			continue
+		}
+		in.Write(md[at:start])
+		in.WriteString("| " + placeholder + strconv.Itoa(len(direct)) + " |\n| --- |\n")
+		direct = append(direct, pt.Table.html(factsPage))
+		at = end
+	}
+	in.Write(md[at:])
+	return in.Bytes(), direct
+}
+
+// fillPlaceholders replaces the converted placeholders, in order, by the
+// tables' HTML; ok is false unless each is found as goldmark writes a
+// one-cell table.
+func fillPlaceholders(html string, direct []string) (string, bool) {
+	var b strings.Builder
+	size := len(html)
+	for _, d := range direct {
+		size += len(d)
+	}
+	b.Grow(size)
+	for i, d := range direct {
+		ph := "<table>\n<thead>\n<tr>\n<th scope=\"col\">" + placeholder + strconv.Itoa(i) + "</th>\n</tr>\n</thead>\n</table>\n"
+		j := strings.Index(html, ph)
+		if j < 0 {
+			return "", false
+		}
+		b.WriteString(html[:j])
+		b.WriteString(d)
+		html = html[j+len(ph):]
+	}
+	b.WriteString(html)
+	return b.String(), true
+}
+
+// directOK says whether Table.html writes t as goldmark converts its
+// Markdown on a page with the facts appendix factsPage: no cell holds
+// what linkify would turn into a link, and the cells naming a row's
+// anchor or fact are empty or code that is a valid id.
+func directOK(t *Table, factsPage string) bool {
+	if len(t.Rows) == 0 || factsPage != "" && !validAnchor(factsPage) {
+		return false
+	}
+	for _, h := range t.Header {
+		if goldmarkOnly(h) {
+			return false
+		}
+	}
+	anchored := len(t.Header) > 0 && t.Header[0] == AnchorHeader
+	first := 0
+	if anchored {
+		first = 1
+	}
+	factCol, _ := t.factColumns(first, factsPage)
+	for _, row := range t.Rows {
+		for i, c := range row {
+			if goldmarkOnly(c) || anchored && i == 0 && !plainCode(c) || i == factCol && !keyCell(c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// goldmarkOnly reports cell text Table.html does not write as goldmark
+// does: what linkify might link (an address or an email), a NUL, which
+// goldmark replaces, code holding a pipe or a backtick, which the md
+// renderer leaves unescaped, and invalid UTF-8, which the two Markdown
+// libraries read differently.
+func goldmarkOnly(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	if code, ok := codeCell(s); ok {
+		if strings.ContainsAny(code, "|`") {
+			return true
+		}
+		s = code
+	}
+	return strings.Contains(s, "://") || strings.Contains(s, "www.") || strings.ContainsAny(s, "@\x00")
+}
+
+// plainCode reports an empty cell or a code cell whose text goldmark reads
+// as it is: no backtick, no space to strip at either end.
+func plainCode(c string) bool {
+	c = oneLine(c)
+	code, ok := codeCell(c)
+	return c == "" || ok && code != "" && code == strings.TrimSpace(code) && !strings.Contains(code, "`")
+}
+
+// keyCell reports an empty cell or a code cell naming a fact by a valid
+// id, which a link's address and title hold unescaped.
+func keyCell(c string) bool {
+	code, ok := codeCell(oneLine(c))
+	return oneLine(c) == "" || ok && validAnchor(code)
+}
