@@ -124,22 +124,68 @@ func directOK(t *Table, factsPage string) bool {
 	return true
 }
 
-// goldmarkOnly reports cell text Table.html does not write as goldmark
-// does: what linkify might link (an address or an email), a NUL, which
-// goldmark replaces, code holding a pipe or a backtick, which the md
-// renderer leaves unescaped, and invalid UTF-8, which the two Markdown
-// libraries read differently.
+// goldmarkOnly reports cell text Table.html may not write as goldmark
+// does: an email or an address goldmark's linkify could read differently
+// (see plainAddress), a NUL, which goldmark replaces, code holding a pipe
+// or a backtick, which the md renderer leaves unescaped, and invalid UTF-8,
+// which the two Markdown libraries read differently.
 func goldmarkOnly(s string) bool {
-	if !utf8.ValidString(s) {
+	if code, ok := codeCell(s); ok {
+		return !utf8.ValidString(code) || strings.ContainsAny(code, "|`\x00")
+	}
+	if !utf8.ValidString(s) || strings.ContainsAny(s, "@\x00") {
 		return true
 	}
-	if code, ok := codeCell(s); ok {
-		if strings.ContainsAny(code, "|`") {
+	// Every address must be plain, and no other text may look like one.
+	var outside strings.Builder
+	for s != "" {
+		start, end := nextAddress(s)
+		if start < 0 {
+			break
+		}
+		run := s[start:]
+		if n := strings.IndexAny(run, " <"); n >= 0 {
+			run = run[:n]
+		}
+		if !plainAddress(run, s[start:end]) {
 			return true
 		}
-		s = code
+		outside.WriteString(s[:start])
+		s = s[end:]
 	}
-	return strings.Contains(s, "://") || strings.Contains(s, "www.") || strings.ContainsAny(s, "@\x00")
+	outside.WriteString(s)
+	rest := outside.String()
+	return strings.Contains(rest, "://") || strings.Contains(rest, "www.")
+}
+
+// plainAddress reports an address that linkify reads as Table.html does:
+// its run up to the next space holds only letters, digits and -./:?=#%+,;()!'
+// (nothing the md renderer escapes), and its host ends in a dot and
+// lowercase letters.
+func plainAddress(run, addr string) bool {
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-./:?=#%+,;()!'", c) >= 0) {
+			return false
+		}
+	}
+	host := addr
+	if i := strings.Index(host, "://"); i >= 0 {
+		host = host[i+3:]
+	}
+	if i := strings.IndexAny(host, "/?#"); i >= 0 {
+		host = host[:i]
+	}
+	tld := host[strings.LastIndexByte(host, '.')+1:]
+	if tld == "" {
+		return false
+	}
+	for i := 0; i < len(tld); i++ {
+		if tld[i] < 'a' || tld[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // plainCode reports an empty cell or a code cell whose text goldmark reads
