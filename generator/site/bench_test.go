@@ -54,3 +54,37 @@ func BenchmarkIncrementalBuild(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkComputeModel computes every fixture model (module trees from
+// the in-build memo after the first pass): sizing, claims, page tables.
+func BenchmarkComputeModel(b *testing.B) {
+	s := loadSite(b, copySite(b), Options{})
+	for b.Loop() {
+		for _, e := range s.entries {
+			if _, _, err := s.computeModel(e.page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkRenderModel renders every fixture model's files (index.md,
+// index.html, facts.json, facts.html, charts) from its computed model.
+func BenchmarkRenderModel(b *testing.B) {
+	s := loadSite(b, copySite(b), Options{})
+	var models []*Model
+	for _, e := range s.entries {
+		m, _, err := s.computeModel(e.page)
+		if err != nil {
+			b.Fatal(err)
+		}
+		models = append(models, m)
+	}
+	for b.Loop() {
+		for _, m := range models {
+			if _, err := s.renderModel(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -81,11 +81,22 @@ func (s *Site) produceModel(e *entry, out output) error {
 		return err
 	}
 	e.files = map[string]string{}
+	var before map[string]string // the previous output's files of this page
+	if s.prev != nil {
+		before = s.prev.Models[e.slug].Files
+	}
 	for _, name := range sortedKeys(files) {
-		if err := out.put(name, files[name]); err != nil {
+		sum := sum256(files[name])
+		// A file rendered to the bytes it already had (a chart when only
+		// prices moved) is linked, not written: no new file to create.
+		if was, ok := before[name]; ok && was == sum && s.intact(name, sum) {
+			if err := s.reuseFile(out, name, sum); err != nil {
+				return err
+			}
+		} else if err := out.putSum(name, files[name], sum); err != nil {
 			return err
 		}
-		e.files[name] = sum256(files[name])
+		e.files[name] = sum
 	}
 	sum, err := s.summarize(m)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,11 +126,29 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 		t.Errorf("a price changed (cached build): rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
 	}
 	sameAsFull("price-cached", cached)
+	before = fileIDs(t, dest)
 	r = build(dest, dest)
 	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 {
 		t.Errorf("a price changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
 	}
 	sameAsFull("price", dest)
+	// Its charts rendered to the bytes they had: linked, not written; its
+	// pages are new files.
+	after = fileIDs(t, dest)
+	var charts int
+	for p, fi := range before {
+		switch a := after[p]; {
+		case strings.HasSuffix(p, ".svg") && (a == nil || !os.SameFile(fi, a)):
+			t.Errorf("a price changed, yet chart %s was written again", p)
+		case strings.HasSuffix(p, ".svg"):
+			charts++
+		case strings.HasSuffix(p, "index.html") && strings.Contains(p, "models") && a != nil && os.SameFile(fi, a):
+			t.Errorf("a price changed, yet %s was not rewritten", p)
+		}
+	}
+	if charts < 6 {
+		t.Errorf("a price changed: %d charts linked", charts)
+	}
 
 	// A page's prose changed: that page, and the lists it appears in.
 	sitetest.Edit(t, filepath.Join(root, "content/models/llama-3-1-8b.md"), "This is a dense model", "This is a dense model, edited")

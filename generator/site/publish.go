@@ -22,6 +22,8 @@ import (
 // whole. Implementations are safe for concurrent use.
 type output interface {
 	sink
+	// putSum is put of bytes whose sha256 is already known.
+	putSum(name string, b []byte, sum string) error
 	// reuse publishes the previous output's file at from unchanged; sum is
 	// the sha256 it was verified to have.
 	// known, when not nil, is the file's stamp, which a hardlink keeps.
@@ -222,8 +224,10 @@ func (st *staging) path(name string) (string, error) {
 	return p, nil
 }
 
-func (st *staging) put(name string, b []byte) error {
-	if err := st.record(name, sum256(b)); err != nil {
+func (st *staging) put(name string, b []byte) error { return st.putSum(name, b, sum256(b)) }
+
+func (st *staging) putSum(name string, b []byte, sum string) error {
+	if err := st.record(name, sum); err != nil {
 		return err
 	}
 	p, err := st.path(name)
@@ -364,8 +368,10 @@ type memory struct {
 	files map[string][]byte
 }
 
-func (m *memory) put(name string, b []byte) error {
-	if err := m.record(name, sum256(b)); err != nil {
+func (m *memory) put(name string, b []byte) error { return m.putSum(name, b, sum256(b)) }
+
+func (m *memory) putSum(name string, b []byte, sum string) error {
+	if err := m.record(name, sum); err != nil {
 		return err
 	}
 	m.mu.Lock()
