@@ -95,3 +95,16 @@ func TestValidAnchor(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOneLine holds oneLine's fast path to what a Markdown cell reads:
+// strings.Fields joined by single spaces.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range append(cellTexts, " a", "a ", "a\u00a0b", "a\u2009b", "×≤−÷ ⌈x⌉ → y", "\xe2\xc2\xa0", "a\u3000b", "a\u1680b", "x\u205fy", "\xc2") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := oneLine(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
