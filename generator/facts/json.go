@@ -116,6 +116,15 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 
 const hex = "0123456789abcdef"
 
+// plainJSON marks the ASCII bytes a JSON string holds as they are: one
+// lookup per byte instead of six comparisons.
+var plainJSON = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
 // appendString appends s quoted as encoding/json quotes it with HTML
 // escaping on: <, > and & as \u003c, \u003e, \u0026; U+2028 and U+2029
 // escaped; invalid UTF-8 as U+FFFD.
@@ -124,7 +133,7 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if plainJSON[b] {
 				i++
 				continue
 			}

@@ -730,22 +730,38 @@ func (m *Model) softwareTable() *render.Table {
 // key: the HTML tables link their values here.
 func (m *Model) FactsAppendix() *render.Table {
 	t := &render.Table{Header: []string{render.AnchorHeader, "fact", "value", "how", "sources"}, Align: []render.Align{render.Left, render.Left, render.Right}}
+	// Over a thousand rows: their cells share one array.
+	const cols = 5
+	cells := make([]string, 0, cols*m.Facts.Len())
+	t.Rows = make([][]string, 0, m.Facts.Len())
+	var srcs strings.Builder
 	for k := range m.Facts.Prefixed("") {
 		f := m.Facts.Get(k)
 		how := f.Derivation
 		if !f.Known() {
 			how = "unknown: " + f.Reason
 		}
-		srcs := make([]string, len(f.Sources))
-		for i, src := range f.Sources {
-			srcs[i] = SourceName(src)
+		var sources string
+		switch len(f.Sources) {
+		case 0:
+		case 1:
+			sources = SourceName(f.Sources[0])
+		default:
+			srcs.Reset()
+			for i, src := range f.Sources {
+				if i > 0 {
+					srcs.WriteString("; ")
+				}
+				srcs.WriteString(SourceName(src))
+			}
+			sources = srcs.String()
+		}
+		if m.namer != nil {
+			how, sources = m.namer(how), m.namer(sources)
 		}
 		code := render.Code(k)
-		row := []string{code, code, f.Display, how, strings.Join(srcs, "; ")}
-		if m.namer != nil {
-			row[3], row[4] = m.namer(row[3]), m.namer(row[4])
-		}
-		t.Rows = append(t.Rows, row)
+		cells = append(cells, code, code, f.Display, how, sources)
+		t.Rows = append(t.Rows, cells[len(cells)-cols:len(cells):len(cells)])
 	}
 	return t
 }

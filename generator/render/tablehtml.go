@@ -20,11 +20,15 @@ func (t *Table) HTML() string { return t.html("") }
 // there, as factLinks does, a table whose last column is FactHeader drops
 // that column and links each row's value to the fact it names.
 func (t *Table) html(factsPage string) string {
-	if len(t.Rows) == 0 {
-		return ""
-	}
 	var b strings.Builder
-	// The cells' text plus their markup, so the builder grows once.
+	b.Grow(t.htmlSize())
+	t.writeHTML(&b, factsPage)
+	return b.String()
+}
+
+// htmlSize is about the length of t's HTML: its cells' text plus their
+// markup, so a builder grows once.
+func (t *Table) htmlSize() int {
 	size := 64
 	for _, row := range t.Rows {
 		size += 40
@@ -32,7 +36,14 @@ func (t *Table) html(factsPage string) string {
 			size += len(c) + 32
 		}
 	}
-	b.Grow(size)
+	return size
+}
+
+// writeHTML writes html(factsPage) to b.
+func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
+	if len(t.Rows) == 0 {
+		return
+	}
 	anchored := len(t.Header) > 0 && t.Header[0] == AnchorHeader
 	first := 0
 	if anchored {
@@ -52,7 +63,7 @@ func (t *Table) html(factsPage string) string {
 		if fact != "" {
 			b.WriteString(`<a href="` + factsPage + "#" + fact + `" title="` + fact + `">`)
 		}
-		writeCellHTML(&b, oneLine(text))
+		writeCellHTML(b, oneLine(text))
 		if fact != "" {
 			b.WriteString("</a>")
 		}
@@ -98,7 +109,6 @@ func (t *Table) html(factsPage string) string {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table>\n")
-	return b.String()
 }
 
 // factColumns returns the FactHeader column of a dossier table and the

@@ -221,7 +221,13 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 	}
 	if p.Table != nil {
 		// Table.HTML escapes every cell, as goldmark's safe mode would.
-		body += htmltemplate.HTML(p.Table.HTML())
+		// Written after the body in one builder: the table is most of
+		// the page, and concatenating copied it again.
+		var b strings.Builder
+		b.Grow(len(body) + p.Table.htmlSize())
+		b.WriteString(string(body))
+		p.Table.writeHTML(&b, "")
+		body = htmltemplate.HTML(b.String())
 	}
 	p.Body = body
 	var buf bytes.Buffer
