@@ -126,12 +126,12 @@ func directOK(t *Table, factsPage string) bool {
 
 // goldmarkOnly reports cell text Table.html may not write as goldmark
 // does: an email or an address goldmark's linkify could read differently
-// (see plainAddress), a NUL, which goldmark replaces, code holding a pipe
-// or a backtick, which the md renderer leaves unescaped, and invalid UTF-8,
-// which the two Markdown libraries read differently.
+// (see plainAddress), a NUL, which goldmark replaces, code that is not
+// plainCodeText, and invalid UTF-8, which the two Markdown libraries read
+// differently.
 func goldmarkOnly(s string) bool {
-	if code, ok := codeCell(s); ok {
-		return !utf8.ValidString(code) || strings.ContainsAny(code, "|`\x00")
+	if code, ok := codeCell(oneLine(s)); ok {
+		return !plainCodeText(code)
 	}
 	if !utf8.ValidString(s) || strings.ContainsAny(s, "@\x00") {
 		return true
@@ -159,13 +159,14 @@ func goldmarkOnly(s string) bool {
 }
 
 // plainAddress reports an address that linkify reads as Table.html does:
-// its run up to the next space holds only letters, digits and -./:?=#%+,;()!'
-// (nothing the md renderer escapes), and its host ends in a dot and
-// lowercase letters.
+// its run up to the next space holds only letters, digits and -./:?=#%+,;()!
+// (nothing the md renderer escapes; an apostrophe, which linkify keeps at
+// the end and Table.HTML does not, neither), and its host ends in a dot
+// and lowercase letters.
 func plainAddress(run, addr string) bool {
 	for i := 0; i < len(run); i++ {
 		c := run[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-./:?=#%+,;()!'", c) >= 0) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-./:?=#%+,;()!", c) >= 0) {
 			return false
 		}
 	}
@@ -188,12 +189,18 @@ func plainAddress(run, addr string) bool {
 	return true
 }
 
-// plainCode reports an empty cell or a code cell whose text goldmark reads
-// as it is: no backtick, no space to strip at either end.
+// plainCode reports an empty cell or a code cell of plainCodeText.
 func plainCode(c string) bool {
 	c = oneLine(c)
 	code, ok := codeCell(c)
-	return c == "" || ok && code != "" && code == strings.TrimSpace(code) && !strings.Contains(code, "`")
+	return c == "" || ok && plainCodeText(code)
+}
+
+// plainCodeText reports code goldmark reads as it is: not empty, no space
+// at either end to strip, valid UTF-8 without a NUL, and no backtick or
+// pipe, which the md renderer leaves unescaped.
+func plainCodeText(code string) bool {
+	return code != "" && code[0] != ' ' && code[len(code)-1] != ' ' && utf8.ValidString(code) && !strings.ContainsAny(code, "|`\x00")
 }
 
 // keyCell reports an empty cell or a code cell naming a fact by a valid
