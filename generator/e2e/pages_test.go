@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"dossier/generator/internal/sitetest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and the committed screenshots under testdata")
@@ -356,7 +358,7 @@ func TestTinyModelUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(md, want) {
-		t.Errorf("tiny-llama/index.md differs from %s; run with -update if the change is intended\n%s", golden, firstDiff(string(want), string(md)))
+		t.Errorf("tiny-llama/index.md differs from %s; run with -update if the change is intended\n%s", golden, sitetest.FirstDiff(string(want), string(md)))
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "models", "tiny-llama", "charts", "*.svg"))
 	files = append(files, filepath.Join(dir, "models", "tiny-llama", "index.html"), filepath.Join(dir, "models", "tiny-llama", "index.md"))
@@ -392,22 +394,4 @@ func TestTinyModelUnits(t *testing.T) {
 	if bytes.Contains(html, []byte("Markdown</a> · </footer>")) || bytes.Contains(html, []byte("· </footer>")) {
 		t.Error("the index footer ends with a dangling separator")
 	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, x, y)
-		}
-	}
-	return ""
 }

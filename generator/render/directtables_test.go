@@ -3,6 +3,10 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark"
+
+	"dossier/generator/internal/sitetest"
 )
 
 // printed prints tables into a page the way a template does, with prose,
@@ -65,16 +69,8 @@ func TestDirectTablesAreGoldmarks(t *testing.T) {
 			if factsPage == "" {
 				gm = NewMarkdown(nil)
 			}
-			want, err := ToHTML(gm, md)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := convert(gm, md, pts, factsPage)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Errorf("facts page %q: %s", factsPage, lineDiff(string(want), string(got)))
+			if d := goldmarkDiff(t, gm, md, pts, factsPage); d != "" {
+				t.Errorf("facts page %q: %s", factsPage, d)
 			}
 			// The test means nothing if goldmark converted the tables.
 			if _, direct := swapTables(md, pts, factsPage); len(direct) != len(tables) {
@@ -111,17 +107,8 @@ func TestDirectTablesFallBack(t *testing.T) {
 			pts = append(pts, PrintedTable{Table: tb, Markdown: tb.Markdown()})
 		}
 		md := []byte(c.md)
-		gm := NewDossierMarkdown(nil, "facts.html")
-		want, err := ToHTML(gm, md)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := convert(gm, md, pts, "facts.html")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Errorf("%s: %s", name, lineDiff(string(want), string(got)))
+		if d := goldmarkDiff(t, NewDossierMarkdown(nil, "facts.html"), md, pts, "facts.html"); d != "" {
+			t.Errorf("%s: %s", name, d)
 		}
 		if _, direct := swapTables(md, pts, "facts.html"); len(direct) != c.direct {
 			t.Errorf("%s: %d tables written directly, want %d", name, len(direct), c.direct)
@@ -129,21 +116,19 @@ func TestDirectTablesFallBack(t *testing.T) {
 	}
 }
 
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(wl), len(gl)) {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + itoa(i+1) + ":\nwant " + w + "\ngot  " + g
-		}
+// goldmarkDiff converts md both ways, with gm whole and with its printed
+// tables written directly, and returns where they differ ("" for nowhere).
+func goldmarkDiff(t *testing.T, gm goldmark.Markdown, md []byte, pts []PrintedTable, factsPage string) string {
+	t.Helper()
+	want, err := ToHTML(gm, md)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return "equal lines"
+	got, err := convert(gm, md, pts, factsPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sitetest.FirstDiff(string(want), string(got))
 }
 
 // FuzzDirectTables holds the direct HTML to goldmark's for any cell text
@@ -158,17 +143,8 @@ func FuzzDirectTables(f *testing.F) {
 			{Header: []string{AnchorHeader, text, "x"}, Rows: [][]string{{Code(key), text, text}}},
 		}
 		md, pts := printed(tables, "\n")
-		gm := NewDossierMarkdown(nil, "facts.html")
-		want, err := ToHTML(gm, md)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := convert(gm, md, pts, "facts.html")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Errorf("%q, key %q: %s", text, key, lineDiff(string(want), string(got)))
+		if d := goldmarkDiff(t, NewDossierMarkdown(nil, "facts.html"), md, pts, "facts.html"); d != "" {
+			t.Errorf("%q, key %q: %s", text, key, d)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"dossier/generator/config"
 	"dossier/generator/corrections"
+	"dossier/generator/internal/sitetest"
 )
 
 // commitAll commits everything under root as of date, with a fixed
@@ -85,7 +86,7 @@ func TestCorrectionsLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	} else if want, err := os.ReadFile(golden); err != nil || string(want) != md {
-		t.Errorf("%s differs (%v); run with -update if the change is intended.\n%s", golden, err, firstDiff(string(want), md))
+		t.Errorf("%s differs (%v); run with -update if the change is intended.\n%s", golden, err, sitetest.FirstDiff(string(want), md))
 	}
 
 	dest := filepath.Join(t.TempDir(), "public")

@@ -215,29 +215,11 @@ func TestGoldenIndexMarkdown(t *testing.T) {
 			t.Fatalf("%v (run go test ./generator/site -update to create it)", err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s; run with -update if the change is intended.\n%s", g.out, golden, firstDiff(string(want), string(got)))
+			t.Errorf("%s differs from %s; run with -update if the change is intended.\n%s", g.out, golden, sitetest.FirstDiff(string(want), string(got)))
 		}
 	}
 }
 
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + itoa(i+1) + ":\n- " + w + "\n+ " + g
-		}
-	}
-	return ""
-}
-
-func itoa(i int) string { return jsonInt(i) }
 
 func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
 
@@ -588,7 +570,7 @@ func TestFactsJSONIsTheDocument(t *testing.T) {
 			t.Fatal(err)
 		}
 		if want = append(want, '\n'); !bytes.Equal(got, want) {
-			t.Errorf("%s: %s", m.Page.Slug, firstDiff(string(want), string(got)))
+			t.Errorf("%s: %s", m.Page.Slug, sitetest.FirstDiff(string(want), string(got)))
 		}
 	}
 }
@@ -604,7 +586,7 @@ func TestFactsAppendixHTMLIsGoldmarks(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := tb.HTML(); got != string(want) {
-			t.Errorf("%s: %s", m.Page.Slug, firstDiff(string(want), got))
+			t.Errorf("%s: %s", m.Page.Slug, sitetest.FirstDiff(string(want), got))
 		}
 	}
 }
@@ -637,7 +619,7 @@ func TestDossierTablesAreGoldmarks(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s: %s", e.slug, firstDiff(string(want), string(got)))
+			t.Errorf("%s: %s", e.slug, sitetest.FirstDiff(string(want), string(got)))
 		}
 	}
 }

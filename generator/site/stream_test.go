@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"iter"
 	"testing"
+
+	"dossier/generator/internal/sitetest"
 )
 
 // TestManifestIsMarshal holds the manifest, written a model at a time, to
@@ -48,7 +50,7 @@ func TestManifestIsMarshal(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("manifest: %s", firstDiff(string(want), got.String()))
+		t.Errorf("manifest: %s", sitetest.FirstDiff(string(want), got.String()))
 	}
 	// And it is what the build published, which the next build reads back.
 	var back manifest
@@ -99,10 +101,10 @@ func TestModelsJSONIsMarshalIndent(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("%s: %s", c.name, firstDiff(string(want), got.String()))
+			t.Errorf("%s: %s", c.name, sitetest.FirstDiff(string(want), got.String()))
 		}
 		if c.name == "fixture" && !bytes.Equal(files[ModelsPath], want) {
-			t.Errorf("published models.json: %s", firstDiff(string(want), string(files[ModelsPath])))
+			t.Errorf("published models.json: %s", sitetest.FirstDiff(string(want), string(files[ModelsPath])))
 		}
 	}
 }
