@@ -220,7 +220,6 @@ func TestGoldenIndexMarkdown(t *testing.T) {
 	}
 }
 
-
 func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 func TestBuildIsDeterministic(t *testing.T) {
