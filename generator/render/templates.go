@@ -200,7 +200,7 @@ type HTMLPage struct {
 	// Tables are the tables the Markdown holds as Markdown printed them.
 	// Each that stands alone is written straight to HTML instead of being
 	// parsed back by goldmark, which was nine tenths of converting a
-	// dossier (see directTables).
+	// dossier (see convert).
 	Tables []PrintedTable
 }
 
