@@ -220,8 +220,6 @@ func TestGoldenIndexMarkdown(t *testing.T) {
 	}
 }
 
-func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
-
 func TestBuildIsDeterministic(t *testing.T) {
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	root := copySite(t)
