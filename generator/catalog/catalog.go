@@ -459,8 +459,11 @@ func (c *Catalog) Quotes(id string, n int) []Quote {
 
 // Cheapest returns the lowest quote for n GPUs of accelerator id across
 // providers (the first provider by id on a tie).
-func (c *Catalog) Cheapest(id string, n int) (Quote, bool) {
-	qs := c.Quotes(id, n)
+func (c *Catalog) Cheapest(id string, n int) (Quote, bool) { return CheapestOf(c.Quotes(id, n)) }
+
+// CheapestOf returns the lowest of quotes as Quotes orders them (the first
+// on a tie).
+func CheapestOf(qs []Quote) (Quote, bool) {
 	if len(qs) == 0 {
 		return Quote{}, false
 	}

@@ -109,7 +109,7 @@ func (c *calc) fit() {
 			}
 			if r.known && r.fits && serves == 0 {
 				serves = n
-				if q, ok := c.in.Catalog.Cheapest(id, int(n)); ok && (cheapest == nil || q.USDPerHour < cheapest.usd) {
+				if q, ok := c.cheapest(id, int(n)); ok && (cheapest == nil || q.USDPerHour < cheapest.usd) {
 					cheapest = &option{label: label(n), usd: q.USDPerHour, src: q.SourceKey(), approx: q.Approximate, acc: acc, n: n}
 				}
 			}
@@ -126,7 +126,7 @@ func (c *calc) fit() {
 			c.add("fit.smallest_at_rest."+id, label(atRest), facts.UnitText, "the smallest layout (the tensor-parallel sizes within a node, then whole nodes) whose memory holds the tensor bytes", tsrc, hsrc)
 			c.add("fit.deployable_gpus."+id, atRest, facts.UnitCount,
 				fmt.Sprintf("%d rounded up to a tensor-parallel size %v within a %d-GPU node, else whole nodes", min, sz.TensorParallelSizes, acc.GPUsPerNode), tsrc, hsrc, "site:hugo-like.yaml")
-			if q, ok := c.in.Catalog.Cheapest(id, int(atRest)); ok {
+			if q, ok := c.cheapest(id, int(atRest)); ok {
 				c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
 			}
 		} else {
@@ -215,11 +215,11 @@ func reasonOf(f *facts.Fact) string {
 // (cost.<hw>.usd_per_hour.<provider>) and names the cheapest in
 // cost.<hw>.usd_per_hour.
 func (c *calc) costPerProvider(hw, id string, n int) {
-	quotes := c.in.Catalog.Quotes(id, n)
+	quotes := c.quotes(id, n)
 	for _, q := range quotes {
 		c.price("cost."+hw+".usd_per_hour."+q.ProviderID, q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
 	}
-	if q, ok := c.in.Catalog.Cheapest(id, n); ok {
+	if q, ok := c.cheapest(id, n); ok {
 		d := q.Derivation
 		if len(quotes) > 1 {
 			d = fmt.Sprintf("the cheapest of %d providers: %s", len(quotes), d)

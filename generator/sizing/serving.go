@@ -107,6 +107,28 @@ func (g gpuCache) maxContext(usable int64) (int64, bool) {
 // cacheOn sizes the cache of the tightest GPU of placement p at b bytes per
 // cached value: the stage with the most layers of each kind.
 func (c *calc) cacheOn(p placement, b int64) (gpuCache, string) {
+	k := cacheKey{p.tp, p.pp, b}
+	r, ok := c.cached[k]
+	if !ok {
+		r.g, r.missing = c.cachePerGPU(p, b)
+		if c.cached == nil {
+			c.cached = map[cacheKey]cacheResult{}
+		}
+		c.cached[k] = r
+	}
+	return r.g, r.missing
+}
+
+// cacheKey is what cachePerGPU reads of its arguments.
+type cacheKey struct{ tp, pp, b int64 }
+
+type cacheResult struct {
+	g       gpuCache
+	missing string
+}
+
+// cachePerGPU is cacheOn without the memo.
+func (c *calc) cachePerGPU(p placement, b int64) (gpuCache, string) {
 	a := c.in.Arch
 	if len(a.LayerKinds) == 0 {
 		return gpuCache{}, reasonOr(a.Missing["layer_kinds"], "layer kinds unknown")
@@ -311,11 +333,11 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 			}
 		}
 	}
-	switch _, priced := c.in.Catalog.Cheapest(acc.ID, int(n)); {
+	switch _, priced := c.cheapest(acc.ID, int(n)); {
 	case priced && full:
 		c.costPerProvider(cfg, acc.ID, int(n))
 	case priced:
-		q, _ := c.in.Catalog.Cheapest(acc.ID, int(n))
+		q, _ := c.cheapest(acc.ID, int(n))
 		c.price("cost."+cfg+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
 	case full:
 		c.s.Unknown("cost."+cfg+".usd_per_hour", facts.UnitUSDHour, "no price in data/pricing for "+cfg)

@@ -124,6 +124,35 @@ type calc struct {
 	// approx holds the cost facts priced from a catalog entry marked
 	// approximate; what is computed from them is shown with "≈" too.
 	approx map[string]bool
+	// Every layout of the matrix asks for its price and its cache, which
+	// depend only on (accelerator, GPUs) and (placement, width): asked
+	// once per model each.
+	quoted map[quoteKey][]catalog.Quote
+	cached map[cacheKey]cacheResult
+}
+
+type quoteKey struct {
+	id string
+	n  int
+}
+
+// quotes is c.in.Catalog.Quotes, memoised; callers do not modify it.
+func (c *calc) quotes(id string, n int) []catalog.Quote {
+	k := quoteKey{id, n}
+	qs, ok := c.quoted[k]
+	if !ok {
+		qs = c.in.Catalog.Quotes(id, n)
+		if c.quoted == nil {
+			c.quoted = map[quoteKey][]catalog.Quote{}
+		}
+		c.quoted[k] = qs
+	}
+	return qs
+}
+
+// cheapest is c.in.Catalog.Cheapest from the memoised quotes.
+func (c *calc) cheapest(id string, n int) (catalog.Quote, bool) {
+	return catalog.CheapestOf(c.quotes(id, n))
 }
 
 func (c *calc) add(key string, value any, unit, derivation string, sources ...string) *facts.Fact {

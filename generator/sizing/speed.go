@@ -101,7 +101,7 @@ func (c *calc) speed(in speedIn) {
 		c.s.Unknown(key("decode_tokens_per_second_at_max_concurrency"), facts.UnitTokensPerSec, "no sequence fits at the serving context (serving."+in.cfg+".max_concurrency is 0)")
 	}
 	c.prefill(in, key("prefill_seconds"), active, peak, peakName, srcs)
-	if q, ok := c.in.Catalog.Cheapest(in.acc.ID, int(in.p.n)); ok {
+	if q, ok := c.cheapest(in.acc.ID, int(in.p.n)); ok {
 		tps, how := 1/one.total, "batch 1"
 		if agg > 0 {
 			tps, how = agg, fmt.Sprintf("%d concurrent sequences", in.maxConc)
