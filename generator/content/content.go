@@ -165,15 +165,20 @@ func Parse(path string, b []byte) (*Page, error) {
 	}
 	p := &Page{Path: path, Body: body, BodyLine: line}
 	p.Slug = strings.TrimSuffix(filepath.Base(path), ".md")
-	// One parse into a node tells an empty front matter and gives the
-	// items' lines; the strict decode that names unknown fields is the
-	// other. (Parse was once six YAML parses, most of a build's reading.)
+	// One parse into a node tells an empty front matter, gives the items'
+	// lines and is decoded; the bytes are parsed again, strictly, only
+	// when a key has no field or decoding fails, for the error. (Parse
+	// was once six YAML parses, most of a build's reading.)
 	var doc yaml.Node
 	docErr := yaml.Unmarshal(front, &doc)
 	if front != nil && (docErr != nil || len(doc.Content) > 0) {
 		// Line numbers from yaml.v3 count from the first front matter line,
 		// which is line 2 of the file.
-		if err := yamlx.Decode(path, front, &p.Front); err != nil {
+		decode := yamlx.Decode
+		if docErr == nil {
+			decode = func(name string, b []byte, v any) error { return yamlx.DecodeNode(name, b, &doc, v) }
+		}
+		if err := decode(path, front, &p.Front); err != nil {
 			return nil, shiftLines(err, 1)
 		}
 		// The lines are filled before validate, whose errors cite them. An

@@ -4,10 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"dossier/generator/snapshot"
+	"dossier/generator/yamlx"
 )
 
 func TestSplitFrontMatter(t *testing.T) {
@@ -152,4 +156,58 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("model %q accepted", p.Front.Model)
 		}
 	})
+}
+
+// Parse decodes the front matter from the node it already parsed for the
+// line numbers; it reads the bytes a second time only for an error. Every
+// shipped kind of page must take that path, and decode as the strict
+// decoder would.
+func TestPagesDecodeFromTheNode(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join("..", "..", "testdata", "site", "content", "models", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no fixture pages: %v", err)
+	}
+	for _, path := range pages {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		front, _, _, err := Split(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(front, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if !yamlx.Fits(&doc, &Front{}) {
+			t.Errorf("%s: the front matter is parsed twice", path)
+		}
+		var strict Front
+		if err := yamlx.Decode(path, front, &strict); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Parse(path, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Parse fills the items' lines from the node; the rest is the
+		// decoded front matter.
+		got := p.Front
+		for i := range got.Claims {
+			got.Claims[i].Line = 0
+		}
+		for i := range got.Measurements {
+			got.Measurements[i].Line = 0
+		}
+		for i := range got.Sources {
+			got.Sources[i].Line = 0
+		}
+		for i := range got.Conflicts {
+			got.Conflicts[i].Line = 0
+		}
+		if !reflect.DeepEqual(got, strict) {
+			t.Errorf("%s: Parse's front matter differs from the strict decoder's", path)
+		}
+	}
 }
