@@ -726,6 +726,54 @@ func (m *Model) softwareTable() *render.Table {
 	return factTable(m.rows(keys...))
 }
 
+// sourceList is a fact's sources as a map key: most cite one to three.
+type sourceList struct {
+	n       int
+	a, b, c string
+}
+
+func listOf(sources []string) (l sourceList, ok bool) {
+	l.n = len(sources)
+	switch l.n {
+	case 3:
+		l.c = sources[2]
+		fallthrough
+	case 2:
+		l.b = sources[1]
+		fallthrough
+	case 1:
+		l.a = sources[0]
+	case 0:
+	default:
+		return l, false
+	}
+	return l, true
+}
+
+// sourcesCell is the facts table's sources cell: each source by its
+// printed name, cited references named.
+func (m *Model) sourcesCell(sources []string) string {
+	var out string
+	switch len(sources) {
+	case 0:
+	case 1:
+		out = SourceName(sources[0])
+	default:
+		var b strings.Builder
+		for i, src := range sources {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(SourceName(src))
+		}
+		out = b.String()
+	}
+	if m.namer != nil {
+		out = m.namer(out)
+	}
+	return out
+}
+
 // FactsAppendix is every fact of the page, one row each, anchored by its
 // key: the HTML tables link their values here.
 func (m *Model) FactsAppendix() *render.Table {
@@ -734,30 +782,25 @@ func (m *Model) FactsAppendix() *render.Table {
 	const cols = 5
 	cells := make([]string, 0, cols*m.Facts.Len())
 	t.Rows = make([][]string, 0, m.Facts.Len())
-	var srcs strings.Builder
+	// A page's facts cite a few dozen source lists between them: each is
+	// named once.
+	named := map[sourceList]string{}
 	for k := range m.Facts.Prefixed("") {
 		f := m.Facts.Get(k)
 		how := f.Derivation
 		if !f.Known() {
 			how = "unknown: " + f.Reason
 		}
-		var sources string
-		switch len(f.Sources) {
-		case 0:
-		case 1:
-			sources = SourceName(f.Sources[0])
-		default:
-			srcs.Reset()
-			for i, src := range f.Sources {
-				if i > 0 {
-					srcs.WriteString("; ")
-				}
-				srcs.WriteString(SourceName(src))
+		list, short := listOf(f.Sources)
+		sources, ok := named[list]
+		if !ok || !short {
+			sources = m.sourcesCell(f.Sources)
+			if short {
+				named[list] = sources
 			}
-			sources = srcs.String()
 		}
 		if m.namer != nil {
-			how, sources = m.namer(how), m.namer(sources)
+			how = m.namer(how)
 		}
 		code := render.Code(k)
 		cells = append(cells, code, code, f.Display, how, sources)
