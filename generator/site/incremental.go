@@ -29,6 +29,10 @@ type manifest struct {
 	// SharedKey hashes what the lists, feeds and assets are rendered
 	// from; when it is unchanged they are reused like a page.
 	SharedKey string `json:"shared_key"`
+	// Lists is the key of each list page (the index, "", and the groups'
+	// directories): a list whose models did not change is reused when
+	// the rest of the shared files are rendered again.
+	Lists map[string]string `json:"lists,omitempty"`
 	// Stamps is the size and modification time of every file, so reuse
 	// can trust a file without reading it. They describe the file system,
 	// not the site, so they live apart in StampsPath: every other file of
@@ -84,6 +88,7 @@ func (s *Site) summaries() ([]*Summary, error) {
 			return nil, fmt.Errorf("summary of %s: %v", e.slug, err)
 		}
 		out[i].Entry = nil // read from e.summary by models.json alone
+		out[i].raw = e.summary
 	}
 	return out, nil
 }
@@ -275,7 +280,7 @@ func (s *Site) prevStamp(name string) (stamp, bool) {
 
 // reuseFile publishes the previous output's file name, which intact
 // verified has sum: a hardlink has the stamp it was verified by.
-func (s *Site) reuseFile(out output, name, sum string) error {
+func (s *Site) reuseFile(out sink, name, sum string) error {
 	var known *stamp
 	if st, ok := s.prevStamp(name); ok {
 		known = &st

@@ -1,6 +1,8 @@
 package site
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"sort"
@@ -120,32 +122,82 @@ func (s *Site) renderLists(out sink, sums []*Summary) error {
 		}
 		intro = strings.TrimSpace(string(s.Content.Index.Body))
 	}
+	pages := []listPage{{title: title, intro: intro, caption: "All dossiers", links: links, models: sums}}
+	for _, g := range groups {
+		what := "Organisation"
+		if g.kind == "families" {
+			what = "Architecture family"
+		}
+		pages = append(pages, listPage{dir: g.path, title: what + ": " + g.name, caption: "Dossiers of " + g.name, models: g.models})
+	}
 	// The index and each group's list on every core: each lists up to
-	// every model, and a one-model rebuild waits for them all.
+	// every model, and a one-model rebuild waits for them all. A list
+	// whose models and text are unchanged is the previous output's.
 	// Each is published as soon as it is rendered.
-	errs := make([]error, 1+len(groups))
-	parallel(len(errs), func(i int) {
-		var md, html []byte
-		dir := ""
-		if i == 0 {
-			md, html, errs[i] = s.renderList("", title, intro, "All dossiers", links, sums)
-		} else {
-			g := groups[i-1]
-			what := "Organisation"
-			if g.kind == "families" {
-				what = "Architecture family"
-			}
-			dir = g.path
-			md, html, errs[i] = s.renderList(g.path, what+": "+g.name, "", "Dossiers of "+g.name, nil, g.models)
+	errs := make([]error, len(pages))
+	parallel(len(pages), func(i int) {
+		l := pages[i]
+		key := s.listKey(l)
+		s.listsMu.Lock()
+		s.lists[l.dir] = key
+		s.listsMu.Unlock()
+		if reused, err := s.reuseList(out, l.dir, key); reused || err != nil {
+			errs[i] = err
+			return
 		}
-		if errs[i] == nil {
-			errs[i] = out.put(dir+"index.md", md)
+		md, html, err := s.renderList(l.dir, l.title, l.intro, l.caption, l.links, l.models)
+		if err == nil {
+			err = out.put(l.dir+"index.md", md)
 		}
-		if errs[i] == nil {
-			errs[i] = out.put(dir+"index.html", html)
+		if err == nil {
+			err = out.put(l.dir+"index.html", html)
 		}
+		errs[i] = err
 	})
 	return firstError(errs)
+}
+
+// listPage is the index or a group's list, as renderList takes it.
+type listPage struct {
+	dir, title, intro, caption string
+	links                      []render.Link
+	models                     []*Summary
+}
+
+// listKey hashes what a list page is rendered from: the inputs every page
+// depends on (templates, configuration, generator), its text and links,
+// and its models' summaries as published, in order.
+func (s *Site) listKey(l listPage) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "inputs %s\ndir %q\ntitle %q\nintro %q\ncaption %q\n", s.inputs, l.dir, l.title, l.intro, l.caption)
+	for _, k := range l.links {
+		fmt.Fprintf(h, "link %q %q\n", k.Name, k.URL)
+	}
+	for _, m := range l.models {
+		fmt.Fprintf(h, "model %d\n", len(m.raw))
+		h.Write(m.raw)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// reuseList publishes the previous output's list page in dir when it was
+// rendered from key and both its files are intact.
+func (s *Site) reuseList(out sink, dir, key string) (bool, error) {
+	if s.prev == nil || s.prev.Lists[dir] != key {
+		return false, nil
+	}
+	names := []string{dir + "index.md", dir + "index.html"}
+	for _, name := range names {
+		if sum, ok := s.prev.Shared[name]; !ok || !s.intact(name, sum) {
+			return false, nil
+		}
+	}
+	for _, name := range names {
+		if err := s.reuseFile(out, name, s.prev.Shared[name]); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // renderList renders one model list as Markdown and HTML.

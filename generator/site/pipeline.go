@@ -35,6 +35,7 @@ func (s *Site) produce(out output) error {
 				return err
 			}
 		}
+		s.lists = s.prev.Lists
 	} else {
 		if err := s.sharedFiles(out); err != nil {
 			return err
@@ -119,6 +120,7 @@ func (s *Site) sharedFiles(to sink) error {
 	if err != nil {
 		return err
 	}
+	s.lists = map[string]string{}
 	out := &pageSink{sink: to}
 	for _, e := range s.entries {
 		for name := range e.files {
@@ -254,7 +256,7 @@ func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string) er
 		ew.WriteString(":")
 		ew.Write(v)
 	}
-	rest, err := json.Marshal(manifest{Shared: shared, SharedKey: key})
+	rest, err := json.Marshal(manifest{Shared: shared, SharedKey: key, Lists: s.lists})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -112,11 +113,37 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	sitetest.Edit(t, filepath.Join(root, "data/hub/moonshotai/Kimi-K3/snapshot.json"), `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`)
+	before = fileIDs(t, dest)
 	r = build(dest, dest)
 	if r.Unchanged || !slices.Equal(r.Rebuilt, []string{"kimi-k3"}) || r.ModuleTrees != 0 {
 		t.Errorf("K3's snapshot changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
 	}
 	sameAsFull("snapshot", dest)
+	// The lists K3 is on are rendered again; the others are linked.
+	after = fileIDs(t, dest)
+	var lists int
+	for p, fi := range after {
+		rel, _ := filepath.Rel(dest, p)
+		if m, _ := filepath.Match("*/*/index.*", filepath.ToSlash(rel)); !m || strings.HasPrefix(rel, "models") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		onIt := bytes.Contains(b, []byte("Kimi K3"))
+		switch was := before[p]; {
+		case onIt && was != nil && os.SameFile(fi, was):
+			t.Errorf("K3's snapshot changed, yet its list %s was linked", rel)
+		case !onIt && (was == nil || !os.SameFile(fi, was)):
+			t.Errorf("K3's snapshot changed, yet list %s, without K3, was written again", rel)
+		case !onIt:
+			lists++
+		}
+	}
+	if lists < 8 {
+		t.Errorf("K3's snapshot changed: %d files of lists without K3 linked", lists)
+	}
 
 	// A price changed: every page's cost facts, no module tree.
 	sitetest.Edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 6.10")

@@ -24,10 +24,6 @@ type output interface {
 	sink
 	// putSum is put of bytes whose sha256 is already known.
 	putSum(name string, b []byte, sum string) error
-	// reuse publishes the previous output's file at from unchanged; sum is
-	// the sha256 it was verified to have.
-	// known, when not nil, is the file's stamp, which a hardlink keeps.
-	reuse(name, from, sum string, known *stamp) error
 	// sums is every file published so far and its sha256.
 	sums() map[string]string
 	// stamps is the size and modification time of every file on disk.
@@ -43,6 +39,10 @@ type sink interface {
 	// (the manifest, models.json) goes out as it is encoded, never whole
 	// in memory.
 	write(name string, fill func(io.Writer) error) error
+	// reuse publishes the previous output's file at from unchanged; sum is
+	// the sha256 it was verified to have.
+	// known, when not nil, is the file's stamp, which a hardlink keeps.
+	reuse(name, from, sum string, known *stamp) error
 }
 
 // sumSink keeps only the sha256 of each file, for a build that asks
@@ -59,6 +59,16 @@ func (ss *sumSink) put(name string, b []byte) error {
 		ss.sums = map[string]string{}
 	}
 	ss.sums[name] = sum256(b)
+	return nil
+}
+
+func (ss *sumSink) reuse(name, _, sum string, _ *stamp) error {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.sums == nil {
+		ss.sums = map[string]string{}
+	}
+	ss.sums[name] = sum
 	return nil
 }
 
@@ -85,12 +95,21 @@ type pageSink struct {
 }
 
 func (ps *pageSink) put(name string, b []byte) error {
+	ps.add(name)
+	return ps.sink.put(name, b)
+}
+
+func (ps *pageSink) reuse(name, from, sum string, known *stamp) error {
+	ps.add(name)
+	return ps.sink.reuse(name, from, sum, known)
+}
+
+func (ps *pageSink) add(name string) {
 	if dir, ok := strings.CutSuffix(name, "index.html"); ok {
 		ps.mu.Lock()
 		ps.pages = append(ps.pages, dir)
 		ps.mu.Unlock()
 	}
-	return ps.sink.put(name, b)
 }
 
 // stamp is what a later build compares with a file's os.Stat before

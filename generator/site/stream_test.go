@@ -17,7 +17,10 @@ func TestManifestIsMarshal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	man := manifest{Models: map[string]manifestEntry{}, Shared: map[string]string{}, SharedKey: "k"}
+	man := manifest{Models: map[string]manifestEntry{}, Shared: map[string]string{}, SharedKey: "k", Lists: s.lists}
+	if len(s.lists) < 3 {
+		t.Fatalf("list keys %v", s.lists)
+	}
 	for name, b := range files {
 		if name != ManifestPath && name != StampsPath {
 			man.Shared[name] = sum256(b)
