@@ -610,23 +610,25 @@ func (m *Model) reconcile() *render.Table {
 
 func (m *Model) sources() *render.Table {
 	t := &render.Table{Header: []string{"source", "facts"}, Align: []render.Align{render.Left, render.Right}}
+	// Counted in any order (the map's): the table is sorted below.
 	count := map[string]int{}
-	for k := range m.Facts.Prefixed("") {
-		for _, s := range m.Facts.Get(k).Sources {
+	for _, f := range m.Facts.Map() {
+		for _, s := range f.Sources {
 			count[s]++
 		}
 	}
-	srcs := make([]string, 0, len(count))
+	type source struct{ id, name string }
+	srcs := make([]source, 0, len(count))
 	for s := range count {
-		srcs = append(srcs, s)
+		srcs = append(srcs, source{s, SourceName(s)})
 	}
 	// In the order a reader scans them: by name.
 	sort.Slice(srcs, func(i, j int) bool {
-		a, b := SourceName(srcs[i]), SourceName(srcs[j])
-		return a < b || a == b && srcs[i] < srcs[j]
+		a, b := srcs[i], srcs[j]
+		return a.name < b.name || a.name == b.name && a.id < b.id
 	})
 	for _, s := range srcs {
-		t.Rows = append(t.Rows, []string{SourceName(s), strconv.Itoa(count[s])})
+		t.Rows = append(t.Rows, []string{s.name, strconv.Itoa(count[s.id])})
 	}
 	return t
 }
