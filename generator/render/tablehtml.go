@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/util"
@@ -162,19 +163,14 @@ func oneLine(s string) string {
 
 // mayBeSpace reports whether s starts with the UTF-8 of a non-ASCII white
 // space (U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F,
-// U+205F, U+3000) or with an invalid sequence, which Fields also reads
-// rune by rune; × ≤ − and most other symbols are decided by their first
-// two bytes.
+// U+205F, U+3000), as Fields reads it: rune by rune, an invalid sequence
+// one byte at a time. Only the lead bytes of those runes are decoded, so
+// × ≤ − cost one comparison, and — – … ' " (U+2013–U+2026) one decode.
 func mayBeSpace(s string) bool {
 	switch s[0] {
-	case 0xC2:
-		return len(s) < 2 || s[1] == 0x85 || s[1] == 0xA0
-	case 0xE1:
-		return len(s) < 2 || s[1] == 0x9A
-	case 0xE2:
-		return len(s) < 2 || s[1] == 0x80 || s[1] == 0x81
-	case 0xE3:
-		return len(s) < 2 || s[1] == 0x80
+	case 0xC2, 0xE1, 0xE2, 0xE3:
+		r, _ := utf8.DecodeRuneInString(s)
+		return unicode.IsSpace(r)
 	}
 	return false
 }

@@ -99,7 +99,7 @@ func TestValidAnchor(t *testing.T) {
 // FuzzOneLine holds oneLine's fast path to what a Markdown cell reads:
 // strings.Fields joined by single spaces.
 func FuzzOneLine(f *testing.F) {
-	for _, s := range append(cellTexts, " a", "a ", "a\u00a0b", "a\u2009b", "×≤−÷ ⌈x⌉ → y", "\xe2\xc2\xa0", "a\u3000b", "a\u1680b", "x\u205fy", "\xc2") {
+	for _, s := range append(cellTexts, " a", "a ", "a\u00a0b", "a\u2009b", "×≤−÷ ⌈x⌉ → y", "\xe2\xc2\xa0", "a\u3000b", "a\u1680b", "x\u205fy", "\xc2", "a — b – c … “d”", "\xe2\x80", "\xe2\x80\x20x", "a\u2028b", "a\u202fb", "\xe3\x80") {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -107,4 +107,26 @@ func FuzzOneLine(f *testing.F) {
 			t.Errorf("oneLine(%q) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+// A cell already on one line comes back as it is, without an allocation:
+// dashes, quotes and ellipses (U+2013–U+2026, whose UTF-8 starts as the
+// spaces U+2000–U+200A do) are not spaces to Fields either.
+func TestOneLineKeepsPunctuation(t *testing.T) {
+	for _, s := range []string{
+		"the smallest layout whose tightest GPU holds its weights — 1 sequence(s) × 131,072 tokens",
+		"2024–2026, “quoted” and ‘single’ … ⌈x ÷ y⌉ ≤ z − 1",
+		"no\u00a0", // a no-break space: Fields splits there
+	} {
+		want := strings.Join(strings.Fields(s), " ")
+		if got := oneLine(s); got != want {
+			t.Fatalf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+		if want != s {
+			continue
+		}
+		if n := testing.AllocsPerRun(10, func() { oneLine(s) }); n != 0 {
+			t.Errorf("oneLine(%q): %v allocations, want none", s, n)
+		}
+	}
 }
