@@ -52,31 +52,19 @@ type sumSink struct {
 	sums map[string]string
 }
 
-func (ss *sumSink) put(name string, b []byte) error {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.sums == nil {
-		ss.sums = map[string]string{}
-	}
-	ss.sums[name] = sum256(b)
-	return nil
-}
+func (ss *sumSink) put(name string, b []byte) error { return ss.set(name, sum256(b)) }
 
-func (ss *sumSink) reuse(name, _, sum string, _ *stamp) error {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.sums == nil {
-		ss.sums = map[string]string{}
-	}
-	ss.sums[name] = sum
-	return nil
-}
+func (ss *sumSink) reuse(name, _, sum string, _ *stamp) error { return ss.set(name, sum) }
 
 func (ss *sumSink) write(name string, fill func(io.Writer) error) error {
 	sum, err := streamSum(fill)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	return ss.set(name, sum)
+}
+
+func (ss *sumSink) set(name, sum string) error {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.sums == nil {
