@@ -86,19 +86,55 @@ type Set struct {
 	keys *keyList // shared, like m, by copies of the set
 }
 
-// keyList is a set's keys, sorted when sorted is set: pages ask for them in
-// order often, and a model adds over a thousand facts.
+// keyList is a set's keys and their facts, sorted by key when sorted is
+// set: pages ask for them in order often, and a model adds over a thousand
+// facts. facts[i] is the fact of keys[i], so an ordered walk looks nothing
+// up.
 type keyList struct {
 	mu     sync.Mutex
 	keys   []string
+	facts  []*Fact
 	sorted bool
 }
 
-func (l *keyList) add(k string) {
+func (l *keyList) add(k string, f *Fact) {
 	l.mu.Lock()
 	l.keys = append(l.keys, k)
+	l.facts = append(l.facts, f)
 	l.sorted = false
 	l.mu.Unlock()
+}
+
+// replace points k, already in the list, at f.
+func (l *keyList) replace(k string, f *Fact) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sorted {
+		if i, ok := slices.BinarySearch(l.keys, k); ok {
+			l.facts[i] = f
+		}
+		return
+	}
+	if i := slices.Index(l.keys, k); i >= 0 {
+		l.facts[i] = f
+	}
+}
+
+// sort orders keys and facts together; l.mu is held.
+func (l *keyList) sort() {
+	type entry struct {
+		key  string
+		fact *Fact
+	}
+	es := make([]entry, len(l.keys))
+	for i, k := range l.keys {
+		es[i] = entry{k, l.facts[i]}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+	for i, e := range es {
+		l.keys[i], l.facts[i] = e.key, e.fact
+	}
+	l.sorted = true
 }
 
 // NewSet returns an empty set.
@@ -114,8 +150,10 @@ func (s *Set) Add(f Fact) *Fact {
 		f.Display = "unknown"
 	}
 	p := &f
-	if _, ok := s.m[f.Key]; !ok {
-		s.keys.add(f.Key)
+	if _, ok := s.m[f.Key]; ok {
+		s.keys.replace(f.Key, p)
+	} else {
+		s.keys.add(f.Key, p)
 	}
 	s.m[f.Key] = p
 	return p
@@ -160,10 +198,35 @@ func (s *Set) sortedKeys() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.sorted {
-		slices.Sort(l.keys)
-		l.sorted = true
+		l.sort()
 	}
 	return l.keys
+}
+
+// All yields every fact in key order. Adding facts while iterating is not
+// allowed.
+func (s *Set) All() iter.Seq[*Fact] {
+	return func(yield func(*Fact) bool) {
+		for _, f := range s.sortedFacts() {
+			if !yield(f) {
+				return
+			}
+		}
+	}
+}
+
+// sortedFacts returns the facts in key order (see sortedKeys).
+func (s *Set) sortedFacts() []*Fact {
+	if s.keys == nil {
+		return nil
+	}
+	l := s.keys
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.sorted {
+		l.sort()
+	}
+	return l.facts
 }
 
 // Map returns the facts keyed by key (shared, not copied).
@@ -197,7 +260,7 @@ func (s *Set) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	s.m = make(map[string]*Fact, len(raw))
-	s.keys = &keyList{keys: make([]string, 0, len(raw))}
+	s.keys = &keyList{keys: make([]string, 0, len(raw)), facts: make([]*Fact, 0, len(raw))}
 	for k, r := range raw {
 		dec := json.NewDecoder(bytes.NewReader(r))
 		dec.UseNumber()
@@ -217,6 +280,7 @@ func (s *Set) UnmarshalJSON(b []byte) error {
 		f.Key = k
 		s.m[k] = &f
 		s.keys.keys = append(s.keys.keys, k)
+		s.keys.facts = append(s.keys.facts, &f)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package facts
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -94,5 +96,43 @@ func TestShortBytesNeverZeroGB(t *testing.T) {
 	}
 	if got := BytesIn(400e9, 1600e9); got != "400 GB" {
 		t.Errorf("BytesIn(400e9, 1600e9) = %q", got)
+	}
+}
+
+// The ordered walk keeps each key's fact beside it: a fact replaced before
+// or after the keys were sorted is the one All yields and AppendJSON
+// writes, and a key added after a walk takes its place in order.
+func TestAllFollowsAddAndReplace(t *testing.T) {
+	s := NewSet()
+	s.Add(Fact{Key: "c", Value: int64(3), Unit: UnitCount})
+	s.Add(Fact{Key: "a", Value: int64(1), Unit: UnitCount})
+	s.Add(Fact{Key: "b", Value: int64(2), Unit: UnitCount})
+	s.Add(Fact{Key: "c", Value: int64(30), Unit: UnitCount}) // replaced while unsorted
+	walk := func() string {
+		var out []string
+		for f := range s.All() {
+			n, _ := f.Int()
+			out = append(out, fmt.Sprintf("%s=%d", f.Key, n))
+		}
+		return strings.Join(out, " ")
+	}
+	if got := walk(); got != "a=1 b=2 c=30" {
+		t.Fatalf("walk %q", got)
+	}
+	s.Add(Fact{Key: "a", Value: int64(10), Unit: UnitCount}) // replaced once sorted
+	s.Add(Fact{Key: "ab", Value: int64(5), Unit: UnitCount}) // added once sorted
+	if got := walk(); got != "a=10 ab=5 b=2 c=30" {
+		t.Fatalf("walk %q", got)
+	}
+	b, err := s.AppendJSON(nil, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != string(want) {
+		t.Errorf("AppendJSON:\n%s\nMarshalIndent:\n%s", b, want)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // and its second, indenting pass were a fifth of a site build.
 // TestAppendJSONIsMarshalIndent holds it to the standard encoder.
 func (s *Set) AppendJSON(dst []byte, prefix, indent string) ([]byte, error) {
-	keys := s.sortedKeys()
+	keys, fs := s.sortedKeys(), s.sortedFacts()
 	if len(keys) == 0 {
 		return append(dst, "{}"...), nil
 	}
@@ -26,7 +26,7 @@ func (s *Set) AppendJSON(dst []byte, prefix, indent string) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		f := s.m[k]
+		f := fs[i]
 		dst = append(dst, '\n')
 		dst = append(dst, in1...)
 		dst = appendString(dst, k)

@@ -787,8 +787,8 @@ func (m *Model) FactsAppendix() *render.Table {
 	// A page's facts cite a few dozen source lists between them: each is
 	// named once.
 	named := map[sourceList]string{}
-	for k := range m.Facts.Prefixed("") {
-		f := m.Facts.Get(k)
+	for f := range m.Facts.All() {
+		k := f.Key
 		how := f.Derivation
 		if !f.Known() {
 			how = "unknown: " + f.Reason
