@@ -191,23 +191,16 @@ func (s *Set) Prefixed(prefix string) iter.Seq2[string, string] {
 
 // sortedKeys returns s.keys, sorting them first if a fact was added since.
 func (s *Set) sortedKeys() []string {
-	if s.keys == nil {
-		return nil
-	}
-	l := s.keys
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.sorted {
-		l.sort()
-	}
-	return l.keys
+	keys, _ := s.sorted()
+	return keys
 }
 
 // All yields every fact in key order. Adding facts while iterating is not
 // allowed.
 func (s *Set) All() iter.Seq[*Fact] {
 	return func(yield func(*Fact) bool) {
-		for _, f := range s.sortedFacts() {
+		_, facts := s.sorted()
+		for _, f := range facts {
 			if !yield(f) {
 				return
 			}
@@ -215,10 +208,10 @@ func (s *Set) All() iter.Seq[*Fact] {
 	}
 }
 
-// sortedFacts returns the facts in key order (see sortedKeys).
-func (s *Set) sortedFacts() []*Fact {
+// sorted returns the keys in order and, index for index, their facts.
+func (s *Set) sorted() ([]string, []*Fact) {
 	if s.keys == nil {
-		return nil
+		return nil, nil
 	}
 	l := s.keys
 	l.mu.Lock()
@@ -226,7 +219,7 @@ func (s *Set) sortedFacts() []*Fact {
 	if !l.sorted {
 		l.sort()
 	}
-	return l.facts
+	return l.keys, l.facts
 }
 
 // Map returns the facts keyed by key (shared, not copied).

@@ -14,7 +14,7 @@ import (
 // and its second, indenting pass were a fifth of a site build.
 // TestAppendJSONIsMarshalIndent holds it to the standard encoder.
 func (s *Set) AppendJSON(dst []byte, prefix, indent string) ([]byte, error) {
-	keys, fs := s.sortedKeys(), s.sortedFacts()
+	keys, fs := s.sorted()
 	if len(keys) == 0 {
 		return append(dst, "{}"...), nil
 	}
