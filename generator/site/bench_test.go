@@ -1,9 +1,11 @@
 package site
 
 import (
+	"path/filepath"
 	"testing"
 
 	"dossier/generator/config"
+	"dossier/generator/internal/sitetest"
 )
 
 // BenchmarkBuild is a full build of the fixture site: load, compute every
@@ -27,8 +29,26 @@ func BenchmarkBuild(b *testing.B) {
 
 // BenchmarkIncrementalBuild rebuilds with every input unchanged: pages are
 // reused from the previous output and only the lists are rendered again.
-func BenchmarkIncrementalBuild(b *testing.B) {
-	cfg, err := config.Load(copySite(b), nil, nil)
+func BenchmarkIncrementalBuild(b *testing.B) { benchmarkRebuild(b, "", "", "", 0) }
+
+// BenchmarkPriceBuild rebuilds after a price changed: every page is
+// computed and rendered again, no module tree is built, charts are linked.
+func BenchmarkPriceBuild(b *testing.B) {
+	benchmarkRebuild(b, "data/pricing/runpod.yaml", "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 5.99", -1)
+}
+
+// BenchmarkSnapshotBuild rebuilds after one snapshot changed: that page,
+// and the lists it is on.
+func BenchmarkSnapshotBuild(b *testing.B) {
+	benchmarkRebuild(b, "data/hub/moonshotai/Kimi-K3/snapshot.json", `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`, 1)
+}
+
+// benchmarkRebuild times builds over the previous output, each after
+// swapping old and new in file (nothing when file is ""), and checks that
+// each recomputed want models (-1: every model).
+func benchmarkRebuild(b *testing.B, file, old, new string, want int) {
+	root := copySite(b)
+	cfg, err := config.Load(root, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,10 +57,20 @@ func BenchmarkIncrementalBuild(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := Build(s, Options{Destination: dest}); err != nil {
+	first, err := Build(s, Options{Destination: dest})
+	if err != nil {
 		b.Fatal(err)
 	}
+	if want < 0 {
+		want = len(first.Models)
+	}
 	for b.Loop() {
+		if file != "" {
+			b.StopTimer()
+			sitetest.Edit(b, filepath.Join(root, file), old, new)
+			old, new = new, old
+			b.StartTimer()
+		}
 		s, err := Load(cfg, Options{Previous: dest})
 		if err != nil {
 			b.Fatal(err)
@@ -49,8 +79,8 @@ func BenchmarkIncrementalBuild(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(r.Rebuilt) != 0 {
-			b.Fatalf("recomputed %v", r.Rebuilt)
+		if len(r.Rebuilt) != want || r.ModuleTrees != 0 {
+			b.Fatalf("recomputed %v (want %d models), %d module trees", r.Rebuilt, want, r.ModuleTrees)
 		}
 	}
 }
