@@ -124,15 +124,5 @@ func TestAllFollowsAddAndReplace(t *testing.T) {
 	if got := walk(); got != "a=10 ab=5 b=2 c=30" {
 		t.Fatalf("walk %q", got)
 	}
-	b, err := s.AppendJSON(nil, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != string(want) {
-		t.Errorf("AppendJSON:\n%s\nMarshalIndent:\n%s", b, want)
-	}
+	appendsAsMarshalIndent(t, s, "", "  ")
 }

@@ -29,18 +29,25 @@ func exampleSet() *Set {
 func TestAppendJSONIsMarshalIndent(t *testing.T) {
 	for _, s := range []*Set{NewSet(), exampleSet()} {
 		for _, in := range [][2]string{{"", "  "}, {"  ", "  "}, {"\t", "\t"}} {
-			want, err := json.MarshalIndent(s, in[0], in[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := s.AppendJSON(nil, in[0], in[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("prefix %q indent %q:\ngot  %s\nwant %s", in[0], in[1], got, want)
-			}
+			appendsAsMarshalIndent(t, s, in[0], in[1])
 		}
+	}
+}
+
+// appendsAsMarshalIndent checks that s.AppendJSON writes what
+// json.MarshalIndent writes for s.
+func appendsAsMarshalIndent(t *testing.T, s *Set, prefix, indent string) {
+	t.Helper()
+	want, err := json.MarshalIndent(s, prefix, indent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.AppendJSON(nil, prefix, indent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("prefix %q indent %q:\ngot  %s\nwant %s", prefix, indent, got, want)
 	}
 }
 
@@ -63,17 +70,7 @@ func FuzzAppendJSON(f *testing.F) {
 		s.Add(Fact{Key: key, Value: text, Unit: text, Display: text, Sources: []string{text, key}, Derivation: text, Reason: text})
 		s.Add(Fact{Key: key + "f", Value: x, Unit: UnitRatio})
 		s.Add(Fact{Key: key + "n", Value: n, Unit: UnitCount})
-		want, err := json.MarshalIndent(s, "  ", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := s.AppendJSON(nil, "  ", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("got  %s\nwant %s", got, want)
-		}
+		appendsAsMarshalIndent(t, s, "  ", "  ")
 	})
 }
 
