@@ -101,8 +101,9 @@ func (s *Site) groups(sums []*Summary) []group {
 }
 
 // renderLists writes the index and one list page per organisation and
-// architecture family, as HTML (sortable) and Markdown.
-func (s *Site) renderLists(out sink, sums []*Summary) error {
+// architecture family, as HTML (sortable) and Markdown. It returns each
+// list's key by directory, for the manifest.
+func (s *Site) renderLists(out sink, sums []*Summary) (map[string]string, error) {
 	groups := s.groups(sums)
 	var links []render.Link
 	for _, g := range groups {
@@ -134,13 +135,11 @@ func (s *Site) renderLists(out sink, sums []*Summary) error {
 	// every model, and a one-model rebuild waits for them all. A list
 	// whose models and text are unchanged is the previous output's.
 	// Each is published as soon as it is rendered.
-	errs := make([]error, len(pages))
+	errs, keys := make([]error, len(pages)), make([]string, len(pages))
 	parallel(len(pages), func(i int) {
 		l := pages[i]
 		key := s.listKey(l)
-		s.listsMu.Lock()
-		s.lists[l.dir] = key
-		s.listsMu.Unlock()
+		keys[i] = key
 		if reused, err := s.reuseList(out, l.dir, key); reused || err != nil {
 			errs[i] = err
 			return
@@ -154,7 +153,14 @@ func (s *Site) renderLists(out sink, sums []*Summary) error {
 		}
 		errs[i] = err
 	})
-	return firstError(errs)
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	byDir := make(map[string]string, len(pages))
+	for i, l := range pages {
+		byDir[l.dir] = keys[i]
+	}
+	return byDir, nil
 }
 
 // listPage is the index or a group's list, as renderList takes it.

@@ -29,17 +29,16 @@ func (s *Site) produce(out output) error {
 	if err != nil {
 		return err
 	}
+	var lists map[string]string // list page keys, for the manifest
 	if reused, ok := s.reusableShared(key); ok {
 		for _, name := range sortedKeys(reused) {
 			if err := s.reuseFile(out, name, reused[name]); err != nil {
 				return err
 			}
 		}
-		s.lists = s.prev.Lists
-	} else {
-		if err := s.sharedFiles(out); err != nil {
-			return err
-		}
+		lists = s.prev.Lists
+	} else if lists, err = s.sharedFiles(out); err != nil {
+		return err
 	}
 	for _, name := range sortedKeys(s.cacheFiles()) {
 		if err := s.putCache(out, name); err != nil {
@@ -47,7 +46,7 @@ func (s *Site) produce(out output) error {
 		}
 	}
 	sums := out.sums()
-	if err := out.write(ManifestPath, func(w io.Writer) error { return s.writeManifest(w, sums, key) }); err != nil {
+	if err := out.write(ManifestPath, func(w io.Writer) error { return s.writeManifest(w, sums, key, lists) }); err != nil {
 		return err
 	}
 	b, err := json.Marshal(out.stamps())
@@ -114,13 +113,13 @@ func (s *Site) produceModel(e *entry, out output) error {
 }
 
 // sharedFiles renders what lists the models (index, list pages, feeds,
-// models.json) and the assets, from the models' summaries, into out.
-func (s *Site) sharedFiles(to sink) error {
+// models.json) and the assets, from the models' summaries, into out. It
+// returns the list pages' keys.
+func (s *Site) sharedFiles(to sink) (map[string]string, error) {
 	sums, err := s.summaries()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.lists = map[string]string{}
 	out := &pageSink{sink: to}
 	for _, e := range s.entries {
 		for name := range e.files {
@@ -131,36 +130,37 @@ func (s *Site) sharedFiles(to sink) error {
 	}
 	for name, b := range map[string][]byte{"style.css": s.Templates.CSS, "sort.js": s.Templates.JS, OutputMarker: []byte(markerText), "models.js": s.Templates.ModelsJS} {
 		if err := out.put(name, b); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := s.renderLists(out, sums); err != nil {
-		return err
+	lists, err := s.renderLists(out, sums)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.renderCalibration(out, sums); err != nil {
-		return err
+		return nil, err
 	}
 	doc := s.modelsDocOf()
 	if err := out.write(ModelsPath, func(w io.Writer) error { return writeModelsJSON(w, doc, s.modelEntries()) }); err != nil {
-		return err
+		return nil, err
 	}
 	cmp, err := s.Templates.ComparePage(render.HTMLPage{PageTitle: "Compare models · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: s.Config.Search})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := out.put("compare/index.html", cmp); err != nil {
-		return err
+		return nil, err
 	}
 	if s.Config.Search {
 		b, err := s.Templates.SearchPage(render.HTMLPage{PageTitle: "Search · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: true})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := out.put("search/index.html", b); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return s.feeds(out, out.pages, sums)
+	return lists, s.feeds(out, out.pages, sums)
 }
 
 // cacheFiles names the cache entry of every published model's config.
@@ -229,7 +229,7 @@ func (s *Site) reusableShared(key string) (map[string]string, bool) {
 // writeManifest writes the build's manifest as json.Marshal encodes a
 // manifest (TestManifestIsMarshal), one model at a time: not indented, it
 // is 25 MB at 5,000 models, read by machines only.
-func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string) error {
+func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, lists map[string]string) error {
 	shared := maps.Clone(sums)
 	bySlug := make(map[string]*entry, len(s.entries))
 	for _, e := range s.entries {
@@ -256,7 +256,7 @@ func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string) er
 		ew.WriteString(":")
 		ew.Write(v)
 	}
-	rest, err := json.Marshal(manifest{Shared: shared, SharedKey: key, Lists: s.lists})
+	rest, err := json.Marshal(manifest{Shared: shared, SharedKey: key, Lists: lists})
 	if err != nil {
 		return err
 	}
@@ -314,7 +314,7 @@ func (s *Site) unchanged(dest string) ([]string, bool, error) {
 		maps.Copy(want, reused)
 	} else {
 		var shared sumSink
-		if err := s.sharedFiles(&shared); err != nil {
+		if _, err := s.sharedFiles(&shared); err != nil {
 			return nil, false, err
 		}
 		maps.Copy(want, shared.sums)

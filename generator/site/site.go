@@ -75,14 +75,12 @@ type Site struct {
 	Models   []*Model
 	Problems []claims.Problem // with Options.Collect
 
-	entries  []*entry          // every published model, computed or reused, in content order
-	prevDir  string            // Options.Previous
-	prev     *manifest         // its manifest, nil when there is nothing to reuse
-	stampsMu sync.Mutex        // guards prev.Stamps, which intact completes
-	listsMu  sync.Mutex        // guards lists
-	lists    map[string]string // list page keys by directory, for the manifest
-	analytic *analytics        // module-tree figures by config hash
-	inputs   string            // hash of what every page depends on (sharedInputs)
+	entries  []*entry   // every published model, computed or reused, in content order
+	prevDir  string     // Options.Previous
+	prev     *manifest  // its manifest, nil when there is nothing to reuse
+	stampsMu sync.Mutex // guards prev.Stamps, which intact completes
+	analytic *analytics // module-tree figures by config hash
+	inputs   string     // hash of what every page depends on (sharedInputs)
 	// corrections are the dossiers' logs from the committed history of
 	// their facts.json, by slug (none outside a git repository).
 	corrections map[string][]corrections.Entry

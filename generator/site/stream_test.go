@@ -17,10 +17,14 @@ func TestManifestIsMarshal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	man := manifest{Models: map[string]manifestEntry{}, Shared: map[string]string{}, SharedKey: "k", Lists: s.lists}
-	if len(s.lists) < 3 {
-		t.Fatalf("list keys %v", s.lists)
+	lists, err := s.sharedFiles(&sumSink{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if len(lists) < 3 {
+		t.Fatalf("list keys %v", lists)
+	}
+	man := manifest{Models: map[string]manifestEntry{}, Shared: map[string]string{}, SharedKey: "k", Lists: lists}
 	for name, b := range files {
 		if name != ManifestPath && name != StampsPath {
 			man.Shared[name] = sum256(b)
@@ -49,7 +53,7 @@ func TestManifestIsMarshal(t *testing.T) {
 	delete(sums, ManifestPath)
 	delete(sums, StampsPath)
 	var got bytes.Buffer
-	if err := s.writeManifest(&got, sums, "k"); err != nil {
+	if err := s.writeManifest(&got, sums, "k", lists); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), want) {
