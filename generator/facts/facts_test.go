@@ -103,7 +103,14 @@ func TestShortBytesNeverZeroGB(t *testing.T) {
 // or after the keys were sorted is the one All yields and AppendJSON
 // writes, and a key added after a walk takes its place in order.
 func TestAllFollowsAddAndReplace(t *testing.T) {
-	s := NewSet()
+	// A set made with room for facts (NewSetSize) behaves as one made empty.
+	for _, s := range []*Set{NewSet(), NewSetSize(2)} {
+		allFollowsAddAndReplace(t, s)
+	}
+}
+
+func allFollowsAddAndReplace(t *testing.T, s *Set) {
+	t.Helper()
 	s.Add(Fact{Key: "c", Value: int64(3), Unit: UnitCount})
 	s.Add(Fact{Key: "a", Value: int64(1), Unit: UnitCount})
 	s.Add(Fact{Key: "b", Value: int64(2), Unit: UnitCount})
