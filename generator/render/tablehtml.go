@@ -51,6 +51,27 @@ func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
 		first = 1
 	}
 	factCol, valueCol := t.factColumns(first, factsPage)
+	// A long table repeats its cells: the facts appendix names a few dozen
+	// source lists and fewer derivations than facts over a thousand rows.
+	// Each distinct text is converted once; a repeat copies its HTML from
+	// where it was first written (at[0]:at[1] of b).
+	var written map[string][2]int
+	if len(t.Rows) >= memoRows {
+		written = make(map[string][2]int, len(t.Rows))
+	}
+	content := func(text string) {
+		if written == nil || len(text) < memoLen {
+			writeCellHTML(b, oneLine(text))
+			return
+		}
+		if at, ok := written[text]; ok {
+			b.WriteString(b.String()[at[0]:at[1]])
+			return
+		}
+		start := b.Len()
+		writeCellHTML(b, oneLine(text))
+		written[text] = [2]int{start, b.Len()}
+	}
 	cell := func(tag string, i int, text, fact string) {
 		b.WriteByte('<')
 		b.WriteString(tag)
@@ -64,7 +85,7 @@ func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
 		if fact != "" {
 			b.WriteString(`<a href="` + factsPage + "#" + fact + `" title="` + fact + `">`)
 		}
-		writeCellHTML(b, oneLine(text))
+		content(text)
 		if fact != "" {
 			b.WriteString("</a>")
 		}
@@ -111,6 +132,14 @@ func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
 	}
 	b.WriteString("</tbody>\n</table>\n")
 }
+
+// Tables of memoRows rows or more convert each distinct cell text of
+// memoLen bytes or more once (see writeHTML): below that, a map lookup
+// costs about what converting the text does.
+const (
+	memoRows = 64
+	memoLen  = 16
+)
 
 // factColumns returns the FactHeader column of a dossier table and the
 // column its links go on, as factLinks picks them; -1, -1 for none.

@@ -47,7 +47,16 @@ func TestTableHTMLIsGoldmarks(t *testing.T) {
 	}
 	tb.Rows = append(tb.Rows, []string{Code("not an id!"), "short row"}, []string{Code("k-long"), "a", "b", "c", "extra"})
 	plain := &Table{Header: []string{"name", "value"}, Align: []Align{Left, Right}, Rows: [][]string{{"a", "1"}, {"b & c", "2"}}}
-	for _, tb := range []*Table{tb, plain, {Header: []string{"empty"}}} {
+	// A long table converts each repeated text once (memoRows): the texts
+	// come back in other rows, columns and orders.
+	long := &Table{Header: tb.Header, Align: tb.Align}
+	for r := 0; len(long.Rows) < 3*memoRows; r++ {
+		for i, s := range cellTexts {
+			j := (i + r) % len(cellTexts)
+			long.Rows = append(long.Rows, []string{Code("k" + itoa(r) + "-" + itoa(i)), Code("k"), s, cellTexts[j]})
+		}
+	}
+	for _, tb := range []*Table{tb, plain, long, {Header: []string{"empty"}}} {
 		want, got := goldmarkTable(t, tb), tb.HTML()
 		if got != want {
 			gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
