@@ -115,6 +115,12 @@ func FuzzOneLine(f *testing.F) {
 		if got, want := oneLine(s), strings.Join(strings.Fields(s), " "); got != want {
 			t.Errorf("oneLine(%q) = %q, want %q", s, got, want)
 		}
+		if asIs(s) {
+			var b strings.Builder
+			if writeCellHTML(&b, oneLine(s)); b.String() != s {
+				t.Errorf("asIs(%q), but its HTML is %q", s, b.String())
+			}
+		}
 	})
 }
 
@@ -136,6 +142,35 @@ func TestOneLineKeepsPunctuation(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(10, func() { oneLine(s) }); n != 0 {
 			t.Errorf("oneLine(%q): %v allocations, want none", s, n)
+		}
+	}
+}
+
+// TestAsIs: the cells of a facts table are mostly their own HTML; what
+// oneLine, the address search or escaping would change is not.
+func TestAsIs(t *testing.T) {
+	for s, want := range map[string]bool{
+		"tensor bytes ≤ 2 × 97,887 MiB":                              true,
+		"config.json; hardware catalog: MI300X":                      true,
+		"which hosts were shown, the width of the window":            true,
+		"⌊(183.1 GB per GPU × utilization − reserve) ÷ 4.1 GB⌋ — ok": true,
+		"":                  true,
+		" a":                false,
+		"a ":                false,
+		"a  b":              false,
+		"a\tb":              false,
+		"a\u00a0b":          false,
+		"a\u2009b":          false,
+		"a < b":             false,
+		"a & b":             false,
+		`"quoted"`:          false,
+		"see https://x.org": false,
+		"http":              false,
+		"www.":              false,
+		Code("k"):           false,
+	} {
+		if got := asIs(s); got != want {
+			t.Errorf("asIs(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
