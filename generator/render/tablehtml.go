@@ -60,12 +60,8 @@ func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
 		written = make(map[string][2]int, len(t.Rows))
 	}
 	content := func(text string) {
-		if asIs(text) {
-			b.WriteString(text)
-			return
-		}
 		if written == nil || len(text) < memoLen {
-			writeCellHTML(b, oneLine(text))
+			writeCellText(b, text)
 			return
 		}
 		if at, ok := written[text]; ok {
@@ -73,7 +69,7 @@ func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
 			return
 		}
 		start := b.Len()
-		writeCellHTML(b, oneLine(text))
+		writeCellText(b, text)
 		written[text] = [2]int{start, b.Len()}
 	}
 	cell := func(tag string, i int, text, fact string) {
@@ -210,6 +206,15 @@ func mayBeSpace(s string) bool {
 
 func asciiSpace(c byte) bool {
 	return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c == ' '
+}
+
+// writeCellText writes the HTML of a cell's text as it stands in a table.
+func writeCellText(b *strings.Builder, text string) {
+	if asIs(text) {
+		b.WriteString(text)
+	} else {
+		writeCellHTML(b, oneLine(text))
+	}
 }
 
 // asIs reports whether a cell's text is its own HTML: one line as oneLine
