@@ -244,8 +244,11 @@ func (c *Context) lintSentence(s string, withInterval []*content.Measurement) []
 			add(TellNovelty, "%q with no dated prior-art artifact (arXiv id or date) in the sentence", w)
 		}
 	}
-	perf := perfRe.FindString(s)
-	if perf == "" {
+	var perf string
+	if low.has(perfWords) {
+		perf = perfRe.FindString(s)
+	}
+	if perf == "" && low.has(runsOnWords) {
 		perf = runsOnRe.FindString(s)
 	}
 	if perf != "" && !configured(s) {
@@ -276,6 +279,8 @@ func (c *Context) lintSentence(s string, withInterval []*content.Measurement) []
 var (
 	labelWords    = []string{"bit", "byte", "fp8", "fp4", "fp16", "int4", "int8", "nf4", "bf16"}
 	noveltyWords  = []string{"novel", "breakthrough", "invent", "introduc", "pioneer", "debut", "new", "first"}
+	perfWords     = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"} // \d is ASCII
+	runsOnWords   = []string{"run"}
 	relativeWords = []string{"this", "next", "soon", "shortly", "tomorrow", "tonight", "coming", "imminent", "end", "within", "day", "week", "month", "year"}
 )
 

@@ -22,6 +22,11 @@ var tellPatterns = []struct {
 		"a new attention", "a new kind of residual", "the world's first", "industry's first", "the very first", "a first-ever model",
 		"the first open model to run",
 	}},
+	{"performance", perfRe, perfWords, []string{
+		"2.5× faster", "3x speed", "10 x throughput", "1,200 tokens/s", "40 tok/s", "30 tokens per second", "12 ms",
+		"0.5 s/token", "2 s per token", "9 tokens/sec", "30% faster", "20 % less", "time to first token of 2", "TTFT 300", "latency: 5",
+	}},
+	{"runs on", runsOnRe, runsOnWords, []string{"runs on a laptop", "run K3 on one card", "running in a browser", "RUNS ON"}},
 	{"relative", relativeRe, relativeWords, []string{
 		"later this month", "earlier this year", "this quarter", "next week", "next week's release", "soon", "shortly",
 		"tomorrow", "tonight", "in the coming weeks", "coming weeks", "the upcoming model", "imminently",
