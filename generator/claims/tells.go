@@ -422,15 +422,34 @@ func statesInterval(s string, m *content.Measurement) bool {
 	return false
 }
 
+// containsValue reports whether s holds m's value, with or without its
+// thousands commas, as a number of its own: not after a digit, point or
+// comma, not before a digit.
 func containsValue(s string, m *content.Measurement) bool {
 	v := trim(m.Value)
-	for _, form := range []string{v, strings.ReplaceAll(v, ",", "")} {
-		if re := regexp.MustCompile(`(?:^|[^\d.,])` + regexp.QuoteMeta(form) + `(?:[^\d]|$)`); re.MatchString(s) {
+	return v != "" && (holdsNumber(s, v) || holdsNumber(s, strings.ReplaceAll(v, ",", "")))
+}
+
+// holdsNumber reports whether s holds n, which is not empty, between
+// bytes that do not continue a number (a byte of a multi-byte rune does
+// not). It is what compiling (?:^|[^\d.,])n(?:[^\d]|$) for every sentence
+// and value matched, which was most of the interval tell's time.
+func holdsNumber(s, n string) bool {
+	for at := 0; ; at++ {
+		i := strings.Index(s[at:], n)
+		if i < 0 {
+			return false
+		}
+		i += at
+		before, after := i == 0 || !strings.ContainsRune("0123456789.,", rune(s[i-1])), i+len(n) == len(s) || !isDigit(s[i+len(n)])
+		if before && after {
 			return true
 		}
+		at = i
 	}
-	return false
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func intervalName(m *content.Measurement) string {
 	if m.Interval != nil {
