@@ -20,10 +20,7 @@ var markdownCells = []string{
 // renderer's output, and counts them: the test means nothing if every
 // table went to the renderer.
 func TestPlainMarkdownIsRendered(t *testing.T) {
-	var tables []*Table
-	for _, tb := range dossierTables() {
-		tables = append(tables, tb)
-	}
+	tables := dossierTables()
 	cells := append(append([]string{}, cellTexts...), markdownCells...)
 	for _, s := range cells {
 		tables = append(tables,
