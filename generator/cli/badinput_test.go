@@ -451,6 +451,48 @@ func TestFutureDateWarnsInBuild(t *testing.T) {
 	}
 }
 
+// A catalog date in the future is found on its line: the line is looked
+// up only for such a date, and the others cost no parse.
+func TestFutureCatalogDatesNameTheirLines(t *testing.T) {
+	root := badSiteCopy(t)
+	hw := filepath.Join(root, "data", "hardware.yaml")
+	sitetest.Edit(t, hw, "    node_name: \"DGX B200\"\n    source: \"https://www.nvidia.com/en-us/data-center/dgx-b200/\"\n    as_of: \"2026-12-02\"",
+		"    node_name: \"DGX B200\"\n    source: \"https://www.nvidia.com/en-us/data-center/dgx-b200/\"\n    as_of: \"2099-02-03\"")
+	sitetest.Edit(t, filepath.Join(root, "data", "pricing", "runpod.yaml"), `as_of: "2026-08-06"`, `as_of: "2099-04-05"`)
+	sitetest.Edit(t, filepath.Join(root, siteFile), "maxAgeDays: 0 ", "maxAgeDays: 0\n  today: \"2026-12-02\" ")
+	code, _, errs := run("--source", root, "build")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"data/hardware.yaml:" + lineOf(t, hw, `as_of: "2099-02-03"`) + ": warning: field as_of of B200: 2099-02-03 is in the future",
+		"data/pricing/runpod.yaml:6: warning: field as_of: 2099-04-05 is in the future",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("no warning %q:\n%s", want, errs)
+		}
+	}
+	if n := strings.Count(errs, "is in the future"); n != 2 {
+		t.Errorf("%d future dates reported, want 2:\n%s", n, errs)
+	}
+}
+
+// lineOf is the line number of the first line of path holding text.
+func lineOf(t *testing.T, path, text string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, text) {
+			return strconv.Itoa(i + 1)
+		}
+	}
+	t.Fatalf("%s holds no %q", path, text)
+	return ""
+}
+
 // serve checks its port before it builds: on a busy port it fails at once
 // with a usage error and never builds.
 func TestServeBusyPortFailsBeforeBuilding(t *testing.T) {
