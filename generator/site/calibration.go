@@ -103,22 +103,31 @@ func (s *Site) renderCalibration(out sink, sums []*Summary) error {
 		}
 	}
 	var b strings.Builder
+	// The tables are handed to the HTML page as printed, so they are
+	// written straight to HTML: a site of a thousand models has thousands
+	// of rows, which goldmark parsed back from the Markdown.
+	var printed []render.PrintedTable
+	table := func(t *render.Table) {
+		md := t.Markdown()
+		printed = append(printed, render.PrintedTable{Table: t, Markdown: md})
+		b.WriteString(md)
+	}
 	b.WriteString("# Speed predictions against measurements\n\n")
 	b.WriteString("Every published decode-speed measurement of a model on this site that names the layout it ran on, beside the build's roofline prediction for that layout (see each dossier's speed section for the settings). A ratio above 1 means the prediction is faster than what was measured.\n\n")
 	lo, med, hi, ok := Spread(ratios)
 	if ok {
 		fmt.Fprintf(&b, "**Spread:** %d pairs from %d models; predicted ÷ measured runs from %s to %s, median %s. That range is the error bar of every speed figure on this site.\n\n",
 			len(ratios), len(models), ratioText(lo), ratioText(hi), ratioText(med))
-		b.WriteString(comparable.Markdown())
+		table(comparable)
 	} else {
 		b.WriteString("No measurement on this site names a layout the build can predict, so the speed figures have no measured error bar yet.\n\n")
 	}
 	if len(other.Rows) > 0 {
 		b.WriteString("\n## Measurements not compared\n\n")
-		b.WriteString(other.Markdown())
+		table(other)
 	}
 	md := []byte(b.String())
-	html, err := s.Templates.HTML(md, render.HTMLPage{PageTitle: "Calibration · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", MarkdownURL: "index.md", Search: s.Config.Search}, nil)
+	html, err := s.Templates.HTML(md, render.HTMLPage{PageTitle: "Calibration · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", MarkdownURL: "index.md", Search: s.Config.Search, Tables: printed}, nil)
 	if err != nil {
 		return fmt.Errorf("render %sindex.html: %w", CalibrationPath, err)
 	}
