@@ -49,7 +49,10 @@ type manifestEntry struct {
 	// Summary is the model's Summary as published, kept encoded: the
 	// lists are rendered from it, and a site of thousands of models holds
 	// kilobytes, not a tree of maps, per model.
-	Summary  json.RawMessage `json:"summary"`
+	Summary json.RawMessage `json:"summary"`
+	// Entry is its models.json entry, apart from the summary so that the
+	// lists do not decode it.
+	Entry    json.RawMessage `json:"entry"`
 	Analytic string          `json:"analytic,omitempty"` // its module-tree figures in CacheDir
 	// Page is the sha256 of the content file, and Model and Draft what
 	// its front matter says: the next build need not parse a page whose
@@ -70,13 +73,15 @@ type entry struct {
 	slug     string
 	page     *content.Page
 	hash     string
-	model    *Model            // set while computed and not yet published (kept with Options.Collect)
-	computed bool              // by this build
-	summary  json.RawMessage   // the encoded Summary: set once computed, or when reused
-	files    map[string]string // published path → sha256; when reused, the previous output's files
-	analytic string            // cache key of its module-tree figures
-	reused   bool
-	pageSum  string // sha256 of the content file
+	model    *Model          // set while computed and not yet published (kept with Options.Collect)
+	computed bool            // by this build
+	summary  json.RawMessage // the encoded Summary: set once computed, or when reused
+	// modelsEntry is its models.json entry, encoded (see summarize).
+	modelsEntry json.RawMessage
+	files       map[string]string // published path → sha256; when reused, the previous output's files
+	analytic    string            // cache key of its module-tree figures
+	reused      bool
+	pageSum     string // sha256 of the content file
 }
 
 // summaries decodes every model's summary, in content order, for the
@@ -87,7 +92,6 @@ func (s *Site) summaries() ([]*Summary, error) {
 		if err := json.Unmarshal(e.summary, &out[i]); err != nil || out[i] == nil {
 			return nil, fmt.Errorf("summary of %s: %v", e.slug, err)
 		}
-		out[i].Entry = nil // read from e.summary by models.json alone
 		out[i].raw = e.summary
 	}
 	return out, nil
@@ -230,7 +234,7 @@ func (s *Site) reuse(e *entry) {
 		return
 	}
 	me, ok := s.prev.Models[e.slug]
-	if !ok || me.Hash != e.hash || len(me.Summary) == 0 || string(me.Summary) == "null" {
+	if !ok || me.Hash != e.hash || len(me.Summary) == 0 || string(me.Summary) == "null" || len(me.Entry) == 0 {
 		return
 	}
 	for f, want := range me.Files {
@@ -238,7 +242,7 @@ func (s *Site) reuse(e *entry) {
 			return
 		}
 	}
-	e.reused, e.summary, e.files, e.analytic = true, me.Summary, me.Files, me.Analytic
+	e.reused, e.summary, e.modelsEntry, e.files, e.analytic = true, me.Summary, me.Entry, me.Files, me.Analytic
 }
 
 // intact says whether the previous output's file name still has the bytes

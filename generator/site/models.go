@@ -118,18 +118,11 @@ func (s *Site) modelsDocOf() modelsDoc {
 }
 
 // modelEntries yields each model's models.json entry, in content order,
-// from its encoded summary.
-func (s *Site) modelEntries() iter.Seq2[json.RawMessage, error] {
-	return func(yield func(json.RawMessage, error) bool) {
+// as it was encoded when the model was computed.
+func (s *Site) modelEntries() iter.Seq[json.RawMessage] {
+	return func(yield func(json.RawMessage) bool) {
 		for _, e := range s.entries {
-			var sum struct {
-				Entry json.RawMessage `json:"entry"`
-			}
-			if err := json.Unmarshal(e.summary, &sum); err != nil {
-				yield(nil, fmt.Errorf("summary of %s: %w", e.slug, err))
-				return
-			}
-			if len(sum.Entry) > 0 && string(sum.Entry) != "null" && !yield(sum.Entry, nil) {
+			if len(e.modelsEntry) > 0 && string(e.modelsEntry) != "null" && !yield(e.modelsEntry) {
 				return
 			}
 		}
@@ -140,7 +133,7 @@ func (s *Site) modelEntries() iter.Seq2[json.RawMessage, error] {
 // json.MarshalIndent(doc, "", " ") writes it (TestModelsJSONIsMarshalIndent),
 // an entry at a time: 12 MB at 5,000 models, which MarshalIndent would
 // hold twice over.
-func writeModelsJSON(w io.Writer, doc modelsDoc, entries iter.Seq2[json.RawMessage, error]) error {
+func writeModelsJSON(w io.Writer, doc modelsDoc, entries iter.Seq[json.RawMessage]) error {
 	doc.Models = []json.RawMessage{}
 	head, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
@@ -155,10 +148,7 @@ func writeModelsJSON(w io.Writer, doc modelsDoc, entries iter.Seq2[json.RawMessa
 	ew.Write(head[:i+len(open)])
 	var buf bytes.Buffer
 	n := 0
-	for m, err := range entries {
-		if err != nil {
-			return err
-		}
+	for m := range entries {
 		buf.Reset()
 		if err := json.Indent(&buf, m, "  ", " "); err != nil {
 			return fmt.Errorf("entry %d: %w", n, err)

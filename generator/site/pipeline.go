@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"dossier/generator/render"
 )
@@ -20,25 +21,52 @@ import (
 // each written as soon as it is rendered and then dropped, then the
 // files that list them.
 func (s *Site) produce(out output) error {
-	errs := make([]error, len(s.entries))
-	parallel(len(s.entries), func(i int) { errs[i] = s.produceModel(s.entries[i], out) })
+	// Recomputed models go first, and the files that list the models are
+	// rendered as soon as the last of them is done, beside the links of
+	// the reused ones: a one-model rebuild is mostly links, and they kept
+	// one core busy while the lists waited for them.
+	order := make([]*entry, 0, len(s.entries))
+	for _, e := range s.entries {
+		if !e.reused {
+			order = append(order, e)
+		}
+	}
+	recomputed := len(order)
+	for _, e := range s.entries {
+		if e.reused {
+			order = append(order, e)
+		}
+	}
+	type sharedResult struct {
+		key   string
+		lists map[string]string
+		err   error
+	}
+	shared := make(chan sharedResult, 1)
+	startShared := func() {
+		go func() {
+			key, lists, err := s.shared(out)
+			shared <- sharedResult{key, lists, err}
+		}()
+	}
+	if recomputed == 0 {
+		startShared()
+	}
+	var left atomic.Int64
+	left.Store(int64(recomputed))
+	errs := make([]error, len(order))
+	parallel(len(order), func(i int) {
+		errs[i] = s.produceModel(order[i], out)
+		if i < recomputed && left.Add(-1) == 0 {
+			startShared()
+		}
+	})
+	res := <-shared
 	if err := firstError(errs); err != nil {
 		return err
 	}
-	key, err := s.sharedKey()
-	if err != nil {
-		return err
-	}
-	var lists map[string]string // list page keys, for the manifest
-	if reused, ok := s.reusableShared(key); ok {
-		for _, name := range sortedKeys(reused) {
-			if err := s.reuseFile(out, name, reused[name]); err != nil {
-				return err
-			}
-		}
-		lists = s.prev.Lists
-	} else if lists, err = s.sharedFiles(out); err != nil {
-		return err
+	if res.err != nil {
+		return res.err
 	}
 	for _, name := range sortedKeys(s.cacheFiles()) {
 		if err := s.putCache(out, name); err != nil {
@@ -46,7 +74,7 @@ func (s *Site) produce(out output) error {
 		}
 	}
 	sums := out.sums()
-	if err := out.write(ManifestPath, func(w io.Writer) error { return s.writeManifest(w, sums, key, lists) }); err != nil {
+	if err := out.write(ManifestPath, func(w io.Writer) error { return s.writeManifest(w, sums, res.key, res.lists) }); err != nil {
 		return err
 	}
 	b, err := json.Marshal(out.stamps())
@@ -54,6 +82,26 @@ func (s *Site) produce(out output) error {
 		return fmt.Errorf("%s: %w", StampsPath, err)
 	}
 	return out.put(StampsPath, append(b, '\n'))
+}
+
+// shared publishes the files that list the models (see sharedFiles), or
+// links them when nothing they are made from changed. It returns their
+// key and the list pages' keys. Every recomputed model is done; reused
+// ones may still be linking.
+func (s *Site) shared(out output) (key string, lists map[string]string, err error) {
+	if key, err = s.sharedKey(); err != nil {
+		return "", nil, err
+	}
+	if reused, ok := s.reusableShared(key); ok {
+		for _, name := range sortedKeys(reused) {
+			if err := s.reuseFile(out, name, reused[name]); err != nil {
+				return "", nil, err
+			}
+		}
+		return key, s.prev.Lists, nil
+	}
+	lists, err = s.sharedFiles(out)
+	return key, lists, err
 }
 
 func (s *Site) produceModel(e *entry, out output) error {
@@ -98,10 +146,11 @@ func (s *Site) produceModel(e *entry, out output) error {
 		}
 		e.files[name] = sum
 	}
-	sum, err := s.summarize(m)
+	sum, modelsEntry, err := s.summarize(m)
 	if err != nil {
 		return err
 	}
+	e.modelsEntry = modelsEntry
 	if e.summary, err = json.Marshal(sum); err != nil {
 		return fmt.Errorf("summary of %s: %w", e.slug, err)
 	}
@@ -203,6 +252,8 @@ func (s *Site) sharedKey() (string, error) {
 	for _, e := range s.entries {
 		h.Write(e.summary)
 		h.Write([]byte{'\n'})
+		h.Write(e.modelsEntry) // models.json is a shared file
+		h.Write([]byte{'\n'})
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -268,7 +319,7 @@ func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, li
 }
 
 func (e *entry) manifestEntry() manifestEntry {
-	return manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Analytic: e.analytic,
+	return manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Entry: e.modelsEntry, Analytic: e.analytic,
 		Page: e.pageSum, Model: e.page.Front.Model, Draft: e.page.Front.Draft}
 }
 

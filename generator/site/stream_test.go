@@ -3,7 +3,7 @@ package site
 import (
 	"bytes"
 	"encoding/json"
-	"iter"
+	"slices"
 	"testing"
 
 	"dossier/generator/internal/sitetest"
@@ -76,10 +76,7 @@ func TestModelsJSONIsMarshalIndent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fixture []json.RawMessage
-	for m, err := range s.modelEntries() {
-		if err != nil {
-			t.Fatal(err)
-		}
+	for m := range s.modelEntries() {
 		fixture = append(fixture, m)
 	}
 	if len(fixture) < 3 {
@@ -104,7 +101,7 @@ func TestModelsJSONIsMarshalIndent(t *testing.T) {
 		}
 		want = append(want, '\n')
 		var got bytes.Buffer
-		if err := writeModelsJSON(&got, c.doc, noErrors(c.entries)); err != nil {
+		if err := writeModelsJSON(&got, c.doc, slices.Values(c.entries)); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
@@ -116,12 +113,29 @@ func TestModelsJSONIsMarshalIndent(t *testing.T) {
 	}
 }
 
-func noErrors[T any](s []T) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		for _, v := range s {
-			if !yield(v, nil) {
-				return
-			}
-		}
+// TestSharedKeyHoldsModelsEntries: models.json is a shared file and each
+// model's entry is kept apart from its summary, so the shared files'
+// key must change when an entry alone does, or a build would link the
+// previous models.json.
+func TestSharedKeyHoldsModelsEntries(t *testing.T) {
+	s := loadSite(t, copySite(t), Options{})
+	if _, err := s.Render(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.sharedKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.entries[len(s.entries)-1]
+	if len(e.modelsEntry) == 0 || len(e.summary) == 0 {
+		t.Fatalf("%s: no models.json entry or summary after a render", e.slug)
+	}
+	e.modelsEntry = json.RawMessage(`{"changed":true}`)
+	after, err := s.sharedKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after == before {
+		t.Error("changing a models.json entry left the shared files' key as it was")
 	}
 }

@@ -19,9 +19,6 @@ type Summary struct {
 	Text     string     `json:"summary"`
 	Verdicts string     `json:"verdicts"`
 	Row      render.Row `json:"row"`
-	// Entry is this model in models.json, encoded once when computed:
-	// only models.json reads it, and it is most of a summary's memory.
-	Entry json.RawMessage `json:"entry"`
 	// Calibration is the model's speed measurements beside predictions,
 	// for the site's calibration page.
 	Calibration []CalibrationPair `json:"calibration,omitempty"`
@@ -45,19 +42,21 @@ func idOf(m *Model) modelID {
 		Family: m.Page.Family, Revision: m.Snapshot.Revision}
 }
 
-func (s *Site) summarize(m *Model) (*Summary, error) {
+// summarize returns m's summary and, encoded apart, its models.json
+// entry: only models.json reads the entry, which is half of what a
+// summary would be with it, so the lists never decode it.
+func (s *Site) summarize(m *Model) (*Summary, json.RawMessage, error) {
 	sum := &Summary{
 		modelID: idOf(m), Fetched: m.Snapshot.Fetched, Reviewed: m.Content.Front.Review, Text: m.Page.Summary,
 		Verdicts: verdictCounts(m),
 	}
 	entry, err := json.Marshal(s.modelEntry(m))
 	if err != nil {
-		return nil, fmt.Errorf("models.json entry of %s: %w", m.Page.Slug, err)
+		return nil, nil, fmt.Errorf("models.json entry of %s: %w", m.Page.Slug, err)
 	}
-	sum.Entry = entry
 	sum.Calibration = calibrationPairs(m)
 	sum.Row = s.row(m, sum)
-	return sum, nil
+	return sum, entry, nil
 }
 
 func verdictCounts(m *Model) string {
