@@ -5,6 +5,8 @@ package content
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,6 +37,9 @@ type Page struct {
 	// Known is a stub whose front matter came from a Known function: the
 	// page was not parsed.
 	Known bool
+	// Sum is the sha256 of the file's bytes as read, in hex: a build keys
+	// its cache with it rather than reading the page again.
+	Sum string
 }
 
 // Dated is a date of a page's front matter.
@@ -47,7 +52,7 @@ type Dated struct {
 // Stub is p without what a model page's computation alone needs: a site of
 // thousands of pages keeps only stubs between reading and computing them.
 func (p *Page) Stub() *Page {
-	return &Page{Path: p.Path, Slug: p.Slug, Front: Front{Model: p.Front.Model, Draft: p.Front.Draft}, Partial: true, Dated: p.Dated}
+	return &Page{Path: p.Path, Slug: p.Slug, Front: Front{Model: p.Front.Model, Draft: p.Front.Draft}, Partial: true, Dated: p.Dated, Sum: p.Sum}
 }
 
 func (p *Page) dated() []Dated {
@@ -158,12 +163,15 @@ func Split(b []byte) (front, body []byte, bodyLine int, err error) {
 }
 
 // Parse reads one content file's bytes.
-func Parse(path string, b []byte) (*Page, error) {
+func Parse(path string, b []byte) (*Page, error) { return parse(path, b, sha256Hex(b)) }
+
+// parse is Parse of bytes whose Page.Sum is sum.
+func parse(path string, b []byte, sum string) (*Page, error) {
 	front, body, line, err := Split(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	p := &Page{Path: path, Body: body, BodyLine: line}
+	p := &Page{Path: path, Body: body, BodyLine: line, Sum: sum}
 	p.Slug = strings.TrimSuffix(filepath.Base(path), ".md")
 	// One parse into a node tells an empty front matter, gives the items'
 	// lines and is decoded; the bytes are parsed again, strictly, only
@@ -300,10 +308,11 @@ type Site struct {
 // Load reads content/_index.md and content/models/*.md.
 func Load(dir string) (*Site, error) { return load(dir, nil, false) }
 
-// Known returns the front matter an earlier parse of a model page with
-// these bytes found, or nil to parse them now. A site of thousands of
-// pages spends most of a build with nothing changed decoding YAML.
-type Known func(path string, b []byte) *Front
+// Known returns the front matter an earlier parse of a model page whose
+// bytes have the sha256 sum (hex) found, or nil to parse them now. A site
+// of thousands of pages spends most of a build with nothing changed
+// decoding YAML.
+type Known func(path, sum string) *Front
 
 // LoadStubs is Load keeping each model page as its Stub, so that memory
 // does not grow with the site: each page is read and checked in full, but
@@ -366,13 +375,14 @@ func parseAll(files []string, known Known, stubs bool) ([]*Page, error) {
 					errs[i] = fmt.Errorf("read %s: %w", f, err)
 					continue
 				}
+				sum := sha256Hex(b)
 				if known != nil {
-					if front := known(f, b); front != nil {
-						pages[i] = &Page{Path: f, Slug: strings.TrimSuffix(filepath.Base(f), ".md"), Front: *front, Partial: true, Known: true}
+					if front := known(f, sum); front != nil {
+						pages[i] = &Page{Path: f, Slug: strings.TrimSuffix(filepath.Base(f), ".md"), Front: *front, Partial: true, Known: true, Sum: sum}
 						continue
 					}
 				}
-				pages[i], errs[i] = Parse(f, b)
+				pages[i], errs[i] = parse(f, b, sum)
 				if stubs && errs[i] == nil {
 					pages[i] = pages[i].Stub()
 				}
@@ -390,4 +400,10 @@ func parseAll(files []string, known Known, stubs bool) ([]*Page, error) {
 		}
 	}
 	return pages, nil
+}
+
+// sha256Hex is the sha256 of b in hex (Page.Sum).
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }

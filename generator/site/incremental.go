@@ -172,34 +172,29 @@ func hashFile(h io.Writer, path string) error {
 }
 
 // modelHash hashes what a model's files are computed from: the shared
-// inputs, its page and its snapshot. It returns the page's own sha256 too.
-func modelHash(shared string, p *content.Page, snapshotPath string) (hash, page string, err error) {
-	b, err := os.ReadFile(p.Path)
-	if err != nil {
-		return "", "", fmt.Errorf("hash inputs: %w", err)
-	}
-	page = sum256(b)
+// inputs, its page (by the sum of the bytes it was read with, Page.Sum)
+// and its snapshot.
+func modelHash(shared string, p *content.Page, snapshotPath string) (string, error) {
 	h := sha256.New()
 	h.Write([]byte(shared))
-	fmt.Fprintf(h, "%s %d\n", filepath.Base(p.Path), len(b))
-	h.Write(b)
+	fmt.Fprintf(h, "%s %s\n", filepath.Base(p.Path), p.Sum)
 	if err := hashFile(h, snapshotPath); err != nil {
 		// A missing snapshot is an error the full computation reports.
-		return "", page, nil
+		return "", nil
 	}
-	return hex.EncodeToString(h.Sum(nil)), page, nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // knownFront is content.Known for the previous build: a page whose bytes
 // it recorded need not be parsed to find its snapshot. Front matter is
 // taken from the manifest only to hash the page's inputs; a page whose
 // hash then differs is parsed in full before it is computed.
-func (s *Site) knownFront(path string, b []byte) *content.Front {
+func (s *Site) knownFront(path, sum string) *content.Front {
 	if s.prev == nil {
 		return nil
 	}
 	me, ok := s.prev.Models[strings.TrimSuffix(filepath.Base(path), ".md")]
-	if !ok || me.Page == "" || me.Page != sum256(b) {
+	if !ok || me.Page == "" || me.Page != sum {
 		return nil
 	}
 	return &content.Front{Model: me.Model, Draft: me.Draft}

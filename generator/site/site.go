@@ -157,7 +157,8 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	parallel(len(s.entries), func(i int) {
 		e := s.entries[i]
 		key := shared + corrections.Key(s.corrections[e.slug])
-		if e.hash, e.pageSum, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] != nil {
+		e.pageSum = e.page.Sum
+		if e.hash, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] != nil {
 			return
 		}
 		if s.reuse(e); e.reused || !e.page.Known {
@@ -168,7 +169,8 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		var full *content.Page
 		if full, errs[i] = e.page.ParseFull(); errs[i] == nil {
 			e.page = full.Stub()
-			e.hash, e.pageSum, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model))
+			e.pageSum = e.page.Sum
+			e.hash, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model))
 		}
 	})
 	if err := firstError(errs); err != nil {
