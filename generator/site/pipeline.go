@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"dossier/generator/render"
 )
@@ -291,21 +292,16 @@ func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, li
 	}
 	ew := &errWriter{w: w}
 	ew.WriteString(`{"models":{`)
+	var buf []byte
 	for i, slug := range sortedKeys(bySlug) {
-		k, err := json.Marshal(slug)
-		if err != nil {
-			return err
-		}
-		v, err := json.Marshal(bySlug[slug].manifestEntry())
-		if err != nil {
-			return fmt.Errorf("manifest entry of %s: %w", slug, err)
-		}
+		buf = buf[:0]
 		if i > 0 {
-			ew.WriteString(",")
+			buf = append(buf, ',')
 		}
-		ew.Write(k)
-		ew.WriteString(":")
-		ew.Write(v)
+		buf = appendJSONString(buf, slug)
+		buf = append(buf, ':')
+		me := bySlug[slug].manifestEntry()
+		ew.Write(me.appendJSON(buf))
 	}
 	rest, err := json.Marshal(manifest{Shared: shared, SharedKey: key, Lists: lists})
 	if err != nil {
@@ -316,6 +312,68 @@ func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, li
 	ew.WriteString("}")
 	ew.Write(tail)
 	return ew.err
+}
+
+// appendJSON appends me as json.Marshal encodes it, with Summary and
+// Entry copied as they are: json.Marshal encoded both (this build, or the
+// one whose manifest they were read back from), so they are compact and
+// escaped already, and having Marshal check them again was most of
+// writing the manifest. TestManifestIsMarshal holds it to json.Marshal.
+func (me *manifestEntry) appendJSON(b []byte) []byte {
+	b = append(b, `{"hash":`...)
+	b = appendJSONString(b, me.Hash)
+	b = append(b, `,"files":`...)
+	if me.Files == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '{')
+		for i, name := range sortedKeys(me.Files) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, name)
+			b = append(b, ':')
+			b = appendJSONString(b, me.Files[name])
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `,"summary":`...)
+	b = appendRaw(b, me.Summary)
+	b = append(b, `,"entry":`...)
+	b = appendRaw(b, me.Entry)
+	if me.Analytic != "" {
+		b = append(b, `,"analytic":`...)
+		b = appendJSONString(b, me.Analytic)
+	}
+	b = append(b, `,"page":`...)
+	b = appendJSONString(b, me.Page)
+	b = append(b, `,"model":`...)
+	b = appendJSONString(b, me.Model)
+	if me.Draft {
+		b = append(b, `,"draft":true`...)
+	}
+	return append(b, '}')
+}
+
+func appendRaw(b []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}
+
+// appendJSONString appends s as json.Marshal encodes it: quoted as it is
+// when it holds nothing to escape (hashes, paths, slugs), else by Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 func (e *entry) manifestEntry() manifestEntry {

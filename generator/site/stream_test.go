@@ -139,3 +139,23 @@ func TestSharedKeyHoldsModelsEntries(t *testing.T) {
 		t.Error("changing a models.json entry left the shared files' key as it was")
 	}
 }
+
+// TestManifestEntryIsMarshal covers what the fixture's entries do not:
+// text to escape, a draft, no files, no summary or entry.
+func TestManifestEntryIsMarshal(t *testing.T) {
+	for _, me := range []manifestEntry{
+		{Hash: "h", Files: map[string]string{"b/é.html": "2", `a/<"&>\.md`: "1", "c\u2028\xff": "3"}, Summary: json.RawMessage(`{"a":1}`),
+			Entry: json.RawMessage(`null`), Analytic: "k", Page: "p", Model: "org/<m>", Draft: true},
+		{Hash: "", Files: nil, Summary: nil, Entry: nil, Model: "\t"},
+		{Hash: `q"uote`, Page: `back\slash`, Model: "m"},
+		{Files: map[string]string{}, Summary: json.RawMessage(`[]`), Entry: json.RawMessage(`{"x":"\u003c"}`)},
+	} {
+		want, err := json.Marshal(me)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := me.appendJSON([]byte("x")); string(got) != "x"+string(want) {
+			t.Errorf("got  %s\nwant x%s", got, want)
+		}
+	}
+}
