@@ -110,9 +110,20 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if err := cfg.CheckInputDirs(); err != nil {
 		return nil, err
 	}
-	if !opts.Collect {
-		s.prev = loadManifest(opts.Previous)
+	// The previous manifest (5 MB at a thousand pages) is decoded while
+	// the catalogs and templates are read and the generator hashed: a
+	// one-model rebuild waited for each in turn. Errors are still
+	// reported in the order the inputs are listed here.
+	prev := make(chan *manifest, 1)
+	if opts.Collect {
+		prev <- nil
+	} else {
+		go func() { prev <- loadManifest(opts.Previous) }()
 	}
+	cat, catErr := catalog.Load(cfg.Dir(cfg.DataDir))
+	templates, templatesErr := render.LoadTemplates(cfg.Dir(cfg.TemplatesDir))
+	generatorKey()
+	s.prev = <-prev
 	var err error
 	// A build keeps stubs of the pages and reads each again when it is
 	// computed, so memory does not grow with the site; check keeps them.
@@ -124,7 +135,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Catalog, err = catalog.Load(cfg.Dir(cfg.DataDir)); err != nil {
+	if s.Catalog, err = cat, catErr; err != nil {
 		return nil, err
 	}
 	for i, hw := range cfg.Hardware {
@@ -136,7 +147,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 			return nil, fmt.Errorf("%s: field hardware[%d]: expected a GPU count in 1..%d, found %q", cfg.File, i, catalog.MaxLayoutGPUs, hw)
 		}
 	}
-	if s.Templates, err = render.LoadTemplates(cfg.Dir(cfg.TemplatesDir)); err != nil {
+	if s.Templates, err = templates, templatesErr; err != nil {
 		return nil, err
 	}
 	shared, err := sharedInputs(cfg)
