@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -183,34 +184,50 @@ func (s *Site) sharedFiles(to sink) (map[string]string, error) {
 			return nil, err
 		}
 	}
+	// The calibration page, models.json and the compare and search pages
+	// do not depend on the lists: they are rendered beside them, on the
+	// core the index (the longest list) leaves free.
+	var wg sync.WaitGroup
+	var othersErr error
+	wg.Go(func() { othersErr = s.unlisted(out, sums) })
 	lists, err := s.renderLists(out, sums)
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
+	if othersErr != nil {
+		return nil, othersErr
+	}
+	return lists, s.feeds(out, out.pages, sums)
+}
+
+// unlisted renders the shared pages that are not lists: the calibration
+// page, models.json and the compare and search pages.
+func (s *Site) unlisted(out sink, sums []*Summary) error {
 	if err := s.renderCalibration(out, sums); err != nil {
-		return nil, err
+		return err
 	}
 	doc := s.modelsDocOf()
 	if err := out.write(ModelsPath, func(w io.Writer) error { return writeModelsJSON(w, doc, s.modelEntries()) }); err != nil {
-		return nil, err
+		return err
 	}
 	cmp, err := s.Templates.ComparePage(render.HTMLPage{PageTitle: "Compare models · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: s.Config.Search})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := out.put("compare/index.html", cmp); err != nil {
-		return nil, err
+		return err
 	}
 	if s.Config.Search {
 		b, err := s.Templates.SearchPage(render.HTMLPage{PageTitle: "Search · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: true})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := out.put("search/index.html", b); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return lists, s.feeds(out, out.pages, sums)
+	return nil
 }
 
 // cacheFiles names the cache entry of every published model's config.
