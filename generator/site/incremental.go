@@ -81,7 +81,6 @@ type entry struct {
 	files       map[string]string // published path → sha256; when reused, the previous output's files
 	analytic    string            // cache key of its module-tree figures
 	reused      bool
-	pageSum     string // sha256 of the content file
 }
 
 // summaries decodes every model's summary, in content order, for the

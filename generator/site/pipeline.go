@@ -395,7 +395,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 func (e *entry) manifestEntry() manifestEntry {
 	return manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Entry: e.modelsEntry, Analytic: e.analytic,
-		Page: e.pageSum, Model: e.page.Front.Model, Draft: e.page.Front.Draft}
+		Page: e.page.Sum, Model: e.page.Front.Model, Draft: e.page.Front.Draft}
 }
 
 // errWriter keeps the first write error, so a long encoding checks once.

@@ -168,7 +168,6 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	parallel(len(s.entries), func(i int) {
 		e := s.entries[i]
 		key := shared + corrections.Key(s.corrections[e.slug])
-		e.pageSum = e.page.Sum
 		if e.hash, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] != nil {
 			return
 		}
@@ -180,7 +179,6 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		var full *content.Page
 		if full, errs[i] = e.page.ParseFull(); errs[i] == nil {
 			e.page = full.Stub()
-			e.pageSum = e.page.Sum
 			e.hash, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model))
 		}
 	})
