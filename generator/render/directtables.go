@@ -161,7 +161,8 @@ func goldmarkOnly(s string) bool {
 // plainAddress reports an address that linkify reads as Table.html does:
 // its run up to the next space holds only letters, digits and -./:?=#%+,;()!
 // (nothing the md renderer escapes; an apostrophe, which linkify keeps at
-// the end and Table.HTML does not, neither), and its host ends in a dot
+// the end and Table.HTML does not, neither), and its host is letters,
+// digits, - and dots, starting with a letter or digit and ending in a dot
 // and lowercase letters.
 func plainAddress(run, addr string) bool {
 	for i := 0; i < len(run); i++ {
@@ -177,6 +178,16 @@ func plainAddress(run, addr string) bool {
 	if i := strings.IndexAny(host, "/?#"); i >= 0 {
 		host = host[:i]
 	}
+	// Linkify wants a host of letters, digits, - and . that starts with a
+	// letter or digit: to it "http://!.a" is no address.
+	if host == "" || !isAlnum(host[0]) || strings.Contains(host, "..") {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !isAlnum(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
 	tld := host[strings.LastIndexByte(host, '.')+1:]
 	if tld == "" {
 		return false
@@ -187,6 +198,10 @@ func plainAddress(run, addr string) bool {
 		}
 	}
 	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // plainCode reports an empty cell or a code cell of plainCodeText.
