@@ -397,8 +397,11 @@ type Quote struct {
 	Offers      int // marketplace offers whose median this is; 0 for a fixed price
 }
 
+// PriceSourcePrefix begins every source that cites a price list.
+const PriceSourcePrefix = "pricing:"
+
 // SourceKey is how facts cite the quote: "pricing:<Provider> <as of>".
-func (q Quote) SourceKey() string { return "pricing:" + q.Provider + " " + q.AsOf }
+func (q Quote) SourceKey() string { return PriceSourcePrefix + q.Provider + " " + q.AsOf }
 
 // Quotes returns, per provider that prices n GPUs of accelerator id, its
 // lowest quote, ordered by provider id. A per-GPU price scales to any n; a
@@ -485,7 +488,7 @@ func (c *Catalog) PriceSources() []PriceSource {
 	var out []PriceSource
 	seen := map[string]bool{}
 	add := func(provider, source, asOf string) {
-		k := "pricing:" + provider + " " + asOf
+		k := PriceSourcePrefix + provider + " " + asOf
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, PriceSource{k, source, asOf})

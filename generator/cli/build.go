@@ -43,8 +43,12 @@ the old one only when the whole build succeeded.`,
 					r.Destination, len(r.Files), len(r.Models))
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "built %d model(s), %d files in %s (computed %d, reused %d unchanged; %d module trees built)\n",
-				len(r.Models), len(r.Files), r.Destination, len(r.Rebuilt), len(r.Reused), r.ModuleTrees)
+			spliced := ""
+			if len(r.Spliced) > 0 {
+				spliced = fmt.Sprintf(", %d with only priced facts new", len(r.Spliced))
+			}
+			fmt.Fprintf(a.stdout, "built %d model(s), %d files in %s (computed %d%s, reused %d unchanged; %d module trees built)\n",
+				len(r.Models), len(r.Files), r.Destination, len(r.Rebuilt), spliced, len(r.Reused), r.ModuleTrees)
 			return nil
 		},
 	}

@@ -14,59 +14,97 @@ import (
 // and its second, indenting pass were a fifth of a site build.
 // TestAppendJSONIsMarshalIndent holds it to the standard encoder.
 func (s *Set) AppendJSON(dst []byte, prefix, indent string) ([]byte, error) {
+	dst, _, err := s.AppendJSONAt(dst, prefix, indent, nil)
+	return dst, err
+}
+
+// AppendJSONAt is AppendJSON that also appends to at where each fact's
+// part of dst begins (at the comma before it, for every fact but the
+// first) and, last, where the last one ends: a later build can replace
+// some facts' parts with AppendFactsJSON and keep the rest of the bytes.
+func (s *Set) AppendJSONAt(dst []byte, prefix, indent string, at []int) ([]byte, []int, error) {
 	keys, fs := s.sorted()
 	if len(keys) == 0 {
-		return append(dst, "{}"...), nil
+		return append(dst, "{}"...), at, nil
 	}
 	in1 := prefix + indent
 	in2 := in1 + indent
 	in3 := in2 + indent
 	dst = append(dst, '{')
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
+	for i, f := range fs {
+		if at != nil {
+			at = append(at, len(dst))
 		}
-		f := fs[i]
-		dst = append(dst, '\n')
-		dst = append(dst, in1...)
-		dst = appendString(dst, k)
-		dst = append(dst, ": {\n"...)
-		dst = append(dst, in2...)
-		dst = append(dst, `"value": `...)
 		var err error
-		if dst, err = appendValue(dst, f.Value); err != nil {
-			return nil, fmt.Errorf("fact %s: %w", k, err)
+		if dst, err = appendFact(dst, keys[i], f, i > 0, in1, in2, in3); err != nil {
+			return nil, at, err
 		}
-		dst = appendField(dst, in2, "unit", f.Unit)
-		dst = appendField(dst, in2, "display", f.Display)
-		if len(f.Sources) > 0 {
-			dst = append(dst, ",\n"...)
-			dst = append(dst, in2...)
-			dst = append(dst, `"sources": [`...)
-			for j, src := range f.Sources {
-				if j > 0 {
-					dst = append(dst, ',')
-				}
-				dst = append(dst, '\n')
-				dst = append(dst, in3...)
-				dst = appendString(dst, src)
-			}
-			dst = append(dst, '\n')
-			dst = append(dst, in2...)
-			dst = append(dst, ']')
-		}
-		if f.Derivation != "" {
-			dst = appendField(dst, in2, "derivation", f.Derivation)
-		}
-		if f.Reason != "" {
-			dst = appendField(dst, in2, "reason", f.Reason)
-		}
-		dst = append(dst, '\n')
-		dst = append(dst, in1...)
-		dst = append(dst, '}')
+	}
+	if at != nil {
+		at = append(at, len(dst))
 	}
 	dst = append(dst, '\n')
 	dst = append(dst, prefix...)
+	return append(dst, '}'), at, nil
+}
+
+// AppendFactsJSON appends fs as AppendJSON with the same prefix and indent
+// writes them after its first fact, each with the comma before it.
+func AppendFactsJSON(dst []byte, fs []*Fact, prefix, indent string) ([]byte, error) {
+	in1 := prefix + indent
+	in2 := in1 + indent
+	in3 := in2 + indent
+	for _, f := range fs {
+		var err error
+		if dst, err = appendFact(dst, f.Key, f, true, in1, in2, in3); err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
+}
+
+// appendFact appends one member of the facts object, a comma first when
+// it follows another.
+func appendFact(dst []byte, k string, f *Fact, comma bool, in1, in2, in3 string) ([]byte, error) {
+	if comma {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '\n')
+	dst = append(dst, in1...)
+	dst = appendString(dst, k)
+	dst = append(dst, ": {\n"...)
+	dst = append(dst, in2...)
+	dst = append(dst, `"value": `...)
+	var err error
+	if dst, err = appendValue(dst, f.Value); err != nil {
+		return nil, fmt.Errorf("fact %s: %w", k, err)
+	}
+	dst = appendField(dst, in2, "unit", f.Unit)
+	dst = appendField(dst, in2, "display", f.Display)
+	if len(f.Sources) > 0 {
+		dst = append(dst, ",\n"...)
+		dst = append(dst, in2...)
+		dst = append(dst, `"sources": [`...)
+		for j, src := range f.Sources {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '\n')
+			dst = append(dst, in3...)
+			dst = appendString(dst, src)
+		}
+		dst = append(dst, '\n')
+		dst = append(dst, in2...)
+		dst = append(dst, ']')
+	}
+	if f.Derivation != "" {
+		dst = appendField(dst, in2, "derivation", f.Derivation)
+	}
+	if f.Reason != "" {
+		dst = appendField(dst, in2, "reason", f.Reason)
+	}
+	dst = append(dst, '\n')
+	dst = append(dst, in1...)
 	return append(dst, '}'), nil
 }
 

@@ -5,7 +5,9 @@ package page
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -779,16 +781,25 @@ func (m *Model) sourcesCell(sources []string) string {
 
 // FactsAppendix is every fact of the page, one row each, anchored by its
 // key: the HTML tables link their values here.
-func (m *Model) FactsAppendix() *render.Table {
+func (m *Model) FactsAppendix() *render.Table { return m.factsTable(m.Facts.All(), m.Facts.Len()) }
+
+// FactsRows is the rows of FactsAppendix for fs alone, under its header:
+// the rows of the facts a price change changed, to splice into the last
+// build's page.
+func (m *Model) FactsRows(fs []*facts.Fact) *render.Table {
+	return m.factsTable(slices.Values(fs), len(fs))
+}
+
+func (m *Model) factsTable(fs iter.Seq[*facts.Fact], n int) *render.Table {
 	t := &render.Table{Header: []string{render.AnchorHeader, "fact", "value", "how", "sources"}, Align: []render.Align{render.Left, render.Left, render.Right}}
 	// Over a thousand rows: their cells share one array.
 	const cols = 5
-	cells := make([]string, 0, cols*m.Facts.Len())
-	t.Rows = make([][]string, 0, m.Facts.Len())
+	cells := make([]string, 0, cols*n)
+	t.Rows = make([][]string, 0, n)
 	// A page's facts cite a few dozen source lists between them: each is
 	// named once.
 	named := map[sourceList]string{}
-	for f := range m.Facts.All() {
+	for f := range fs {
 		k := f.Key
 		how := f.Derivation
 		if !f.Known() {

@@ -42,95 +42,143 @@ func (t *Table) htmlSize() int {
 
 // writeHTML writes html(factsPage) to b.
 func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
+	t.writeHTMLAt(b, factsPage, nil)
+}
+
+// writeHTMLAt is writeHTML that also appends to rows where each row of
+// the table begins in b and, last, where the last one ends.
+func (t *Table) writeHTMLAt(b *strings.Builder, factsPage string, rows *[]int) {
 	if len(t.Rows) == 0 {
 		return
 	}
-	anchored := len(t.Header) > 0 && t.Header[0] == AnchorHeader
-	first := 0
-	if anchored {
-		first = 1
-	}
-	factCol, valueCol := t.factColumns(first, factsPage)
-	// A long table repeats its cells: the facts appendix names a few dozen
-	// source lists and fewer derivations than facts over a thousand rows.
-	// Each distinct text is converted once; a repeat copies its HTML from
-	// where it was first written (at[0]:at[1] of b).
-	var written map[string][2]int
-	if len(t.Rows) >= memoRows {
-		written = make(map[string][2]int, len(t.Rows))
-	}
-	content := func(text string) {
-		if written == nil || len(text) < memoLen {
-			writeCellText(b, text)
-			return
-		}
-		if at, ok := written[text]; ok {
-			b.WriteString(b.String()[at[0]:at[1]])
-			return
-		}
-		start := b.Len()
-		writeCellText(b, text)
-		written[text] = [2]int{start, b.Len()}
-	}
-	cell := func(tag string, i int, text, fact string) {
-		b.WriteByte('<')
-		b.WriteString(tag)
-		if tag == "th" {
-			b.WriteString(` scope="col"`)
-		}
-		if i < len(t.Align) && t.Align[i] == Right {
-			b.WriteString(` style="text-align:right"`)
-		}
-		b.WriteByte('>')
-		if fact != "" {
-			b.WriteString(`<a href="` + factsPage + "#" + fact + `" title="` + fact + `">`)
-		}
-		content(text)
-		if fact != "" {
-			b.WriteString("</a>")
-		}
-		b.WriteString("</")
-		b.WriteString(tag)
-		b.WriteString(">\n")
-	}
+	w := t.newHTMLWriter(b, factsPage)
 	b.WriteString("<table>\n<thead>\n<tr>\n")
-	for i := first; i < len(t.Header); i++ {
-		if i != factCol {
-			cell("th", i, t.Header[i], "")
+	for i := w.first; i < len(t.Header); i++ {
+		if i != w.factCol {
+			w.cell("th", i, t.Header[i], "")
 		}
 	}
 	b.WriteString("</tr>\n</thead>\n<tbody>\n")
 	for _, row := range t.Rows {
-		b.WriteString("<tr")
-		if anchored && len(row) > 0 {
-			id, _ := codeCell(oneLine(row[0]))
-			if validAnchor(id) {
-				b.WriteString(` id="`)
-				b.WriteString(id)
-				b.WriteByte('"')
-			}
+		if rows != nil {
+			*rows = append(*rows, b.Len())
 		}
-		b.WriteString(">\n")
-		fact := ""
-		if factCol >= 0 && factCol < len(row) {
-			fact = cellKey(row[factCol])
-		}
-		// A row has the header's columns: GFM drops extra cells and
-		// leaves missing ones empty, unaligned.
-		for i := first; i < len(t.Header); i++ {
-			switch {
-			case i == factCol:
-			case i < len(row) && i == valueCol:
-				cell("td", i, row[i], fact)
-			case i < len(row):
-				cell("td", i, row[i], "")
-			default:
-				b.WriteString("<td></td>\n")
-			}
-		}
-		b.WriteString("</tr>\n")
+		w.row(row)
+	}
+	if rows != nil {
+		*rows = append(*rows, b.Len())
 	}
 	b.WriteString("</tbody>\n</table>\n")
+}
+
+// RowsHTML is the rows of t.HTML() alone, each as that table writes it:
+// rows of a table with the same header can be spliced into it.
+func (t *Table) RowsHTML() string {
+	var b strings.Builder
+	b.Grow(t.htmlSize())
+	w := t.newHTMLWriter(&b, "")
+	for _, row := range t.Rows {
+		w.row(row)
+	}
+	return b.String()
+}
+
+// htmlWriter writes a table's cells and rows to b.
+type htmlWriter struct {
+	t                 *Table
+	b                 *strings.Builder
+	factsPage         string
+	anchored          bool
+	first             int
+	factCol, valueCol int
+	// A long table repeats its cells: the facts appendix names a few dozen
+	// source lists and fewer derivations than facts over a thousand rows.
+	// Each distinct text is converted once; a repeat copies its HTML from
+	// where it was first written (at[0]:at[1] of b).
+	written map[string][2]int
+}
+
+func (t *Table) newHTMLWriter(b *strings.Builder, factsPage string) *htmlWriter {
+	w := &htmlWriter{t: t, b: b, factsPage: factsPage}
+	w.anchored = len(t.Header) > 0 && t.Header[0] == AnchorHeader
+	if w.anchored {
+		w.first = 1
+	}
+	w.factCol, w.valueCol = t.factColumns(w.first, factsPage)
+	if len(t.Rows) >= memoRows {
+		w.written = make(map[string][2]int, len(t.Rows))
+	}
+	return w
+}
+
+func (w *htmlWriter) content(text string) {
+	b := w.b
+	if w.written == nil || len(text) < memoLen {
+		writeCellText(b, text)
+		return
+	}
+	if at, ok := w.written[text]; ok {
+		b.WriteString(b.String()[at[0]:at[1]])
+		return
+	}
+	start := b.Len()
+	writeCellText(b, text)
+	w.written[text] = [2]int{start, b.Len()}
+}
+
+func (w *htmlWriter) cell(tag string, i int, text, fact string) {
+	b := w.b
+	b.WriteByte('<')
+	b.WriteString(tag)
+	if tag == "th" {
+		b.WriteString(` scope="col"`)
+	}
+	if i < len(w.t.Align) && w.t.Align[i] == Right {
+		b.WriteString(` style="text-align:right"`)
+	}
+	b.WriteByte('>')
+	if fact != "" {
+		b.WriteString(`<a href="` + w.factsPage + "#" + fact + `" title="` + fact + `">`)
+	}
+	w.content(text)
+	if fact != "" {
+		b.WriteString("</a>")
+	}
+	b.WriteString("</")
+	b.WriteString(tag)
+	b.WriteString(">\n")
+}
+
+func (w *htmlWriter) row(row []string) {
+	b, t := w.b, w.t
+	b.WriteString("<tr")
+	if w.anchored && len(row) > 0 {
+		id, _ := codeCell(oneLine(row[0]))
+		if validAnchor(id) {
+			b.WriteString(` id="`)
+			b.WriteString(id)
+			b.WriteByte('"')
+		}
+	}
+	b.WriteString(">\n")
+	fact := ""
+	if w.factCol >= 0 && w.factCol < len(row) {
+		fact = cellKey(row[w.factCol])
+	}
+	// A row has the header's columns: GFM drops extra cells and leaves
+	// missing ones empty, unaligned.
+	for i := w.first; i < len(t.Header); i++ {
+		switch {
+		case i == w.factCol:
+		case i < len(row) && i == w.valueCol:
+			w.cell("td", i, row[i], fact)
+		case i < len(row):
+			w.cell("td", i, row[i], "")
+		default:
+			b.WriteString("<td></td>\n")
+		}
+	}
+	b.WriteString("</tr>\n")
 }
 
 // Tables of memoRows rows or more convert each distinct cell text of

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	htmltemplate "html/template"
 	"os"
@@ -207,6 +208,39 @@ type HTMLPage struct {
 // HTML converts the Markdown page md, inlining its charts, and wraps it in
 // the base layout.
 func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte, error) {
+	page, _, err := t.page(md, p, charts, nil)
+	return page, err
+}
+
+// TablePage is HTML for a page without charts whose p.Table follows its
+// Markdown, with where each of the table's rows begins in the page and,
+// last, where the last one ends: rows of a table with the same header
+// (Table.RowsHTML) can replace some of them. rows is nil when the layout
+// does not print the page's body once and as it is.
+func (t *Templates) TablePage(md []byte, p HTMLPage) (page []byte, rows []int, err error) {
+	if p.Table == nil {
+		return nil, nil, errors.New("TablePage: no table")
+	}
+	rows = make([]int, 0, len(p.Table.Rows)+1)
+	page, body, err := t.page(md, p, nil, &rows)
+	if err != nil || len(rows) == 0 {
+		return page, nil, err
+	}
+	// The body is found once in the page, whole; a body longer than
+	// the rest of the page cannot be printed twice.
+	off := bytes.Index(page, []byte(body[:min(len(body), 256)]))
+	if off < 0 || 2*len(body) <= len(page) || len(page)-off < len(body) || string(page[off:off+len(body)]) != body {
+		return page, nil, nil
+	}
+	for i := range rows {
+		rows[i] += off
+	}
+	return page, rows, nil
+}
+
+// page is HTML, also returning the body the layout was given; with rows,
+// the table's rows are located in the body (see TablePage).
+func (t *Templates) page(md []byte, p HTMLPage, charts map[string]Chart, rows *[]int) ([]byte, string, error) {
 	svgs := map[string]string{}
 	for _, c := range charts {
 		svgs[c.File] = c.SVG
@@ -217,7 +251,7 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 	}
 	body, err := convert(gm, md, p.Tables, p.FactsPage)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if p.Table != nil {
 		// Table.HTML escapes every cell, as goldmark's safe mode would.
@@ -226,16 +260,16 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 		var b strings.Builder
 		b.Grow(len(body) + p.Table.htmlSize())
 		b.WriteString(string(body))
-		p.Table.writeHTML(&b, "")
+		p.Table.writeHTMLAt(&b, "", rows)
 		body = htmltemplate.HTML(b.String())
 	}
 	p.Body = body
 	var buf bytes.Buffer
 	buf.Grow(len(body) + 16<<10) // the body and the layout around it
 	if err := t.html.ExecuteTemplate(&buf, "base", p); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, "base.html"), err)
+		return nil, "", fmt.Errorf("%s: %w", filepath.Join(t.dir, "base.html"), err)
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), string(body), nil
 }
 
 // ListPage is a page whose main content is the sortable model table.

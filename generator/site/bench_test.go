@@ -112,7 +112,7 @@ func BenchmarkRenderModel(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, m := range models {
-			if _, err := s.renderModel(m); err != nil {
+			if _, err := s.renderModel(m, &entry{slug: m.Page.Slug}); err != nil {
 				b.Fatal(err)
 			}
 		}

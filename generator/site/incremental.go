@@ -60,6 +60,9 @@ type manifestEntry struct {
 	Page  string `json:"page"`
 	Model string `json:"model"`
 	Draft bool   `json:"draft,omitempty"`
+	// Priced locates the facts prices decide in its facts files, so a
+	// price change can splice new ones in (see splice.go).
+	Priced *pricedRuns `json:"priced,omitempty"`
 }
 
 func sum256(b []byte) string {
@@ -70,17 +73,21 @@ func sum256(b []byte) string {
 // entry is one model of a build: computed now, or reused whole from the
 // previous output.
 type entry struct {
-	slug     string
-	page     *content.Page
-	hash     string
-	model    *Model          // set while computed and not yet published (kept with Options.Collect)
-	computed bool            // by this build
-	summary  json.RawMessage // the encoded Summary: set once computed, or when reused
+	slug string
+	page *content.Page
+	hash string
+	// modelSide hashes its inputs but the price lists (sharedInputs).
+	modelSide string
+	model     *Model          // set while computed and not yet published (kept with Options.Collect)
+	computed  bool            // by this build
+	summary   json.RawMessage // the encoded Summary: set once computed, or when reused
 	// modelsEntry is its models.json entry, encoded (see summarize).
 	modelsEntry json.RawMessage
 	files       map[string]string // published path → sha256; when reused, the previous output's files
 	analytic    string            // cache key of its module-tree figures
+	priced      *pricedRuns       // where its facts files hold the priced facts
 	reused      bool
+	spliced     bool // its facts files were written into the previous ones
 }
 
 // summaries decodes every model's summary, in content order, for the
@@ -115,33 +122,39 @@ var generatorKey = sync.OnceValue(func() string {
 })
 
 // sharedInputs hashes what every page depends on: the generator, the
-// effective configuration, the catalogs and the templates.
-func sharedInputs(cfg *config.Site) (string, error) {
+// effective configuration, the catalogs and the templates. modelSide
+// hashes the same but for the price lists, which decide only the facts
+// sizing.Priced names.
+func sharedInputs(cfg *config.Site) (all, modelSide string, err error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "generator %s\n", generatorKey())
 	c := *cfg
 	c.Root, c.File = "", "" // where the site lives does not change its pages
 	b, err := json.Marshal(c)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	h.Write(b)
-	for _, dir := range []string{cfg.Dir(cfg.TemplatesDir), filepath.Join(cfg.Dir(cfg.DataDir), "pricing")} {
-		if err := hashDir(h, dir); err != nil {
-			return "", err
-		}
+	if err := hashDir(h, cfg.Dir(cfg.TemplatesDir)); err != nil {
+		return "", "", err
 	}
 	if err := hashFile(h, filepath.Join(cfg.Dir(cfg.DataDir), "hardware.yaml")); err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, name := range []string{"software.yaml", "references.yaml"} {
 		if f := filepath.Join(cfg.Dir(cfg.DataDir), name); fileExists(f) {
 			if err := hashFile(h, f); err != nil {
-				return "", err
+				return "", "", err
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	modelSide = hex.EncodeToString(h.Sum(nil))
+	h.Reset()
+	fmt.Fprintf(h, "model side %s\n", modelSide)
+	if err := hashDir(h, filepath.Join(cfg.Dir(cfg.DataDir), "pricing")); err != nil {
+		return "", "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), modelSide, nil
 }
 
 func hashDir(h io.Writer, dir string) error {
@@ -172,16 +185,23 @@ func hashFile(h io.Writer, path string) error {
 
 // modelHash hashes what a model's files are computed from: the shared
 // inputs, its page (by the sum of the bytes it was read with, Page.Sum)
-// and its snapshot.
-func modelHash(shared string, p *content.Page, snapshotPath string) (string, error) {
+// and its snapshot; modelSide, the same with the model-side shared inputs
+// (see sharedInputs).
+func modelHash(shared, sharedModelSide string, p *content.Page, snapshotPath string) (hash, modelSide string, err error) {
 	h := sha256.New()
-	h.Write([]byte(shared))
 	fmt.Fprintf(h, "%s %s\n", filepath.Base(p.Path), p.Sum)
 	if err := hashFile(h, snapshotPath); err != nil {
 		// A missing snapshot is an error the full computation reports.
-		return "", nil
+		return "", "", nil
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	own := h.Sum(nil)
+	sum := func(shared string) string {
+		h.Reset()
+		h.Write([]byte(shared))
+		h.Write(own)
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	return sum(shared), sum(sharedModelSide), nil
 }
 
 // knownFront is content.Known for the previous build: a page whose bytes
@@ -236,7 +256,7 @@ func (s *Site) reuse(e *entry) {
 			return
 		}
 	}
-	e.reused, e.summary, e.modelsEntry, e.files, e.analytic = true, me.Summary, me.Entry, me.Files, me.Analytic
+	e.reused, e.summary, e.modelsEntry, e.files, e.analytic, e.priced = true, me.Summary, me.Entry, me.Files, me.Analytic, me.Priced
 }
 
 // intact says whether the previous output's file name still has the bytes

@@ -126,7 +126,7 @@ func (s *Site) produceModel(e *entry, out output) error {
 		}
 		m = computed
 	}
-	files, err := s.renderModel(m)
+	files, err := s.renderModel(m, e)
 	if err != nil {
 		return err
 	}
@@ -369,6 +369,12 @@ func (me *manifestEntry) appendJSON(b []byte) []byte {
 	if me.Draft {
 		b = append(b, `,"draft":true`...)
 	}
+	if me.Priced != nil {
+		// A few runs: encoding/json is quick enough.
+		pr, _ := json.Marshal(me.Priced)
+		b = append(b, `,"priced":`...)
+		b = append(b, pr...)
+	}
 	return append(b, '}')
 }
 
@@ -395,7 +401,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 func (e *entry) manifestEntry() manifestEntry {
 	return manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Entry: e.modelsEntry, Analytic: e.analytic,
-		Page: e.page.Sum, Model: e.page.Front.Model, Draft: e.page.Front.Draft}
+		Page: e.page.Sum, Model: e.page.Front.Model, Draft: e.page.Front.Draft, Priced: e.priced}
 }
 
 // errWriter keeps the first write error, so a long encoding checks once.

@@ -93,6 +93,9 @@ type Report struct {
 	Models      []string // model ids published
 	Rebuilt     []string // slugs computed by this build
 	Reused      []string // slugs taken unchanged from the previous output
+	// Spliced are the rebuilt slugs whose facts.json and facts.html were
+	// the previous ones with new priced facts written in (splice.go).
+	Spliced []string
 	// Unchanged says the output already held exactly these files, so
 	// nothing was written.
 	Unchanged bool
@@ -150,7 +153,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if s.Templates, err = templates, templatesErr; err != nil {
 		return nil, err
 	}
-	shared, err := sharedInputs(cfg)
+	shared, sharedModelSide, err := sharedInputs(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +170,11 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	errs := make([]error, len(s.entries))
 	parallel(len(s.entries), func(i int) {
 		e := s.entries[i]
-		key := shared + corrections.Key(s.corrections[e.slug])
-		if e.hash, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model)); errs[i] != nil {
+		log := corrections.Key(s.corrections[e.slug])
+		hash := func() {
+			e.hash, e.modelSide, errs[i] = modelHash(shared+log, sharedModelSide+log, e.page, snapshotPath(cfg, e.page.Front.Model))
+		}
+		if hash(); errs[i] != nil {
 			return
 		}
 		if s.reuse(e); e.reused || !e.page.Known {
@@ -179,7 +185,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		var full *content.Page
 		if full, errs[i] = e.page.ParseFull(); errs[i] == nil {
 			e.page = full.Stub()
-			e.hash, errs[i] = modelHash(key, e.page, snapshotPath(cfg, e.page.Front.Model))
+			hash()
 		}
 	})
 	if err := firstError(errs); err != nil {
@@ -481,30 +487,60 @@ func measurementsJSON(p *content.Page) []measurementJSON {
 
 // FactsJSON encodes one model's facts document.
 func FactsJSON(m *Model) ([]byte, error) {
+	b, _, err := factsJSON(m, nil)
+	return b, err
+}
+
+// factsJSON is FactsJSON that also appends to at where each fact begins
+// and where the last one ends (facts.Set.AppendJSONAt).
+func factsJSON(m *Model, at []int) ([]byte, []int, error) {
 	// As json.MarshalIndent(factsDoc{…}, "", "  ") writes it, with the
 	// facts, most of the file, written by their own faster encoder
 	// (TestFactsJSONIsTheDocument).
 	// About 400 bytes a fact, so the buffer grows once or not at all.
 	b := append(make([]byte, 0, 400*m.Facts.Len()+64<<10), "{\n"...)
+	return appendFactsDoc(b, m, 0, at)
+}
+
+// factsField is the index of "facts" in factsDocFields.
+const factsField = 3
+
+// factsIndent is facts.json's indent.
+const factsIndent = "  "
+
+// appendFactsDoc appends the fields of the facts document from
+// factsDocFields[from] on, and its end.
+func appendFactsDoc(b []byte, m *Model, from int, at []int) ([]byte, []int, error) {
 	for i, v := range []any{m.Snapshot.Model, m.Snapshot.Revision, m.Snapshot.Fetched, m.Facts, claimsJSON(m.Reviews), measurementsJSON(m.Content)} {
+		if i < from {
+			continue
+		}
 		if i > 0 {
 			b = append(b, ",\n"...)
 		}
 		name := factsDocFields[i]
-		b = append(b, `  "`+name+`": `...)
+		b = append(b, factsIndent+`"`+name+`": `...)
 		var err error
 		if set, ok := v.(*facts.Set); ok {
-			b, err = set.AppendJSON(b, "  ", "  ")
+			b, at, err = set.AppendJSONAt(b, factsIndent, factsIndent, at)
 		} else {
 			var vb []byte
-			vb, err = json.MarshalIndent(v, "  ", "  ")
+			vb, err = json.MarshalIndent(v, factsIndent, factsIndent)
 			b = append(b, vb...)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("facts.json for %s: field %s: %w", m.Snapshot.Model, name, err)
+			return nil, nil, fmt.Errorf("facts.json for %s: field %s: %w", m.Snapshot.Model, name, err)
 		}
 	}
-	return append(b, "\n}\n"...), nil
+	return append(b, "\n}\n"...), at, nil
+}
+
+// appendFactsDocTail appends what follows the last fact of facts.json:
+// the end of the facts object and the fields after it.
+func appendFactsDocTail(b []byte, m *Model) ([]byte, error) {
+	b = append(b, "\n"+factsIndent+"}"...)
+	b, _, err := appendFactsDoc(b, m, factsField+1, nil)
+	return b, err
 }
 
 // factsDocFields are factsDoc's JSON names, in order.
@@ -529,8 +565,9 @@ func snapshotPath(cfg *config.Site, model string) string {
 	return snapshot.Path(cfg.Dir(cfg.DataDir), model)
 }
 
-// renderModel renders one dossier's files, keyed by publish path.
-func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
+// renderModel renders one dossier's files, keyed by publish path, and
+// records in e where its facts files hold the priced facts.
+func (s *Site) renderModel(m *Model, e *entry) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	dir := "models/" + m.Page.Slug + "/"
 	md, tables, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts})
@@ -551,20 +588,12 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
-	intro := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json).\n"
-	factsHTML, err := s.Templates.HTML([]byte(intro), render.HTMLPage{
-		PageTitle: m.Page.Title + " facts · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		FactsURL: "facts.json", Search: s.Config.Search, Table: m.Page.FactsAppendix(),
-	}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("render the facts of %s: %w", m.Content.Path, err)
-	}
-	out[dir+"facts.html"] = factsHTML
-	fj, err := FactsJSON(m)
+	fj, fh, runs, spliced, err := s.renderFacts(m, e.modelSide, s.previousFacts(e))
 	if err != nil {
 		return nil, err
 	}
-	out[dir+"index.md"], out[dir+"index.html"], out[dir+"facts.json"] = md, html, fj
+	e.priced, e.spliced = runs, spliced
+	out[dir+"index.md"], out[dir+"index.html"], out[dir+"facts.json"], out[dir+"facts.html"] = md, html, fj, fh
 	for _, c := range m.Page.Charts {
 		out[dir+c.File] = []byte(c.SVG + "\n")
 	}

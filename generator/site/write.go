@@ -111,6 +111,9 @@ func Build(s *Site, opts Options) (*Report, error) {
 		r.Models = append(r.Models, e.page.Front.Model)
 		if e.computed {
 			r.Rebuilt = append(r.Rebuilt, e.slug)
+			if e.spliced {
+				r.Spliced = append(r.Spliced, e.slug)
+			}
 		} else {
 			r.Reused = append(r.Reused, e.slug)
 		}

@@ -1,0 +1,217 @@
+package site
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"dossier/generator/facts"
+	"dossier/generator/internal/sitetest"
+	"dossier/generator/sizing"
+)
+
+// priceEdits are price changes the splice must survive: a price, a dearer
+// provider (new per-provider facts), a cheaper one (newly priced layouts,
+// another cheapest layout) and no price list at all.
+var priceEdits = []struct {
+	name string
+	edit func(t *testing.T, root string)
+}{
+	{"price", func(t *testing.T, root string) {
+		sitetest.Edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 6.10")
+	}},
+	{"dearer", func(t *testing.T, root string) {
+		writeFile(t, filepath.Join(root, "data/pricing/lambda.yaml"), `provider: Lambda
+source: "a test price list"
+as_of: "2026-08-07"
+prices:
+  - accelerator: B200
+    usd_per_gpu_hour: 9.00
+`)
+	}},
+	{"cheaper", func(t *testing.T, root string) {
+		writeFile(t, filepath.Join(root, "data/pricing/lambda.yaml"), `provider: Lambda
+source: "a test price list"
+as_of: "2026-08-07"
+prices:
+  - accelerator: H100
+    usd_per_gpu_hour: 0.50
+  - accelerator: B200
+    usd_per_gpu_hour: 5.00
+`)
+	}},
+	{"none", func(t *testing.T, root string) {
+		if err := os.Remove(filepath.Join(root, "data/pricing/runpod.yaml")); err != nil {
+			t.Fatal(err)
+		}
+	}},
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// computeFacts computes every model of the site at root, by slug.
+func computeFacts(t *testing.T, root string) map[string]*facts.Set {
+	t.Helper()
+	s := loadSite(t, root, Options{Collect: true})
+	out := map[string]*facts.Set{}
+	for _, m := range s.Models {
+		out[m.Page.Slug] = m.Facts
+	}
+	return out
+}
+
+// TestPricedCoversWhatPricesChange computes every fixture model with other
+// prices and checks that no fact sizing.Priced leaves out in both builds
+// differs between them. Those are the facts a splice keeps; a fact priced
+// in one build and not the other, or there in one only (the cheapest
+// layout's speed facts), changes the other facts' keys, which a splice
+// compares.
+func TestPricedCoversWhatPricesChange(t *testing.T) {
+	base := computeFacts(t, copySite(t))
+	for _, pe := range priceEdits {
+		root := copySite(t)
+		pe.edit(t, root)
+		other := computeFacts(t, root)
+		for slug, a := range base {
+			b := other[slug]
+			pa, pb := pricedKeys(a), pricedKeys(b)
+			changed, kept := 0, 0
+			for _, k := range union(a.Keys(), b.Keys()) {
+				fa, fb := a.Get(k), b.Get(k)
+				same := fa != nil && fb != nil && reflect.DeepEqual(*fa, *fb)
+				if !same {
+					changed++
+				}
+				if fa == nil || fb == nil || pa[k] || pb[k] {
+					continue
+				}
+				kept++
+				if !same {
+					t.Errorf("%s, %s: %s changed (%v → %v) but is not priced", pe.name, slug, k, fa, fb)
+				}
+			}
+			if changed == 0 || kept < a.Len()/2 {
+				t.Errorf("%s, %s: %d facts changed, %d kept of %d", pe.name, slug, changed, kept, a.Len())
+			}
+		}
+	}
+}
+
+func pricedKeys(s *facts.Set) map[string]bool {
+	out := map[string]bool{}
+	priced := sizing.Priced(s)
+	i := 0
+	for f := range s.All() {
+		if priced[i] {
+			out[f.Key] = true
+		}
+		i++
+	}
+	return out
+}
+
+func union(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestPriceChangesMatchFullBuild builds the fixture, changes its prices
+// each way priceEdits does, and checks that a build over the first output
+// is byte for byte a full build, splicing the facts files of the models
+// whose other facts did not change, and only theirs.
+func TestPriceChangesMatchFullBuild(t *testing.T) {
+	for _, pe := range priceEdits {
+		t.Run(pe.name, func(t *testing.T) {
+			root := copySite(t)
+			out := t.TempDir()
+			prev := filepath.Join(out, "prev")
+			if _, err := Build(loadSite(t, root, Options{}), Options{Destination: prev}); err != nil {
+				t.Fatal(err)
+			}
+			before := computeFacts(t, root)
+			pe.edit(t, root)
+			after := computeFacts(t, root)
+			cached := filepath.Join(out, "cached")
+			r, err := Build(loadSite(t, root, Options{Previous: prev}), Options{Destination: cached})
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := filepath.Join(out, "full")
+			if _, err := Build(loadSite(t, root, Options{}), Options{Destination: full}); err != nil {
+				t.Fatal(err)
+			}
+			got, want := snapshotDir(t, cached), snapshotDir(t, full)
+			if len(got) != len(want) {
+				t.Errorf("%d files, the full build %d", len(got), len(want))
+			}
+			for name, b := range want {
+				if got[name] != b {
+					t.Errorf("%s differs from the full build's", name)
+				}
+			}
+			var spliceable []string
+			for slug, a := range before {
+				if othersKey(a, sizing.Priced(a)) == othersKey(after[slug], sizing.Priced(after[slug])) {
+					spliceable = append(spliceable, slug)
+				}
+			}
+			slices.Sort(spliceable)
+			spliced := slices.Sorted(slices.Values(r.Spliced))
+			if !slices.Equal(spliced, spliceable) {
+				t.Errorf("spliced %v, want %v", spliced, spliceable)
+			}
+			t.Logf("spliced %d of %d", len(spliced), len(r.Rebuilt))
+		})
+	}
+}
+
+// TestSpliceNeedsRunsThatFit: runs a manifest edited by hand places off a
+// fact's or a row's start are not spliced into; the page is rendered in
+// full, as a full build would.
+func TestSpliceNeedsRunsThatFit(t *testing.T) {
+	root := sitetest.Fixture(t, func(rel string) bool { return rel == "content/models/llama-3-1-8b.md" })
+	out := t.TempDir()
+	prev := filepath.Join(out, "prev")
+	if _, err := Build(loadSite(t, root, Options{}), Options{Destination: prev}); err != nil {
+		t.Fatal(err)
+	}
+	m := loadManifest(prev)
+	me := m.Models["llama-3-1-8b"]
+	if me.Priced == nil || len(me.Priced.Runs) == 0 {
+		t.Fatalf("no priced runs recorded: %+v", me.Priced)
+	}
+	b, err := os.ReadFile(filepath.Join(prev, "models", "llama-3-1-8b", "facts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := os.ReadFile(filepath.Join(prev, "models", "llama-3-1-8b", "facts.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !me.Priced.fits(b, h) {
+		t.Fatal("the runs a build recorded do not fit its files")
+	}
+	for i, off := range []func(r *factRun){
+		func(r *factRun) { r.JSON[0]++ },
+		func(r *factRun) { r.JSON[1]-- },
+		func(r *factRun) { r.HTML[0] += 2 },
+		func(r *factRun) { r.HTML[1] = len(h) + 1 },
+		func(r *factRun) { r.JSON[0] = -1 },
+		func(r *factRun) { r.After = -1 },
+	} {
+		bad := *me.Priced
+		bad.Runs = slices.Clone(me.Priced.Runs)
+		off(&bad.Runs[0])
+		if bad.fits(b, h) {
+			t.Errorf("edit %d: %+v fits", i, bad.Runs[0])
+		}
+	}
+}
