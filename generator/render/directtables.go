@@ -25,30 +25,43 @@ func convert(gm goldmark.Markdown, md []byte, tables []PrintedTable, factsPage s
 		return ToHTML(gm, md)
 	}
 	in, direct := swapTables(md, tables, factsPage)
+	body, _, err := convertSwapped(gm, md, in, direct, factsPage)
+	return body, err
+}
+
+// convertSwapped is convert given swapTables' result; spans are where each
+// direct table is in the HTML, nil when goldmark converted them.
+func convertSwapped(gm goldmark.Markdown, md, in []byte, direct []*Table, factsPage string) (template.HTML, [][2]int, error) {
 	if len(direct) == 0 {
-		return ToHTML(gm, md)
+		body, err := ToHTML(gm, md)
+		return body, nil, err
 	}
 	converted, err := ToHTML(gm, in)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	out, ok := fillPlaceholders(string(converted), direct)
+	html := make([]string, len(direct))
+	for i, t := range direct {
+		html[i] = t.html(factsPage)
+	}
+	out, spans, ok := fillPlaceholders(string(converted), html)
 	if !ok {
 		// Something around a table changed how goldmark read it.
-		return ToHTML(gm, md)
+		body, err := ToHTML(gm, md)
+		return body, nil, err
 	}
-	return template.HTML(out), nil
+	return template.HTML(out), spans, nil
 }
 
 // swapTables returns md with each printed table that can be written
-// directly replaced by a placeholder, and the tables' HTML in order.
-func swapTables(md []byte, tables []PrintedTable, factsPage string) ([]byte, []string) {
+// directly replaced by a placeholder, and those tables in order.
+func swapTables(md []byte, tables []PrintedTable, factsPage string) ([]byte, []*Table) {
 	if bytes.Contains(md, []byte(placeholder)) {
 		return md, nil
 	}
 	var in bytes.Buffer
 	in.Grow(len(md))
-	var direct []string // HTML of the i-th placeholder
+	var direct []*Table // the table of the i-th placeholder
 	at := 0
 	for _, pt := range tables {
 		i := bytes.Index(md[at:], []byte(pt.Markdown))
@@ -64,7 +77,7 @@ func swapTables(md []byte, tables []PrintedTable, factsPage string) ([]byte, []s
 		}
 		in.Write(md[at:start])
 		in.WriteString("| " + placeholder + strconv.Itoa(len(direct)) + " |\n| --- |\n")
-		direct = append(direct, pt.Table.html(factsPage))
+		direct = append(direct, pt.Table)
 		at = end
 	}
 	in.Write(md[at:])
@@ -72,27 +85,30 @@ func swapTables(md []byte, tables []PrintedTable, factsPage string) ([]byte, []s
 }
 
 // fillPlaceholders replaces the converted placeholders, in order, by the
-// tables' HTML; ok is false unless each is found as goldmark writes a
-// one-cell table.
-func fillPlaceholders(html string, direct []string) (string, bool) {
+// tables' HTML, and says where each went; ok is false unless each is
+// found as goldmark writes a one-cell table.
+func fillPlaceholders(html string, direct []string) (string, [][2]int, bool) {
 	var b strings.Builder
 	size := len(html)
 	for _, d := range direct {
 		size += len(d)
 	}
 	b.Grow(size)
+	spans := make([][2]int, len(direct))
 	for i, d := range direct {
 		ph := "<table>\n<thead>\n<tr>\n<th scope=\"col\">" + placeholder + strconv.Itoa(i) + "</th>\n</tr>\n</thead>\n</table>\n"
 		j := strings.Index(html, ph)
 		if j < 0 {
-			return "", false
+			return "", nil, false
 		}
 		b.WriteString(html[:j])
+		spans[i][0] = b.Len()
 		b.WriteString(d)
+		spans[i][1] = b.Len()
 		html = html[j+len(ph):]
 	}
 	b.WriteString(html)
-	return b.String(), true
+	return b.String(), spans, true
 }
 
 // directOK says whether Table.html writes t as goldmark converts its

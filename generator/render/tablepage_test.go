@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,68 @@ func TestTablePageLocatesRows(t *testing.T) {
 	}
 	if rows != nil || strings.Count(string(page), "<tbody>") != 2 {
 		t.Errorf("a layout printing the body twice: offsets %v", rows[:min(len(rows), 3)])
+	}
+}
+
+// TestDossierHTMLSplicesTables: given the page it wrote before, DossierHTML
+// writes the changed tables into it when only tables changed (the marked
+// prose shows those bytes were kept), and converts afresh when anything
+// else did; either way the page is what a fresh conversion writes.
+func TestDossierHTMLSplicesTables(t *testing.T) {
+	tm := templatesWith(t, "")
+	page := func(cost, prose string, jsonld []any) ([]byte, HTMLPage) {
+		t1 := &Table{Header: []string{"fit", "verdict", FactHeader}, Rows: [][]string{{"8xB200", "fits", Code("fit.8xB200")}, {"8xH100", "does not fit", Code("fit.8xH100")}}}
+		t2 := &Table{Header: []string{"layout", "$/h", FactHeader}, Align: []Align{Left, Right}, Rows: [][]string{{"8xB200", cost, Code("cost.8xB200")}}}
+		md := "# Model\n\n" + prose + "\n\n" + t1.Markdown() + "\nBetween the tables.\n\n" + t2.Markdown() + "\nThe end.\n"
+		return []byte(md), HTMLPage{PageTitle: "m", SiteTitle: "s", Root: "../../", FactsPage: "facts.html", JSONLD: jsonld,
+			Tables: []PrintedTable{{t1, t1.Markdown()}, {t2, t2.Markdown()}}}
+	}
+	md, p := page("$47.84/h", "Some prose.", nil)
+	first, parts, err := tm.DossierHTML(md, p, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts == nil || len(parts.Tables) != 2 {
+		t.Fatalf("parts %+v", parts)
+	}
+	for _, tp := range parts.Tables {
+		if s := string(first[tp.At[0]:tp.At[1]]); !strings.HasPrefix(s, "<table>") || !strings.HasSuffix(s, "</table>\n") {
+			t.Fatalf("table part %v is %q", tp.At, s)
+		}
+	}
+	marked := bytes.Replace(first, []byte("Some prose."), []byte("SOME PROSE."), 1)
+	for _, c := range []struct {
+		name, cost, prose string
+		jsonld            []any
+		spliced           bool
+	}{
+		{"a table cell", "$47.92/h", "Some prose.", nil, true},
+		{"nothing", "$47.84/h", "Some prose.", nil, true},
+		{"the prose", "$47.92/h", "Other prose", nil, false},
+		{"the layout", "$47.92/h", "Some prose.", []any{map[string]string{"@type": "ClaimReview"}}, false},
+	} {
+		md, p := page(c.cost, c.prose, c.jsonld)
+		want, wantParts, err := tm.DossierHTML(md, p, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotParts, err := tm.DossierHTML(md, p, nil, first, parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) || !reflect.DeepEqual(gotParts, wantParts) {
+			t.Errorf("%s changed: the page written over the previous one is not a fresh one", c.name)
+		}
+		got, _, _ = tm.DossierHTML(md, p, nil, marked, parts)
+		if spliced := bytes.Contains(got, []byte("SOME PROSE.")); spliced != c.spliced {
+			t.Errorf("%s changed: spliced %v, want %v", c.name, spliced, c.spliced)
+		}
+	}
+	// Parts that do not fit the page are not used.
+	md, p = page("$47.92/h", "Some prose.", nil)
+	bad := *parts
+	bad.Tables = []TablePart{parts.Tables[0], {Sum: parts.Tables[1].Sum, At: [2]int{parts.Tables[1].At[0] + 1, parts.Tables[1].At[1]}}}
+	if got, _, _ := tm.DossierHTML(md, p, nil, marked, &bad); bytes.Contains(got, []byte("SOME PROSE.")) {
+		t.Error("parts off a table's start were used")
 	}
 }

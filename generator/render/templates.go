@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/template"
+
+	"github.com/yuin/goldmark"
 )
 
 // Templates are the site's layouts: text/template for Markdown pages,
@@ -226,10 +228,8 @@ func (t *Templates) TablePage(md []byte, p HTMLPage) (page []byte, rows []int, e
 	if err != nil || len(rows) == 0 {
 		return page, nil, err
 	}
-	// The body is found once in the page, whole; a body longer than
-	// the rest of the page cannot be printed twice.
-	off := bytes.Index(page, []byte(body[:min(len(body), 256)]))
-	if off < 0 || 2*len(body) <= len(page) || len(page)-off < len(body) || string(page[off:off+len(body)]) != body {
+	off := bodyAt(page, body)
+	if off < 0 {
 		return page, nil, nil
 	}
 	for i := range rows {
@@ -241,15 +241,7 @@ func (t *Templates) TablePage(md []byte, p HTMLPage) (page []byte, rows []int, e
 // page is HTML, also returning the body the layout was given; with rows,
 // the table's rows are located in the body (see TablePage).
 func (t *Templates) page(md []byte, p HTMLPage, charts map[string]Chart, rows *[]int) ([]byte, string, error) {
-	svgs := map[string]string{}
-	for _, c := range charts {
-		svgs[c.File] = c.SVG
-	}
-	gm := NewMarkdown(svgs)
-	if p.FactsPage != "" {
-		gm = NewDossierMarkdown(svgs, p.FactsPage)
-	}
-	body, err := convert(gm, md, p.Tables, p.FactsPage)
+	body, err := convert(markdownFor(p, charts), md, p.Tables, p.FactsPage)
 	if err != nil {
 		return nil, "", err
 	}
@@ -263,13 +255,41 @@ func (t *Templates) page(md []byte, p HTMLPage, charts map[string]Chart, rows *[
 		p.Table.writeHTMLAt(&b, "", rows)
 		body = htmltemplate.HTML(b.String())
 	}
+	page, err := t.layout(body, p)
+	return page, string(body), err
+}
+
+// markdownFor is the converter of p, its charts inlined.
+func markdownFor(p HTMLPage, charts map[string]Chart) goldmark.Markdown {
+	svgs := map[string]string{}
+	for _, c := range charts {
+		svgs[c.File] = c.SVG
+	}
+	if p.FactsPage != "" {
+		return NewDossierMarkdown(svgs, p.FactsPage)
+	}
+	return NewMarkdown(svgs)
+}
+
+// layout wraps body in the base layout.
+func (t *Templates) layout(body htmltemplate.HTML, p HTMLPage) ([]byte, error) {
 	p.Body = body
 	var buf bytes.Buffer
 	buf.Grow(len(body) + 16<<10) // the body and the layout around it
 	if err := t.html.ExecuteTemplate(&buf, "base", p); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", filepath.Join(t.dir, "base.html"), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, "base.html"), err)
 	}
-	return buf.Bytes(), string(body), nil
+	return buf.Bytes(), nil
+}
+
+// bodyAt is where body is in page: found once and whole (a body longer
+// than the rest of the page cannot be printed twice); -1 when it is not.
+func bodyAt(page []byte, body string) int {
+	off := bytes.Index(page, []byte(body[:min(len(body), 256)]))
+	if off < 0 || 2*len(body) <= len(page) || len(page)-off < len(body) || string(page[off:off+len(body)]) != body {
+		return -1
+	}
+	return off
 }
 
 // ListPage is a page whose main content is the sortable model table.

@@ -14,6 +14,7 @@ import (
 
 	"dossier/generator/config"
 	"dossier/generator/content"
+	"dossier/generator/render"
 )
 
 // ManifestPath is where a build records, inside its output, the inputs
@@ -60,9 +61,12 @@ type manifestEntry struct {
 	Page  string `json:"page"`
 	Model string `json:"model"`
 	Draft bool   `json:"draft,omitempty"`
-	// Priced locates the facts prices decide in its facts files, so a
-	// price change can splice new ones in (see splice.go).
-	Priced *pricedRuns `json:"priced,omitempty"`
+	// ModelSide hashes its inputs but the price lists: when the next
+	// build's is the same, Priced and Dossier let it write what prices
+	// changed into these files (see splice.go).
+	ModelSide string               `json:"model_side,omitempty"`
+	Priced    *pricedRuns          `json:"priced,omitempty"`  // in facts.json and facts.html
+	Dossier   *render.DossierParts `json:"dossier,omitempty"` // in index.html
 }
 
 func sum256(b []byte) string {
@@ -83,9 +87,10 @@ type entry struct {
 	summary   json.RawMessage // the encoded Summary: set once computed, or when reused
 	// modelsEntry is its models.json entry, encoded (see summarize).
 	modelsEntry json.RawMessage
-	files       map[string]string // published path → sha256; when reused, the previous output's files
-	analytic    string            // cache key of its module-tree figures
-	priced      *pricedRuns       // where its facts files hold the priced facts
+	files       map[string]string    // published path → sha256; when reused, the previous output's files
+	analytic    string               // cache key of its module-tree figures
+	priced      *pricedRuns          // where its facts files hold the priced facts
+	dossier     *render.DossierParts // where its HTML page holds its tables
 	reused      bool
 	spliced     bool // its facts files were written into the previous ones
 }
@@ -256,7 +261,7 @@ func (s *Site) reuse(e *entry) {
 			return
 		}
 	}
-	e.reused, e.summary, e.modelsEntry, e.files, e.analytic, e.priced = true, me.Summary, me.Entry, me.Files, me.Analytic, me.Priced
+	e.reused, e.summary, e.modelsEntry, e.files, e.analytic, e.priced, e.dossier = true, me.Summary, me.Entry, me.Files, me.Analytic, me.Priced, me.Dossier
 }
 
 // intact says whether the previous output's file name still has the bytes

@@ -369,11 +369,21 @@ func (me *manifestEntry) appendJSON(b []byte) []byte {
 	if me.Draft {
 		b = append(b, `,"draft":true`...)
 	}
-	if me.Priced != nil {
-		// A few runs: encoding/json is quick enough.
-		pr, _ := json.Marshal(me.Priced)
-		b = append(b, `,"priced":`...)
-		b = append(b, pr...)
+	if me.ModelSide != "" {
+		b = append(b, `,"model_side":`...)
+		b = appendJSONString(b, me.ModelSide)
+	}
+	// A few runs and a few dozen tables: encoding/json is quick enough.
+	for _, f := range []struct {
+		name string
+		v    any
+		set  bool
+	}{{"priced", me.Priced, me.Priced != nil}, {"dossier", me.Dossier, me.Dossier != nil}} {
+		if f.set {
+			v, _ := json.Marshal(f.v)
+			b = append(b, `,"`+f.name+`":`...)
+			b = append(b, v...)
+		}
 	}
 	return append(b, '}')
 }
@@ -401,7 +411,8 @@ func appendJSONString(b []byte, s string) []byte {
 
 func (e *entry) manifestEntry() manifestEntry {
 	return manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Entry: e.modelsEntry, Analytic: e.analytic,
-		Page: e.page.Sum, Model: e.page.Front.Model, Draft: e.page.Front.Draft, Priced: e.priced}
+		Page: e.page.Sum, Model: e.page.Front.Model, Draft: e.page.Front.Draft,
+		ModelSide: e.modelSide, Priced: e.priced, Dossier: e.dossier}
 }
 
 // errWriter keeps the first write error, so a long encoding checks once.

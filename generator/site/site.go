@@ -580,19 +580,25 @@ func (s *Site) renderModel(m *Model, e *entry) (map[string][]byte, error) {
 	if log := corrections.Markdown(s.corrections[m.Page.Slug]); log != "" {
 		withLog = append(append(bytes.Clone(md), '\n'), log...)
 	}
-	html, err := s.Templates.HTML(withLog, render.HTMLPage{
+	prev := s.previousPage(e)
+	var prevPage []byte
+	var prevParts *render.DossierParts
+	if prev != nil {
+		prevPage, prevParts = prev.page, prev.parts
+	}
+	html, parts, err := s.Templates.DossierHTML(withLog, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
 		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search, Tables: tables,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
-	}, m.Page.Charts)
+	}, m.Page.Charts, prevPage, prevParts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
-	fj, fh, runs, spliced, err := s.renderFacts(m, e.modelSide, s.previousFacts(e))
+	fj, fh, runs, spliced, err := s.renderFacts(m, prev)
 	if err != nil {
 		return nil, err
 	}
-	e.priced, e.spliced = runs, spliced
+	e.priced, e.dossier, e.spliced = runs, parts, spliced
 	out[dir+"index.md"], out[dir+"index.html"], out[dir+"facts.json"], out[dir+"facts.html"] = md, html, fj, fh
 	for _, c := range m.Page.Charts {
 		out[dir+c.File] = []byte(c.SVG + "\n")

@@ -23,7 +23,6 @@ import (
 // pricedRuns locates the priced facts of a page's facts.json and
 // facts.html, as runs of facts adjacent in key order.
 type pricedRuns struct {
-	ModelSide string `json:"model_side"` // the page's modelSide when it was written
 	// Others is the sha256 of the other facts' keys in order: the
 	// cheapest layout adds speed facts of its own, so a price change can
 	// change which other facts there are.
@@ -56,9 +55,9 @@ func (s *Site) factsPage(m *Model) render.HTMLPage {
 // renderFacts writes a page's facts.json and facts.html: from prev, the
 // previous build's, when only priced facts can differ, else in full. runs
 // locates the priced facts in what it wrote (nil when they cannot be).
-func (s *Site) renderFacts(m *Model, modelSide string, prev *previousFacts) (fj, fh []byte, runs *pricedRuns, spliced bool, err error) {
+func (s *Site) renderFacts(m *Model, prev *previousPage) (fj, fh []byte, runs *pricedRuns, spliced bool, err error) {
 	priced := sizing.Priced(m.Facts)
-	if prev != nil {
+	if prev != nil && prev.runs != nil {
 		if fj, fh, runs, err = spliceFacts(m, priced, prev); err != nil || runs != nil {
 			return fj, fh, runs, runs != nil, err
 		}
@@ -71,18 +70,18 @@ func (s *Site) renderFacts(m *Model, modelSide string, prev *previousFacts) (fj,
 	if err != nil {
 		return nil, nil, nil, false, fmt.Errorf("render the facts of %s: %w", m.Content.Path, err)
 	}
-	return fj, fh, runsOf(m, priced, modelSide, at, rows), false, nil
+	return fj, fh, runsOf(m, priced, at, rows), false, nil
 }
 
 // runsOf locates the priced facts from where each fact begins in
 // facts.json (at) and facts.html (rows); nil when either is unknown or
 // the first fact is priced (it has no comma before it to keep).
-func runsOf(m *Model, priced []bool, modelSide string, at, rows []int) *pricedRuns {
+func runsOf(m *Model, priced []bool, at, rows []int) *pricedRuns {
 	n := len(priced)
-	if modelSide == "" || n == 0 || len(at) != n+1 || len(rows) != n+1 || priced[0] {
+	if n == 0 || len(at) != n+1 || len(rows) != n+1 || priced[0] {
 		return nil
 	}
-	r := &pricedRuns{ModelSide: modelSide, Others: othersKey(m.Facts, priced), JSONEnd: at[n]}
+	r := &pricedRuns{Others: othersKey(m.Facts, priced), JSONEnd: at[n]}
 	others := 0
 	for i := range n {
 		switch {
@@ -113,20 +112,23 @@ func othersKey(set *facts.Set, priced []bool) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// previousFacts is what the previous build wrote of a page's facts.
-type previousFacts struct {
-	json, html []byte
-	runs       *pricedRuns
+// previousPage is what the previous build wrote of a page: each file nil
+// unless it is as that build wrote it.
+type previousPage struct {
+	json, html, page []byte // facts.json, facts.html, index.html
+	runs             *pricedRuns
+	parts            *render.DossierParts
 }
 
-// previousFacts reads the previous output's facts files of e when they
-// were written from the same model-side inputs and are still as written.
-func (s *Site) previousFacts(e *entry) *previousFacts {
+// previousPage reads the previous output's facts files and HTML page of e
+// when they were written by this generator from the same model-side
+// inputs (e.modelSide), the price lists aside; nil otherwise.
+func (s *Site) previousPage(e *entry) *previousPage {
 	if s.prev == nil || e.modelSide == "" {
 		return nil
 	}
 	me, ok := s.prev.Models[e.slug]
-	if !ok || me.Priced == nil || me.Priced.ModelSide != e.modelSide {
+	if !ok || me.ModelSide != e.modelSide {
 		return nil
 	}
 	dir := "models/" + e.slug + "/"
@@ -141,9 +143,16 @@ func (s *Site) previousFacts(e *entry) *previousFacts {
 		}
 		return b
 	}
-	p := &previousFacts{json: read("facts.json"), html: read("facts.html"), runs: me.Priced}
-	if p.json == nil || p.html == nil {
-		return nil
+	p := &previousPage{runs: me.Priced, parts: me.Dossier}
+	if p.runs != nil {
+		if p.json, p.html = read("facts.json"), read("facts.html"); p.json == nil || p.html == nil {
+			p.runs = nil
+		}
+	}
+	if p.parts != nil {
+		if p.page = read("index.html"); p.page == nil {
+			p.parts = nil
+		}
 	}
 	return p
 }
@@ -152,7 +161,7 @@ func (s *Site) previousFacts(e *entry) *previousFacts {
 // priced facts replaced by m's; runs is nil when m's other facts are not
 // prev's, a priced fact falls where prev had none, or prev's runs do not
 // fit its files.
-func spliceFacts(m *Model, priced []bool, prev *previousFacts) (fj, fh []byte, runs *pricedRuns, err error) {
+func spliceFacts(m *Model, priced []bool, prev *previousPage) (fj, fh []byte, runs *pricedRuns, err error) {
 	pr := prev.runs
 	if len(priced) == 0 || priced[0] || othersKey(m.Facts, priced) != pr.Others || !pr.fits(prev.json, prev.html) {
 		return nil, nil, nil, nil
@@ -177,7 +186,7 @@ func spliceFacts(m *Model, priced []bool, prev *previousFacts) (fj, fh []byte, r
 	if matched != len(groups) {
 		return nil, nil, nil, nil // a priced fact where there was none: no place to put it
 	}
-	runs = &pricedRuns{ModelSide: pr.ModelSide, Others: pr.Others, Runs: make([]factRun, len(pr.Runs))}
+	runs = &pricedRuns{Others: pr.Others, Runs: make([]factRun, len(pr.Runs))}
 	fj = make([]byte, 0, len(prev.json)+len(prev.json)/8)
 	fh = make([]byte, 0, len(prev.html)+len(prev.html)/8)
 	j, h := 0, 0

@@ -169,6 +169,12 @@ func TestPriceChangesMatchFullBuild(t *testing.T) {
 				t.Errorf("spliced %v, want %v", spliced, spliceable)
 			}
 			t.Logf("spliced %d of %d", len(spliced), len(r.Rebuilt))
+			// Every page's tables are located for the next build.
+			for slug, me := range loadManifest(cached).Models {
+				if me.Dossier == nil || len(me.Dossier.Tables) < 10 || me.ModelSide == "" {
+					t.Errorf("%s: no model side or tables recorded: %+v", slug, me.Dossier)
+				}
+			}
 		})
 	}
 }

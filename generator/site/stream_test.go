@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"dossier/generator/render"
 	"encoding/json"
 	"slices"
 	"testing"
@@ -147,7 +148,7 @@ func TestManifestEntryIsMarshal(t *testing.T) {
 		{Hash: "h", Files: map[string]string{"b/é.html": "2", `a/<"&>\.md`: "1", "c\u2028\xff": "3"}, Summary: json.RawMessage(`{"a":1}`),
 			Entry: json.RawMessage(`null`), Analytic: "k", Page: "p", Model: "org/<m>", Draft: true},
 		{Hash: "", Files: nil, Summary: nil, Entry: nil, Model: "\t"},
-		{Hash: `q"uote`, Page: `back\slash`, Model: "m", Priced: &pricedRuns{ModelSide: "s", Others: "o", JSONEnd: 9, Runs: []factRun{{After: 2, JSON: [2]int{3, 4}, HTML: [2]int{5, 6}}}}},
+		{Hash: `q"uote`, Page: `back\slash`, Model: "m", ModelSide: "s", Dossier: &render.DossierParts{Skeleton: "k", Tables: []render.TablePart{{Sum: "t", At: [2]int{1, 2}}}}, Priced: &pricedRuns{Others: "o", JSONEnd: 9, Runs: []factRun{{After: 2, JSON: [2]int{3, 4}, HTML: [2]int{5, 6}}}}},
 		{Model: "m", Priced: &pricedRuns{}},
 		{Files: map[string]string{}, Summary: json.RawMessage(`[]`), Entry: json.RawMessage(`{"x":"\u003c"}`)},
 	} {
