@@ -44,9 +44,9 @@ type Page struct {
 
 // Dated is a date of a page's front matter.
 type Dated struct {
-	Field string // review, date, claims[2].date
-	Line  int    // of the item holding it; 0 when only the field is known
-	Date  string
+	Field string `json:"field"` // review, date, claims[2].date
+	Line  int    `json:"line"`  // of the item holding it; 0 when only the field is known
+	Date  string `json:"date"`
 }
 
 // Stub is p without what a model page's computation alone needs: a site of
@@ -308,16 +308,16 @@ type Site struct {
 // Load reads content/_index.md and content/models/*.md.
 func Load(dir string) (*Site, error) { return load(dir, nil, false) }
 
-// Known returns the front matter an earlier parse of a model page whose
-// bytes have the sha256 sum (hex) found, or nil to parse them now. A site
-// of thousands of pages spends most of a build with nothing changed
-// decoding YAML.
-type Known func(path, sum string) *Front
+// Known returns the front matter and dates an earlier parse of a model
+// page whose bytes have the sha256 sum (hex) found, or nil to parse them
+// now. A site of thousands of pages spends most of a build with nothing
+// changed decoding YAML.
+type Known func(path, sum string) (*Front, []Dated)
 
 // LoadStubs is Load keeping each model page as its Stub, so that memory
 // does not grow with the site: each page is read and checked in full, but
 // kept only as a stub. A page known returns front matter for is not
-// parsed at all: its stub has that front matter and no dates.
+// parsed at all: its stub has that front matter and those dates.
 func LoadStubs(dir string, known Known) (*Site, error) { return load(dir, known, true) }
 
 func load(dir string, known Known, stubs bool) (*Site, error) {
@@ -377,8 +377,8 @@ func parseAll(files []string, known Known, stubs bool) ([]*Page, error) {
 				}
 				sum := sha256Hex(b)
 				if known != nil {
-					if front := known(f, sum); front != nil {
-						pages[i] = &Page{Path: f, Slug: strings.TrimSuffix(filepath.Base(f), ".md"), Front: *front, Partial: true, Known: true, Sum: sum}
+					if front, dated := known(f, sum); front != nil {
+						pages[i] = &Page{Path: f, Slug: strings.TrimSuffix(filepath.Base(f), ".md"), Front: *front, Dated: dated, Partial: true, Known: true, Sum: sum}
 						continue
 					}
 				}

@@ -14,6 +14,7 @@ import (
 
 	"dossier/generator/config"
 	"dossier/generator/content"
+	"dossier/generator/corrections"
 	"dossier/generator/render"
 )
 
@@ -58,9 +59,10 @@ type manifestEntry struct {
 	// Page is the sha256 of the content file, and Model and Draft what
 	// its front matter says: the next build need not parse a page whose
 	// bytes are unchanged to find its snapshot (see knownFront).
-	Page  string `json:"page"`
-	Model string `json:"model"`
-	Draft bool   `json:"draft,omitempty"`
+	Page  string          `json:"page"`
+	Model string          `json:"model"`
+	Draft bool            `json:"draft,omitempty"`
+	Dated []content.Dated `json:"dated,omitempty"`
 	// ModelSide hashes its inputs but the price lists: when the next
 	// build's is the same, Priced and Dossier let it write what prices
 	// changed into these files (see splice.go).
@@ -210,18 +212,18 @@ func modelHash(shared, sharedModelSide string, p *content.Page, snapshotPath str
 }
 
 // knownFront is content.Known for the previous build: a page whose bytes
-// it recorded need not be parsed to find its snapshot. Front matter is
-// taken from the manifest only to hash the page's inputs; a page whose
-// hash then differs is parsed in full before it is computed.
-func (s *Site) knownFront(path, sum string) *content.Front {
+// it recorded need not be parsed to find its snapshot or its dates. A page
+// computed again is parsed then; should it name another model than the
+// manifest did, its inputs are hashed again (produceModel).
+func (s *Site) knownFront(path, sum string) (*content.Front, []content.Dated) {
 	if s.prev == nil {
-		return nil
+		return nil, nil
 	}
 	me, ok := s.prev.Models[strings.TrimSuffix(filepath.Base(path), ".md")]
 	if !ok || me.Page == "" || me.Page != sum {
-		return nil
+		return nil, nil
 	}
-	return &content.Front{Model: me.Model, Draft: me.Draft}
+	return &content.Front{Model: me.Model, Draft: me.Draft}, me.Dated
 }
 
 // loadManifest reads the previous build's manifest; a missing or unreadable
@@ -314,4 +316,12 @@ func (s *Site) reuseFile(out sink, name, sum string) error {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// hashEntry hashes e's inputs (modelHash) with the snapshot its page names.
+func (s *Site) hashEntry(e *entry) error {
+	log := corrections.Key(s.corrections[e.slug])
+	var err error
+	e.hash, e.modelSide, err = modelHash(s.inputs+log, s.modelSideInputs+log, e.page, snapshotPath(s.Config, e.page.Front.Model))
+	return err
 }

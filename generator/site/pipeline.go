@@ -126,6 +126,17 @@ func (s *Site) produceModel(e *entry, out output) error {
 		}
 		m = computed
 	}
+	if e.page.Known {
+		// Its stub came from the manifest; the page just parsed has the
+		// last word on the model it names and on its dates.
+		known := e.page
+		e.page = m.Content.Stub()
+		if e.page.Front.Model != known.Front.Model {
+			if err := s.hashEntry(e); err != nil {
+				return err
+			}
+		}
+	}
 	files, err := s.renderModel(m, e)
 	if err != nil {
 		return err
@@ -369,6 +380,11 @@ func (me *manifestEntry) appendJSON(b []byte) []byte {
 	if me.Draft {
 		b = append(b, `,"draft":true`...)
 	}
+	if len(me.Dated) > 0 {
+		v, _ := json.Marshal(me.Dated)
+		b = append(b, `,"dated":`...)
+		b = append(b, v...)
+	}
 	if me.ModelSide != "" {
 		b = append(b, `,"model_side":`...)
 		b = appendJSONString(b, me.ModelSide)
@@ -411,7 +427,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 func (e *entry) manifestEntry() manifestEntry {
 	return manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Entry: e.modelsEntry, Analytic: e.analytic,
-		Page: e.page.Sum, Model: e.page.Front.Model, Draft: e.page.Front.Draft,
+		Page: e.page.Sum, Model: e.page.Front.Model, Draft: e.page.Front.Draft, Dated: e.page.Dated,
 		ModelSide: e.modelSide, Priced: e.priced, Dossier: e.dossier}
 }
 

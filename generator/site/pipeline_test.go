@@ -235,15 +235,42 @@ func TestUnchangedPagesAreNotParsed(t *testing.T) {
 	if n := known(load(dest)); n != 2 {
 		t.Errorf("nothing changed: %d of 2 pages left unparsed", n)
 	}
+	// A changed snapshot: llama is parsed when it is computed, not to be
+	// hashed (a price change computes every page: parsing each twice was
+	// a twentieth of that build).
 	sitetest.Edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"rope_theta"`, `"x_note": 1, "rope_theta"`)
 	s := load(dest)
-	if n := known(s); n != 1 {
-		t.Errorf("llama's snapshot changed: %d pages left unparsed, want gpt-oss only", n)
+	if n := known(s); n != 2 {
+		t.Errorf("llama's snapshot changed: %d pages left unparsed before the build, want 2", n)
+	}
+	if _, err := Build(s, Options{Destination: dest}); err != nil {
+		t.Fatal(err)
 	}
 	for _, e := range s.entries {
-		if e.slug == "llama-3-1-8b" && (e.page.Known || e.reused || e.page.Front.Model != "meta-llama/Llama-3.1-8B") {
-			t.Errorf("llama: known %v, reused %v, model %q", e.page.Known, e.reused, e.page.Front.Model)
+		if e.slug == "llama-3-1-8b" && (e.page.Known || e.reused || e.page.Front.Model != "meta-llama/Llama-3.1-8B" || len(e.page.Dated) == 0) {
+			t.Errorf("llama: known %v, reused %v, model %q, dates %v", e.page.Known, e.reused, e.page.Front.Model, e.page.Dated)
 		}
+	}
+	// A manifest naming another model for llama's page: the page, parsed
+	// when computed, decides, and its inputs are hashed again.
+	m := loadManifest(dest)
+	me := m.Models["llama-3-1-8b"]
+	sitetest.Edit(t, filepath.Join(dest, filepath.FromSlash(ManifestPath)), `"model":"`+me.Model+`"`, `"model":"openai/gpt-oss-20b"`)
+	sitetest.Edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"x_note": 1, `, ``)
+	s = load(dest)
+	if _, err := Build(s, Options{Destination: dest}); err != nil {
+		t.Fatal(err)
+	}
+	again := loadManifest(dest).Models["llama-3-1-8b"]
+	if again.Model != me.Model || again.Hash == me.Hash {
+		t.Errorf("a manifest naming another model: recorded %q, hash %s (was %s)", again.Model, again.Hash, me.Hash)
+	}
+	full := filepath.Join(t.TempDir(), "full")
+	if _, err := Build(loadSite(t, root, Options{}), Options{Destination: full}); err != nil {
+		t.Fatal(err)
+	}
+	if again.Hash != loadManifest(full).Models["llama-3-1-8b"].Hash {
+		t.Error("a manifest naming another model: the hash recorded is not a full build's")
 	}
 }
 

@@ -81,6 +81,8 @@ type Site struct {
 	stampsMu sync.Mutex // guards prev.Stamps, which intact completes
 	analytic *analytics // module-tree figures by config hash
 	inputs   string     // hash of what every page depends on (sharedInputs)
+	// modelSideInputs is inputs but for the price lists (sharedInputs).
+	modelSideInputs string
 	// corrections are the dossiers' logs from the committed history of
 	// their facts.json, by slug (none outside a git repository).
 	corrections map[string][]corrections.Entry
@@ -167,41 +169,16 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		}
 		s.entries = append(s.entries, &entry{slug: p.Slug, page: p})
 	}
+	s.modelSideInputs = sharedModelSide
 	errs := make([]error, len(s.entries))
 	parallel(len(s.entries), func(i int) {
 		e := s.entries[i]
-		log := corrections.Key(s.corrections[e.slug])
-		hash := func() {
-			e.hash, e.modelSide, errs[i] = modelHash(shared+log, sharedModelSide+log, e.page, snapshotPath(cfg, e.page.Front.Model))
-		}
-		if hash(); errs[i] != nil {
-			return
-		}
-		if s.reuse(e); e.reused || !e.page.Known {
-			return
-		}
-		// Its page is unchanged but something else is not: the model it
-		// names is read from the page itself, to hash the right snapshot.
-		var full *content.Page
-		if full, errs[i] = e.page.ParseFull(); errs[i] == nil {
-			e.page = full.Stub()
-			hash()
+		if errs[i] = s.hashEntry(e); errs[i] == nil {
+			s.reuse(e)
 		}
 	})
 	if err := firstError(errs); err != nil {
 		return nil, err
-	}
-	// Stubs read again replace the manifest's in s.Content too.
-	read := map[string]*content.Page{}
-	for _, e := range s.entries {
-		if !e.page.Known {
-			read[e.slug] = e.page
-		}
-	}
-	for i, p := range s.Content.Models {
-		if r := read[p.Slug]; p.Known && r != nil {
-			s.Content.Models[i] = r
-		}
 	}
 	if opts.Collect {
 		probs := make([][]claims.Problem, len(s.entries))

@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"dossier/generator/content"
 	"dossier/generator/render"
 	"encoding/json"
 	"slices"
@@ -149,7 +150,7 @@ func TestManifestEntryIsMarshal(t *testing.T) {
 			Entry: json.RawMessage(`null`), Analytic: "k", Page: "p", Model: "org/<m>", Draft: true},
 		{Hash: "", Files: nil, Summary: nil, Entry: nil, Model: "\t"},
 		{Hash: `q"uote`, Page: `back\slash`, Model: "m", ModelSide: "s", Dossier: &render.DossierParts{Skeleton: "k", Tables: []render.TablePart{{Sum: "t", At: [2]int{1, 2}}}}, Priced: &pricedRuns{Others: "o", JSONEnd: 9, Runs: []factRun{{After: 2, JSON: [2]int{3, 4}, HTML: [2]int{5, 6}}}}},
-		{Model: "m", Priced: &pricedRuns{}},
+		{Model: "m", Priced: &pricedRuns{}, Dated: []content.Dated{{Field: "claims[2].date", Line: 40, Date: "2026-01-02"}}},
 		{Files: map[string]string{}, Summary: json.RawMessage(`[]`), Entry: json.RawMessage(`{"x":"\u003c"}`)},
 	} {
 		want, err := json.Marshal(me)
