@@ -11,7 +11,7 @@ import (
 
 // templatesWith copies the repository's templates into a temporary
 // directory, base.html replaced when base is not empty, and loads them.
-func templatesWith(t *testing.T, base string) *Templates {
+func templatesWith(t testing.TB, base string) *Templates {
 	t.Helper()
 	src := filepath.Join("..", "..", "templates")
 	dst := t.TempDir()
@@ -145,4 +145,41 @@ func TestDossierHTMLSplicesTables(t *testing.T) {
 	if got, _, _ := tm.DossierHTML(md, p, nil, marked, &bad); bytes.Contains(got, []byte("SOME PROSE.")) {
 		t.Error("parts off a table's start were used")
 	}
+}
+
+// FuzzDossierHTMLSplice: whatever a table cell or the prose becomes (text
+// that keeps a table from being written directly included), the page
+// written over the previous one is the page converted afresh.
+func FuzzDossierHTMLSplice(f *testing.F) {
+	f.Add("$47.92/h", "Some prose.", "fits")
+	f.Add("<b>", "Some prose.", "a@b.co")
+	f.Add("http://x.org", "| a |\n| --- |", "`code`")
+	f.Add("", "", "\x00")
+	tm := templatesWith(f, "")
+	page := func(cost, prose, verdict string) ([]byte, HTMLPage) {
+		t1 := &Table{Header: []string{"fit", "verdict", FactHeader}, Rows: [][]string{{"8xB200", verdict, Code("fit.8xB200")}}}
+		t2 := &Table{Header: []string{"layout", "$/h", FactHeader}, Align: []Align{Left, Right}, Rows: [][]string{{"8xB200", cost, Code("cost.8xB200")}}}
+		md := "# Model\n\n" + prose + "\n\n" + t1.Markdown() + "\nBetween.\n\n" + t2.Markdown()
+		return []byte(md), HTMLPage{PageTitle: "m", SiteTitle: "s", Root: "../../", FactsPage: "facts.html",
+			Tables: []PrintedTable{{t1, t1.Markdown()}, {t2, t2.Markdown()}}}
+	}
+	md, p := page("$47.84/h", "Some prose.", "fits")
+	first, parts, err := tm.DossierHTML(md, p, nil, nil, nil)
+	if err != nil || parts == nil {
+		f.Fatal(err, parts)
+	}
+	f.Fuzz(func(t *testing.T, cost, prose, verdict string) {
+		md, p := page(cost, prose, verdict)
+		want, wantParts, err := tm.DossierHTML(md, p, nil, nil, nil)
+		if err != nil {
+			return
+		}
+		got, gotParts, err := tm.DossierHTML(md, p, nil, first, parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) || !reflect.DeepEqual(gotParts, wantParts) {
+			t.Errorf("cost %q, prose %q, verdict %q: the page written over the previous one is not a fresh one", cost, prose, verdict)
+		}
+	})
 }
