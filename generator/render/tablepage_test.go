@@ -183,3 +183,23 @@ func FuzzDossierHTMLSplice(f *testing.F) {
 		}
 	})
 }
+
+// TestDossierPartsText: parts read back as written; a malformed line as
+// parts that match no page.
+func TestDossierPartsText(t *testing.T) {
+	pp := DossierParts{Skeleton: "sk", Tables: []TablePart{{Sum: "a1", At: [2]int{5, 9}}, {Sum: "b2", At: [2]int{12, 40}}}}
+	b, err := pp.MarshalText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back DossierParts
+	if err := back.UnmarshalText(b); err != nil || !reflect.DeepEqual(back, pp) {
+		t.Errorf("%q read back as %+v (%v)", b, back, err)
+	}
+	for _, bad := range []string{"", "sk a1 5", "sk a1 x 9"} {
+		back = pp
+		if err := back.UnmarshalText([]byte(bad)); err != nil || back.Skeleton != "" || back.Tables != nil {
+			t.Errorf("%q read as %+v (%v)", bad, back, err)
+		}
+	}
+}

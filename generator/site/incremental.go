@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -35,6 +37,8 @@ type manifest struct {
 	// directories): a list whose models did not change is reused when
 	// the rest of the shared files are rendered again.
 	Lists map[string]string `json:"lists,omitempty"`
+	// Summaries is the sha256 of SummariesPath as this build wrote it.
+	Summaries string `json:"summaries,omitempty"`
 	// Stamps is the size and modification time of every file, so reuse
 	// can trust a file without reading it. They describe the file system,
 	// not the site, so they live apart in StampsPath: every other file of
@@ -45,16 +49,22 @@ type manifest struct {
 // StampsPath holds manifest.Stamps.
 const StampsPath = ".dossier/stamps.json"
 
+// SummariesPath holds each manifest entry's Summary and Entry: per model,
+// in slug order, a line "<slug length> <summary length> <entry length>"
+// and then the three, as they are.
+const SummariesPath = ".dossier/summaries"
+
 type manifestEntry struct {
 	Hash  string            `json:"hash"`
 	Files map[string]string `json:"files"` // path relative to the publish directory → sha256 of its bytes
 	// Summary is the model's Summary as published, kept encoded: the
 	// lists are rendered from it, and a site of thousands of models holds
-	// kilobytes, not a tree of maps, per model.
-	Summary json.RawMessage `json:"summary"`
-	// Entry is its models.json entry, apart from the summary so that the
-	// lists do not decode it.
-	Entry    json.RawMessage `json:"entry"`
+	// kilobytes, not a tree of maps, per model. It and Entry, its
+	// models.json entry (apart, so that the lists do not decode it), are
+	// most of the manifest's bytes: they are kept in SummariesPath, framed
+	// by their lengths, not scanned by a JSON decoder twice.
+	Summary  json.RawMessage `json:"-"`
+	Entry    json.RawMessage `json:"-"`
 	Analytic string          `json:"analytic,omitempty"` // its module-tree figures in CacheDir
 	// Page is the sha256 of the content file, and Model and Draft what
 	// its front matter says: the next build need not parse a page whose
@@ -243,7 +253,57 @@ func loadManifest(dir string) *manifest {
 	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(StampsPath))); err == nil {
 		json.Unmarshal(b, &m.Stamps) // without stamps, files are hashed
 	}
+	// Without them, or with other bytes than were written, no page is
+	// reused.
+	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(SummariesPath))); err == nil && sum256(b) == m.Summaries {
+		readSummaries(b, m.Models)
+	}
 	return &m
+}
+
+// appendSummaries appends the SummariesPath record of the entry slug.
+func appendSummaries(b []byte, slug string, summary, entry []byte) []byte {
+	b = strconv.AppendInt(b, int64(len(slug)), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(summary)), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(entry)), 10)
+	b = append(b, '\n')
+	b = append(b, slug...)
+	b = append(b, summary...)
+	return append(b, entry...)
+}
+
+// readSummaries sets the Summary and Entry of models from a SummariesPath
+// file; it stops at the first record that is not one, leaving the rest
+// without (pages computed again).
+func readSummaries(b []byte, models map[string]manifestEntry) {
+	for len(b) > 0 {
+		line, rest, ok := bytes.Cut(b, []byte{'\n'})
+		f := strings.Fields(string(line))
+		if !ok || len(f) != 3 {
+			return
+		}
+		var n [3]int
+		total := 0
+		for i, s := range f {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < 0 || v > len(rest)-total {
+				return
+			}
+			n[i] = v
+			total += v
+		}
+		slug := string(rest[:n[0]])
+		me, ok := models[slug]
+		if !ok {
+			return
+		}
+		me.Summary = json.RawMessage(rest[n[0] : n[0]+n[1]])
+		me.Entry = json.RawMessage(rest[n[0]+n[1] : total])
+		models[slug] = me
+		b = rest[total:]
+	}
 }
 
 // reuse marks e as taken from the previous output when its inputs are

@@ -76,7 +76,12 @@ func (s *Site) produce(out output) error {
 		}
 	}
 	sums := out.sums()
-	if err := out.write(ManifestPath, func(w io.Writer) error { return s.writeManifest(w, sums, res.key, res.lists) }); err != nil {
+	h := sha256.New()
+	if err := out.write(SummariesPath, func(w io.Writer) error { return s.writeSummaries(io.MultiWriter(w, h)) }); err != nil {
+		return err
+	}
+	summaries := hex.EncodeToString(h.Sum(nil))
+	if err := out.write(ManifestPath, func(w io.Writer) error { return s.writeManifest(w, sums, res.key, res.lists, summaries) }); err != nil {
 		return err
 	}
 	b, err := json.Marshal(out.stamps())
@@ -309,7 +314,7 @@ func (s *Site) reusableShared(key string) (map[string]string, bool) {
 // writeManifest writes the build's manifest as json.Marshal encodes a
 // manifest (TestManifestIsMarshal), one model at a time: not indented, it
 // is 25 MB at 5,000 models, read by machines only.
-func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, lists map[string]string) error {
+func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, lists map[string]string, summaries string) error {
 	shared := maps.Clone(sums)
 	bySlug := make(map[string]*entry, len(s.entries))
 	for _, e := range s.entries {
@@ -331,7 +336,7 @@ func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, li
 		me := bySlug[slug].manifestEntry()
 		ew.Write(me.appendJSON(buf))
 	}
-	rest, err := json.Marshal(manifest{Shared: shared, SharedKey: key, Lists: lists})
+	rest, err := json.Marshal(manifest{Shared: shared, SharedKey: key, Lists: lists, Summaries: summaries})
 	if err != nil {
 		return err
 	}
@@ -339,6 +344,23 @@ func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, li
 	_, tail, _ := bytes.Cut(rest, []byte(`"models":null`))
 	ew.WriteString("}")
 	ew.Write(tail)
+	return ew.err
+}
+
+// writeSummaries writes SummariesPath: each model's summary and
+// models.json entry, in slug order.
+func (s *Site) writeSummaries(w io.Writer) error {
+	bySlug := make(map[string]*entry, len(s.entries))
+	for _, e := range s.entries {
+		bySlug[e.slug] = e
+	}
+	ew := &errWriter{w: w}
+	var buf []byte
+	for _, slug := range sortedKeys(bySlug) {
+		e := bySlug[slug]
+		buf = appendSummaries(buf[:0], slug, e.summary, e.modelsEntry)
+		ew.Write(buf)
+	}
 	return ew.err
 }
 
@@ -365,10 +387,6 @@ func (me *manifestEntry) appendJSON(b []byte) []byte {
 		}
 		b = append(b, '}')
 	}
-	b = append(b, `,"summary":`...)
-	b = appendRaw(b, me.Summary)
-	b = append(b, `,"entry":`...)
-	b = appendRaw(b, me.Entry)
 	if me.Analytic != "" {
 		b = append(b, `,"analytic":`...)
 		b = appendJSONString(b, me.Analytic)
@@ -402,13 +420,6 @@ func (me *manifestEntry) appendJSON(b []byte) []byte {
 		}
 	}
 	return append(b, '}')
-}
-
-func appendRaw(b []byte, raw json.RawMessage) []byte {
-	if len(raw) == 0 {
-		return append(b, "null"...)
-	}
-	return append(b, raw...)
 }
 
 // appendJSONString appends s as json.Marshal encodes it: quoted as it is
@@ -505,7 +516,7 @@ func (s *Site) unchanged(dest string) ([]string, bool, error) {
 			return nil, false, nil
 		}
 	}
-	want[ManifestPath], want[StampsPath] = "", ""
+	want[ManifestPath], want[StampsPath], want[SummariesPath] = "", "", ""
 	return sortedKeys(want), true, nil
 }
 

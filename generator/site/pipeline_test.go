@@ -255,7 +255,7 @@ func TestUnchangedPagesAreNotParsed(t *testing.T) {
 	// when computed, decides, and its inputs are hashed again.
 	m := loadManifest(dest)
 	me := m.Models["llama-3-1-8b"]
-	sitetest.Edit(t, filepath.Join(dest, filepath.FromSlash(ManifestPath)), `"model":"`+me.Model+`"`, `"model":"openai/gpt-oss-20b"`)
+	sitetest.Edit(t, filepath.Join(dest, filepath.FromSlash(ManifestPath)), `"model":"`+me.Model+`"`, `"model":"someone/another-model"`)
 	sitetest.Edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"x_note": 1, `, ``)
 	s = load(dest)
 	if _, err := Build(s, Options{Destination: dest}); err != nil {

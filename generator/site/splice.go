@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"dossier/generator/facts"
 	"dossier/generator/render"
@@ -26,18 +28,57 @@ type pricedRuns struct {
 	// Others is the sha256 of the other facts' keys in order: the
 	// cheapest layout adds speed facts of its own, so a price change can
 	// change which other facts there are.
-	Others  string    `json:"others"`
-	JSONEnd int       `json:"json_end"` // where facts.json's last fact ends
-	Runs    []factRun `json:"runs"`
+	Others  string
+	JSONEnd int // where facts.json's last fact ends
+	Runs    []factRun
 }
 
 // factRun is a run of priced facts: how many other facts precede it, and
 // its bytes in facts.json and in facts.html (empty when a later build
 // found none there).
 type factRun struct {
-	After int    `json:"after"`
-	JSON  [2]int `json:"json"`
-	HTML  [2]int `json:"html"`
+	After int
+	JSON  [2]int
+	HTML  [2]int
+}
+
+// MarshalText writes the runs as one line of the manifest: the other
+// facts' keys' hash, JSONEnd, then five numbers a run.
+func (pr pricedRuns) MarshalText() ([]byte, error) {
+	b := append([]byte(nil), pr.Others...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(pr.JSONEnd), 10)
+	for _, r := range pr.Runs {
+		for _, n := range []int{r.After, r.JSON[0], r.JSON[1], r.HTML[0], r.HTML[1]} {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+	}
+	return b, nil
+}
+
+// UnmarshalText reads what MarshalText writes. Anything else reads as
+// runs that match no page (an empty Others): the manifest is a cache, and
+// one bad line should not cost the rest of it.
+func (pr *pricedRuns) UnmarshalText(b []byte) error {
+	*pr = pricedRuns{}
+	f := strings.Fields(string(b))
+	if len(f) < 2 || (len(f)-2)%5 != 0 {
+		return nil
+	}
+	n := make([]int, len(f)-1)
+	for i, s := range f[1:] {
+		var err error
+		if n[i], err = strconv.Atoi(s); err != nil {
+			return nil
+		}
+	}
+	pr.Others, pr.JSONEnd, pr.Runs = f[0], n[0], make([]factRun, (len(n)-1)/5)
+	for i := range pr.Runs {
+		r := n[1+5*i:]
+		pr.Runs[i] = factRun{After: r[0], JSON: [2]int{r[1], r[2]}, HTML: [2]int{r[3], r[4]}}
+	}
+	return nil
 }
 
 // factsIntro is the Markdown above the facts page's table.

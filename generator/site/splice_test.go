@@ -221,3 +221,23 @@ func TestSpliceNeedsRunsThatFit(t *testing.T) {
 		}
 	}
 }
+
+// TestPricedRunsText: the manifest's line for the runs reads back as
+// written, and a malformed line as runs that match no page.
+func TestPricedRunsText(t *testing.T) {
+	pr := pricedRuns{Others: "abc", JSONEnd: 900, Runs: []factRun{{After: 27, JSON: [2]int{10, 20}, HTML: [2]int{30, 40}}, {After: 90, JSON: [2]int{50, 50}, HTML: [2]int{60, 60}}}}
+	b, err := pr.MarshalText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back pricedRuns
+	if err := back.UnmarshalText(b); err != nil || !reflect.DeepEqual(back, pr) {
+		t.Errorf("%q read back as %+v (%v)", b, back, err)
+	}
+	for _, bad := range []string{"", "abc", "abc 1 2 3", "abc x", "abc 1 2 3 4 5 y"} {
+		back = pr
+		if err := back.UnmarshalText([]byte(bad)); err != nil || back.Others != "" || back.Runs != nil {
+			t.Errorf("%q read as %+v (%v)", bad, back, err)
+		}
+	}
+}

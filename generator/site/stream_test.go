@@ -5,6 +5,7 @@ import (
 	"dossier/generator/content"
 	"dossier/generator/render"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -26,9 +27,9 @@ func TestManifestIsMarshal(t *testing.T) {
 	if len(lists) < 3 {
 		t.Fatalf("list keys %v", lists)
 	}
-	man := manifest{Models: map[string]manifestEntry{}, Shared: map[string]string{}, SharedKey: "k", Lists: lists}
+	man := manifest{Models: map[string]manifestEntry{}, Shared: map[string]string{}, SharedKey: "k", Lists: lists, Summaries: "s"}
 	for name, b := range files {
-		if name != ManifestPath && name != StampsPath {
+		if name != ManifestPath && name != StampsPath && name != SummariesPath {
 			man.Shared[name] = sum256(b)
 		}
 	}
@@ -54,17 +55,25 @@ func TestManifestIsMarshal(t *testing.T) {
 	}
 	delete(sums, ManifestPath)
 	delete(sums, StampsPath)
+	delete(sums, SummariesPath)
 	var got bytes.Buffer
-	if err := s.writeManifest(&got, sums, "k", lists); err != nil {
+	if err := s.writeManifest(&got, sums, "k", lists, "s"); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Errorf("manifest: %s", sitetest.FirstDiff(string(want), got.String()))
 	}
-	// And it is what the build published, which the next build reads back.
+	// And it is what the build published, which the next build reads back
+	// with the summaries.
 	var back manifest
-	if err := json.Unmarshal(files[ManifestPath], &back); err != nil || len(back.Models) != len(man.Models) {
-		t.Errorf("published manifest: %d models, %v", len(back.Models), err)
+	if err := json.Unmarshal(files[ManifestPath], &back); err != nil || len(back.Models) != len(man.Models) || back.Summaries != sum256(files[SummariesPath]) {
+		t.Errorf("published manifest: %d models, summaries %s, %v", len(back.Models), back.Summaries, err)
+	}
+	readSummaries(files[SummariesPath], back.Models)
+	for slug, me := range man.Models {
+		if got := back.Models[slug]; !bytes.Equal(got.Summary, me.Summary) || !bytes.Equal(got.Entry, me.Entry) {
+			t.Errorf("%s: summary or entry not read back", slug)
+		}
 	}
 }
 
@@ -160,5 +169,63 @@ func TestManifestEntryIsMarshal(t *testing.T) {
 		if got := me.appendJSON([]byte("x")); string(got) != "x"+string(want) {
 			t.Errorf("got  %s\nwant x%s", got, want)
 		}
+	}
+}
+
+// TestSummariesFile: summaries read back as written; a file cut anywhere
+// gives the whole records before the cut and none after. (A file with
+// other bytes than its build wrote is not read: the manifest has its sum.)
+func TestSummariesFile(t *testing.T) {
+	recs := [][3]string{{"a", `{"x":1}`, `{"id":"a"}`}, {"b c", "", `null`}, {"é\n2", `{"y":"\n"}`, `{}`}}
+	var b []byte
+	models := map[string]manifestEntry{}
+	for _, r := range recs {
+		b = appendSummaries(b, r[0], []byte(r[1]), []byte(r[2]))
+		models[r[0]] = manifestEntry{Model: r[0]}
+	}
+	readSummaries(b, models)
+	for _, r := range recs {
+		if me := models[r[0]]; string(me.Summary) != r[1] || string(me.Entry) != r[2] || me.Model != r[0] {
+			t.Errorf("%q read back as %q, %q", r[0], me.Summary, me.Entry)
+		}
+	}
+	// Cut anywhere: the records before the cut, whole, and none after.
+	for cut := range len(b) {
+		got := map[string]manifestEntry{}
+		for _, r := range recs {
+			got[r[0]] = manifestEntry{}
+		}
+		readSummaries(b[:cut], got)
+		seen := true
+		for _, r := range recs {
+			me := got[r[0]]
+			switch {
+			case me.Summary == nil && me.Entry == nil:
+				seen = false
+			case !seen || string(me.Summary) != r[1] || string(me.Entry) != r[2]:
+				t.Errorf("cut at %d: %q read as %q, %q", cut, r[0], me.Summary, me.Entry)
+			}
+		}
+	}
+}
+
+// TestEditedSummariesAreNotUsed: a summaries file with other bytes than
+// its build wrote reuses no page; the build is still a full build's.
+func TestEditedSummariesAreNotUsed(t *testing.T) {
+	root := sitetest.Fixture(t, func(rel string) bool { return rel == "content/models/llama-3-1-8b.md" })
+	dest := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(loadSite(t, root, Options{}), Options{Destination: dest}); err != nil {
+		t.Fatal(err)
+	}
+	if m := loadManifest(dest); len(m.Models["llama-3-1-8b"].Summary) == 0 {
+		t.Fatal("the summaries were not read back")
+	}
+	sitetest.Edit(t, filepath.Join(dest, filepath.FromSlash(SummariesPath)), `"`, `'`)
+	r, err := Build(loadSite(t, root, Options{Previous: dest}), Options{Destination: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Reused) != 0 || len(r.Rebuilt) != 1 {
+		t.Errorf("edited summaries: reused %v, rebuilt %v", r.Reused, r.Rebuilt)
 	}
 }
