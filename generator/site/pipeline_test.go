@@ -61,15 +61,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 		if r := build("", full); len(r.Reused) != 0 {
 			t.Fatalf("%s: the full build reused %v", what, r.Reused)
 		}
-		got, want := snapshotDir(t, dir), snapshotDir(t, full)
-		if len(got) != len(want) {
-			t.Errorf("%s: %d files, the full build %d", what, len(got), len(want))
-		}
-		for name, b := range want {
-			if got[name] != b {
-				t.Errorf("%s: %s differs from the full build's", what, name)
-			}
-		}
+		sameOutput(t, what, dir, full)
 		stampsAreTrue(t, what, dir)
 	}
 

@@ -243,6 +243,21 @@ func TestBuildIsDeterministic(t *testing.T) {
 }
 
 // snapshotDir returns the output tree as path → content.
+// sameOutput fails t for each file dir and full, a full build's output,
+// do not hold alike.
+func sameOutput(t *testing.T, what, dir, full string) {
+	t.Helper()
+	got, want := snapshotDir(t, dir), snapshotDir(t, full)
+	if len(got) != len(want) {
+		t.Errorf("%s: %d files, the full build %d", what, len(got), len(want))
+	}
+	for name, b := range want {
+		if got[name] != b {
+			t.Errorf("%s: %s differs from the full build's", what, name)
+		}
+	}
+}
+
 func snapshotDir(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -421,16 +436,8 @@ func TestIncrementalBuild(t *testing.T) {
 	if _, err := Build(load(""), Options{Destination: full}); err != nil {
 		t.Fatal(err)
 	}
-	a, f := snapshotDir(t, dest), snapshotDir(t, full)
-	if len(a) != len(f) {
-		t.Errorf("incremental output has %d files, full build %d", len(a), len(f))
-	}
-	for name, c := range f {
-		if a[name] != c {
-			t.Errorf("%s differs between the incremental and the full build", name)
-		}
-	}
-	if !strings.Contains(a["models/kimi-k3/facts.json"], `"generated": "2026-08-07"`) {
+	sameOutput(t, "after changing K3's snapshot", dest, full)
+	if !strings.Contains(snapshotDir(t, dest)["models/kimi-k3/facts.json"], `"generated": "2026-08-07"`) {
 		t.Error("K3's facts were not recomputed from the new snapshot")
 	}
 }

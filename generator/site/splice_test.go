@@ -23,30 +23,27 @@ var priceEdits = []struct {
 		sitetest.Edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 6.10")
 	}},
 	{"dearer", func(t *testing.T, root string) {
-		writeFile(t, filepath.Join(root, "data/pricing/lambda.yaml"), `provider: Lambda
-source: "a test price list"
-as_of: "2026-08-07"
-prices:
-  - accelerator: B200
-    usd_per_gpu_hour: 9.00
-`)
+		lambda(t, root, "B200", "9.00")
 	}},
 	{"cheaper", func(t *testing.T, root string) {
-		writeFile(t, filepath.Join(root, "data/pricing/lambda.yaml"), `provider: Lambda
-source: "a test price list"
-as_of: "2026-08-07"
-prices:
-  - accelerator: H100
-    usd_per_gpu_hour: 0.50
-  - accelerator: B200
-    usd_per_gpu_hour: 5.00
-`)
+		lambda(t, root, "H100", "0.50", "B200", "5.00")
 	}},
 	{"none", func(t *testing.T, root string) {
 		if err := os.Remove(filepath.Join(root, "data/pricing/runpod.yaml")); err != nil {
 			t.Fatal(err)
 		}
 	}},
+}
+
+// lambda writes a second price list: per-GPU prices, accelerator then
+// price.
+func lambda(t *testing.T, root string, prices ...string) {
+	t.Helper()
+	text := "provider: Lambda\nsource: \"a test price list\"\nas_of: \"2026-08-07\"\nprices:\n"
+	for i := 0; i+1 < len(prices); i += 2 {
+		text += "  - accelerator: " + prices[i] + "\n    usd_per_gpu_hour: " + prices[i+1] + "\n"
+	}
+	writeFile(t, filepath.Join(root, "data/pricing/lambda.yaml"), text)
 }
 
 func writeFile(t *testing.T, path, text string) {
@@ -148,15 +145,7 @@ func TestPriceChangesMatchFullBuild(t *testing.T) {
 			if _, err := Build(loadSite(t, root, Options{}), Options{Destination: full}); err != nil {
 				t.Fatal(err)
 			}
-			got, want := snapshotDir(t, cached), snapshotDir(t, full)
-			if len(got) != len(want) {
-				t.Errorf("%d files, the full build %d", len(got), len(want))
-			}
-			for name, b := range want {
-				if got[name] != b {
-					t.Errorf("%s differs from the full build's", name)
-				}
-			}
+			sameOutput(t, pe.name, cached, full)
 			var spliceable []string
 			for slug, a := range before {
 				if othersKey(a, sizing.Priced(a)) == othersKey(after[slug], sizing.Priced(after[slug])) {
