@@ -6,6 +6,7 @@ import (
 
 	"dossier/generator/config"
 	"dossier/generator/internal/sitetest"
+	"dossier/generator/sizing"
 )
 
 // BenchmarkBuild is a full build of the fixture site: load, compute every
@@ -115,6 +116,18 @@ func BenchmarkRenderModel(b *testing.B) {
 			if _, err := s.renderModel(m, &entry{slug: m.Page.Slug}); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkPricedRuns is what a build adds to each page so that the next
+// can splice a price change in: which facts prices decide and the hash
+// of the others' keys, on every fixture model.
+func BenchmarkPricedRuns(b *testing.B) {
+	s := loadSite(b, copySite(b), Options{Collect: true})
+	for b.Loop() {
+		for _, m := range s.Models {
+			othersKey(m.Facts, sizing.Priced(m.Facts))
 		}
 	}
 }

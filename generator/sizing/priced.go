@@ -15,45 +15,38 @@ import (
 // layout adds (a caller compares the other facts' keys for that).
 // TestPricedCoversWhatPricesChange holds it to builds with other prices.
 func Priced(set *facts.Set) []bool {
-	out := make([]bool, 0, set.Len())
-	priced := map[string]bool{}
-	var cites []*facts.Fact // facts citing other facts: decided once those are
+	fs := make([]*facts.Fact, 0, set.Len())
 	for f := range set.All() {
+		fs = append(fs, f)
+	}
+	out := make([]bool, len(fs))
+	priced := map[string]bool{} // the keys of the facts marked so far
+	for i, f := range fs {
 		p := strings.HasPrefix(f.Key, "cost.")
 		for _, src := range f.Sources {
-			if strings.HasPrefix(src, catalog.PriceSourcePrefix) {
-				p = true
+			if p {
 				break
 			}
+			p = strings.HasPrefix(src, catalog.PriceSourcePrefix)
 		}
 		if p {
-			priced[f.Key] = true
-		} else if len(f.Sources) > 0 {
-			cites = append(cites, f)
+			out[i], priced[f.Key] = true, true
 		}
-		out = append(out, p)
 	}
 	// A fact may cite one after it in key order: repeat until nothing
 	// changes (a chain of citations is a few links long).
-	for changed := true; changed; {
+	for changed := len(priced) > 0; changed; {
 		changed = false
-		for _, f := range cites {
-			if priced[f.Key] {
+		for i, f := range fs {
+			if out[i] {
 				continue
 			}
 			for _, src := range f.Sources {
 				if priced[src] {
-					priced[f.Key], changed = true, true
+					out[i], priced[f.Key], changed = true, true, true
 					break
 				}
 			}
-		}
-	}
-	if len(priced) > 0 {
-		i := 0
-		for f := range set.All() {
-			out[i] = priced[f.Key]
-			i++
 		}
 	}
 	return out
