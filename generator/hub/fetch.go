@@ -169,6 +169,11 @@ func (f *fetch) run(ctx context.Context, info *ModelInfo, now time.Time) (*snaps
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	// Cancelled after the last read had begun: every answer may be in,
+	// but a sync the caller gave up on writes nothing.
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
 
 	if listed := planFor(filePaths(tree)); !listed.same(p) {
 		return nil, fmt.Errorf("model info and the tree listing at %s disagree on the files (shards %d vs %d)", f.sha, len(p.shards), len(listed.shards))
