@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -313,12 +314,10 @@ func (s *Site) reusableShared(key string) (map[string]string, bool) {
 
 // writeManifest writes the build's manifest as json.Marshal encodes a
 // manifest (TestManifestIsMarshal), one model at a time: not indented, it
-// is 25 MB at 5,000 models, read by machines only.
+// is 12 MB at 5,000 models, read by machines only.
 func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, lists map[string]string, summaries string) error {
 	shared := maps.Clone(sums)
-	bySlug := make(map[string]*entry, len(s.entries))
 	for _, e := range s.entries {
-		bySlug[e.slug] = e
 		for name := range e.files {
 			delete(shared, name)
 		}
@@ -326,14 +325,14 @@ func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, li
 	ew := &errWriter{w: w}
 	ew.WriteString(`{"models":{`)
 	var buf []byte
-	for i, slug := range sortedKeys(bySlug) {
+	for i, e := range s.bySlug() {
 		buf = buf[:0]
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendJSONString(buf, slug)
+		buf = appendJSONString(buf, e.slug)
 		buf = append(buf, ':')
-		me := bySlug[slug].manifestEntry()
+		me := e.manifestEntry()
 		ew.Write(me.appendJSON(buf))
 	}
 	rest, err := json.Marshal(manifest{Shared: shared, SharedKey: key, Lists: lists, Summaries: summaries})
@@ -350,18 +349,21 @@ func (s *Site) writeManifest(w io.Writer, sums map[string]string, key string, li
 // writeSummaries writes SummariesPath: each model's summary and
 // models.json entry, in slug order.
 func (s *Site) writeSummaries(w io.Writer) error {
-	bySlug := make(map[string]*entry, len(s.entries))
-	for _, e := range s.entries {
-		bySlug[e.slug] = e
-	}
 	ew := &errWriter{w: w}
 	var buf []byte
-	for _, slug := range sortedKeys(bySlug) {
-		e := bySlug[slug]
-		buf = appendSummaries(buf[:0], slug, e.summary, e.modelsEntry)
+	for _, e := range s.bySlug() {
+		buf = appendSummaries(buf[:0], e.slug, e.summary, e.modelsEntry)
 		ew.Write(buf)
 	}
 	return ew.err
+}
+
+// bySlug is the entries in slug order, the order of the manifest and the
+// summaries (json.Marshal sorts a map's keys).
+func (s *Site) bySlug() []*entry {
+	out := slices.Clone(s.entries)
+	slices.SortFunc(out, func(a, b *entry) int { return strings.Compare(a.slug, b.slug) })
+	return out
 }
 
 // appendJSON appends me as json.Marshal encodes it, with Summary and

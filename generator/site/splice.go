@@ -20,7 +20,8 @@ import (
 // facts prices decide (sizing.Priced) are in both files; the next build of
 // a page whose other inputs are unchanged writes its new priced facts into
 // the previous files' bytes instead of encoding and converting every fact
-// again. TestCachedBuildsMatchFullBuild holds the result to a full build.
+// again. TestCachedBuildsMatchFullBuild and TestPriceChangesMatchFullBuild
+// hold the result to a full build.
 
 // pricedRuns locates the priced facts of a page's facts.json and
 // facts.html, as runs of facts adjacent in key order.
