@@ -47,6 +47,9 @@ the old one only when the whole build succeeded.`,
 			if len(r.Spliced) > 0 {
 				spliced = fmt.Sprintf(", %d with only priced facts new", len(r.Spliced))
 			}
+			if len(r.Priced) > 0 {
+				spliced += fmt.Sprintf(", %d priced from the kept model side", len(r.Priced))
+			}
 			fmt.Fprintf(a.stdout, "built %d model(s), %d files in %s (computed %d%s, reused %d unchanged; %d module trees built)\n",
 				len(r.Models), len(r.Files), r.Destination, len(r.Rebuilt), spliced, len(r.Reused), r.ModuleTrees)
 			return nil

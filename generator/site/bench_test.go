@@ -92,7 +92,7 @@ func BenchmarkComputeModel(b *testing.B) {
 	s := loadSite(b, copySite(b), Options{})
 	for b.Loop() {
 		for _, e := range s.entries {
-			if _, _, err := s.computeModel(e.page); err != nil {
+			if _, _, err := s.computeModel(e.page, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -105,7 +105,7 @@ func BenchmarkRenderModel(b *testing.B) {
 	s := loadSite(b, copySite(b), Options{})
 	var models []*Model
 	for _, e := range s.entries {
-		m, _, err := s.computeModel(e.page)
+		m, _, err := s.computeModel(e.page, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -105,6 +105,7 @@ type entry struct {
 	dossier     *render.DossierParts // where its HTML page holds its tables
 	reused      bool
 	spliced     bool // its facts files were written into the previous ones
+	sideReused  bool // its sizing's model side was the previous one, priced anew
 }
 
 // summaries decodes every model's summary, in content order, for the

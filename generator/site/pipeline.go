@@ -123,7 +123,7 @@ func (s *Site) produceModel(e *entry, out output) error {
 	}
 	m := e.model
 	if m == nil {
-		computed, probs, err := s.computeModel(e.page)
+		computed, probs, err := s.computeModel(e.page, s.previousModelSide(e))
 		if err != nil {
 			return err
 		}
@@ -151,6 +151,16 @@ func (s *Site) produceModel(e *entry, out output) error {
 	var before map[string]string // the previous output's files of this page
 	if s.prev != nil {
 		before = s.prev.Models[e.slug].Files
+	}
+	sidePath := ModelSidePath(e.slug)
+	if e.sideReused = m.sideReused; m.sideReused {
+		// Read, checked and priced: link it without hashing it again.
+		if err := s.reuseFile(out, sidePath, before[sidePath]); err != nil {
+			return err
+		}
+		e.files[sidePath] = before[sidePath]
+	} else if m.side != nil {
+		files[sidePath] = m.side
 	}
 	for _, name := range sortedKeys(files) {
 		sum := sum256(files[name])

@@ -141,14 +141,14 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	sitetest.Edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 6.10")
 	cached := filepath.Join(out, "cached")
 	r = build(dest, cached)
-	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 || len(r.Spliced) != 3 {
-		t.Errorf("a price changed (cached build): rebuilt %v, spliced %v, %d module trees", r.Rebuilt, r.Spliced, r.ModuleTrees)
+	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 || len(r.Spliced) != 3 || len(r.Priced) != 3 {
+		t.Errorf("a price changed (cached build): rebuilt %v, spliced %v, priced %v, %d module trees", r.Rebuilt, r.Spliced, r.Priced, r.ModuleTrees)
 	}
 	sameAsFull("price-cached", cached)
 	before = fileIDs(t, dest)
 	r = build(dest, dest)
-	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 || len(r.Spliced) != 3 {
-		t.Errorf("a price changed: rebuilt %v, spliced %v, %d module trees", r.Rebuilt, r.Spliced, r.ModuleTrees)
+	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 || len(r.Spliced) != 3 || len(r.Priced) != 3 {
+		t.Errorf("a price changed: rebuilt %v, spliced %v, priced %v, %d module trees", r.Rebuilt, r.Spliced, r.Priced, r.ModuleTrees)
 	}
 	sameAsFull("price", dest)
 	// Its charts rendered to the bytes they had: linked, not written; its

@@ -53,6 +53,10 @@ type Model struct {
 	Reviews  []claims.Review
 
 	analyticKey string // its module-tree figures in the cache
+	// side is its sizing's model side, encoded (sizing.ModelSide), and
+	// sideReused says it is the previous output's, priced anew.
+	side       []byte
+	sideReused bool
 }
 
 // problemsError reports the first claim problem and how many follow; the
@@ -98,6 +102,9 @@ type Report struct {
 	// Spliced are the rebuilt slugs whose facts.json and facts.html were
 	// the previous ones with new priced facts written in (splice.go).
 	Spliced []string
+	// Priced are the rebuilt slugs whose model-side facts were not derived:
+	// the previous output's model side, priced anew (modelside.go).
+	Priced []string
 	// Unchanged says the output already held exactly these files, so
 	// nothing was written.
 	Unchanged bool
@@ -184,7 +191,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		probs := make([][]claims.Problem, len(s.entries))
 		parallel(len(s.entries), func(i int) {
 			var m *Model
-			if m, probs[i], errs[i] = s.computeModel(s.entries[i].page); errs[i] == nil {
+			if m, probs[i], errs[i] = s.computeModel(s.entries[i].page, nil); errs[i] == nil {
 				s.entries[i].model = m
 			}
 		})
@@ -238,8 +245,9 @@ func parallel(n int, fn func(i int)) {
 }
 
 // computeModel computes one model from its page, reading a stub's page in
-// full first.
-func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
+// full first. prevSide is the model side of its sizing the previous output
+// kept when nothing but prices changed since, else nil.
+func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.Problem, error) {
 	p, err := p.ParseFull()
 	if err != nil {
 		return nil, nil, err
@@ -269,7 +277,7 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 			in.HeadlineParams, in.HeadlineSource = int64(pub.Value), pub.Source
 		}
 	}
-	set, err := sizing.Derive(in)
+	set, side, sideReused, err := size(in, prevSide)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -294,7 +302,29 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 		}
 		return nil, nil, err
 	}
-	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set, Reviews: reviews, analyticKey: anKey}, probs, nil
+	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set, Reviews: reviews, analyticKey: anKey, side: side, sideReused: sideReused}, probs, nil
+}
+
+// size derives a model's sizing facts and returns its model side, encoded.
+// With the previous build's model side it runs the cost stage alone,
+// unless another layout became the cheapest (or prevSide is damaged).
+func size(in sizing.Input, prevSide []byte) (set *facts.Set, side []byte, reused bool, err error) {
+	if prevSide != nil {
+		if m, err := sizing.DecodeModelSide(prevSide); err == nil {
+			if set, err := m.WithPrices(in); err == nil {
+				return set, prevSide, true, nil
+			}
+		}
+	}
+	m, err := sizing.DeriveModelSide(in)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if side, err = m.AppendBinary(nil); err != nil {
+		return nil, nil, false, err
+	}
+	set, err = m.WithPrices(in)
+	return set, side, false, err
 }
 
 // inConfig names a config.json error as a field of the snapshot: "field

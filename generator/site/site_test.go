@@ -547,7 +547,7 @@ func fixtureModels(t *testing.T) []*Model {
 	}
 	var out []*Model
 	for _, e := range s.entries {
-		m, _, err := s.computeModel(e.page)
+		m, _, err := s.computeModel(e.page, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -601,7 +601,7 @@ func TestFactsAppendixHTMLIsGoldmarks(t *testing.T) {
 func TestDossierTablesAreGoldmarks(t *testing.T) {
 	s := loadSite(t, copySite(t), Options{})
 	for _, e := range s.entries {
-		m, _, err := s.computeModel(e.page)
+		m, _, err := s.computeModel(e.page, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -158,6 +158,18 @@ func TestPriceChangesMatchFullBuild(t *testing.T) {
 				t.Errorf("spliced %v, want %v", spliced, spliceable)
 			}
 			t.Logf("spliced %d of %d", len(spliced), len(r.Rebuilt))
+			// The model side is priced anew wherever the cheapest layout
+			// held; elsewhere it is derived again.
+			var held []string
+			for slug, a := range before {
+				if a.Get("fit.cheapest_serving").Value == after[slug].Get("fit.cheapest_serving").Value {
+					held = append(held, slug)
+				}
+			}
+			slices.Sort(held)
+			if priced := slices.Sorted(slices.Values(r.Priced)); !slices.Equal(priced, held) {
+				t.Errorf("priced from the kept model side: %v, want %v", priced, held)
+			}
 			// Every page's tables are located for the next build.
 			for slug, me := range loadManifest(cached).Models {
 				if me.Dossier == nil || len(me.Dossier.Tables) < 10 || me.ModelSide == "" {

@@ -114,6 +114,9 @@ func Build(s *Site, opts Options) (*Report, error) {
 			if e.spliced {
 				r.Spliced = append(r.Spliced, e.slug)
 			}
+			if e.sideReused {
+				r.Priced = append(r.Priced, e.slug)
+			}
 		} else {
 			r.Reused = append(r.Reused, e.slug)
 		}

@@ -80,14 +80,7 @@ func (c *calc) fit() {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	type option struct {
-		label, src string
-		usd        float64
-		approx     bool
-		acc        *catalog.Accelerator
-		n          int64
-	}
-	var cheapest *option
+	var serving []candidate // the first layout that serves, per accelerator
 	for _, id := range ids {
 		acc := c.in.Catalog.Accelerators[id]
 		hsrc := "catalog:hardware.yaml#" + id
@@ -109,9 +102,7 @@ func (c *calc) fit() {
 			}
 			if r.known && r.fits && serves == 0 {
 				serves = n
-				if q, ok := c.cheapest(id, int(n)); ok && (cheapest == nil || q.USDPerHour < cheapest.usd) {
-					cheapest = &option{label: label(n), usd: q.USDPerHour, src: q.SourceKey(), approx: q.Approximate, acc: acc, n: n}
-				}
+				serving = append(serving, candidate{label: label(n), id: id, n: n})
 			}
 		}
 		for _, n := range layouts(sz.TensorParallelSizes, perNode) {
@@ -126,9 +117,7 @@ func (c *calc) fit() {
 			c.add("fit.smallest_at_rest."+id, label(atRest), facts.UnitText, "the smallest layout (the tensor-parallel sizes within a node, then whole nodes) whose memory holds the tensor bytes", tsrc, hsrc)
 			c.add("fit.deployable_gpus."+id, atRest, facts.UnitCount,
 				fmt.Sprintf("%d rounded up to a tensor-parallel size %v within a %d-GPU node, else whole nodes", min, sz.TensorParallelSizes, acc.GPUsPerNode), tsrc, hsrc, "site:hugo-like.yaml")
-			if q, ok := c.cheapest(id, int(atRest)); ok {
-				c.price("cost.deployable."+id+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
-			}
+			c.record(costOp{kind: opDeployable, id: id, n: atRest})
 		} else {
 			c.s.Unknown("fit.smallest_at_rest."+id, facts.UnitText, fmt.Sprintf("no layout up to %d nodes holds the weights", maxNodes))
 		}
@@ -141,16 +130,15 @@ func (c *calc) fit() {
 			c.s.Unknown("fit.smallest_serving."+id, facts.UnitText, fmt.Sprintf("no layout up to %d nodes serves at the stated context", maxNodes))
 		}
 	}
-	if cheapest != nil {
-		c.add("fit.cheapest_serving", cheapest.label, facts.UnitText, "the priced layout that serves at the stated context for the least $/h, across every accelerator, layout and price list", "site:hugo-like.yaml", cheapest.src)
-		c.price("cost.cheapest_serving.usd_per_hour", cheapest.usd, cheapest.approx, "$/h of fit.cheapest_serving", cheapest.src)
-		// The answer box quotes the speed and $/M tokens of this layout;
-		// configured entries have them already.
-		if !slices.Contains(c.in.Hardware, cheapest.label) {
-			c.speedOfLayout(cheapest.label, cheapest.acc, cheapest.n, w)
-		}
-	} else {
-		c.s.Unknown("fit.cheapest_serving", facts.UnitText, "no priced layout serves at the stated context: data/pricing prices none of the layouts that do")
+	// Which layout is cheapest is the cost stage's to say, but the answer
+	// box quotes its speed, a model-side figure: the model stage predicts
+	// it for the layout today's prices choose, and the cost stage checks
+	// the choice still holds (ErrCheapestMoved).
+	best, _, priced := c.cheapestOf(serving)
+	c.record(costOp{kind: opCheapest, label: best.label, cands: serving})
+	// Configured entries have their speed already.
+	if priced && !slices.Contains(c.in.Hardware, best.label) {
+		c.speedOfLayout(best.label, c.in.Catalog.Accelerators[best.id], best.n, w)
 	}
 	for _, id := range ids {
 		c.minGPUsAtContexts(c.in.Catalog.Accelerators[id], tb, w)
@@ -276,12 +264,6 @@ func (c *calc) download() {
 		c.add("download.exceeds_window", secs > sz.WaitWindowSeconds, facts.UnitBool, "download time > wait window", rsrc)
 	}
 	for _, hw := range c.in.Hardware {
-		key := "cost." + hw + ".usd_per_hour"
-		if p, ok := c.s.Get(key).Float(); ok {
-			f := c.add("download.idle_usd."+hw, secs/3600*p, facts.UnitUSD, "download hours × $/h of "+hw+": GPUs idle while the weights arrive", key, "download.seconds")
-			if c.approx[key] {
-				f.Display = "≈" + f.Display
-			}
-		}
+		c.record(costOp{kind: opIdle, label: hw, value: secs})
 	}
 }

@@ -11,12 +11,11 @@ import (
 // error names the inputs the figure was formed from. Compute alone marks
 // such a figure unknown; a build must not publish it either way.
 func Derive(in Input) (*facts.Set, error) {
-	c := newCalc(in)
-	c.run()
-	if c.overflow != nil {
-		return nil, c.overflow
+	m, err := DeriveModelSide(in)
+	if err != nil {
+		return nil, err
 	}
-	return c.s, nil
+	return m.WithPrices(in)
 }
 
 // term is one named input of a checked product or sum.

@@ -333,15 +333,7 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 			}
 		}
 	}
-	switch _, priced := c.cheapest(acc.ID, int(n)); {
-	case priced && full:
-		c.costPerProvider(cfg, acc.ID, int(n))
-	case priced:
-		q, _ := c.cheapest(acc.ID, int(n))
-		c.price("cost."+cfg+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
-	case full:
-		c.s.Unknown("cost."+cfg+".usd_per_hour", facts.UnitUSDHour, "no price in data/pricing for "+cfg)
-	}
+	c.record(costOp{kind: opLayout, label: cfg, id: acc.ID, n: n, full: full})
 	return res
 }
 

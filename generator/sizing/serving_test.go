@@ -26,7 +26,7 @@ func serve(t *testing.T, snap string, hardware ...string) *facts.Set {
 	return sizing.Compute(in)
 }
 
-func servingInput(t *testing.T, snap string, hardware ...string) (*snapshot.Snapshot, sizing.Input) {
+func servingInput(t testing.TB, snap string, hardware ...string) (*snapshot.Snapshot, sizing.Input) {
 	t.Helper()
 	sn, err := snapshot.Load(filepath.Join(servingDir, snap+".snapshot.json"))
 	if err != nil {

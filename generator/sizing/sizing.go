@@ -91,11 +91,15 @@ type Variant struct {
 	Source string
 }
 
-// Compute derives every sizing fact for one model.
+// Compute derives every sizing fact for one model, keeping what it could
+// derive when a figure overflowed (Derive fails then).
 func Compute(in Input) *facts.Set {
 	c := newCalc(in)
 	c.run()
-	return c.s
+	// Priced with the prices the model stage saw, the cheapest layout
+	// cannot have moved.
+	s, _ := (&ModelSide{facts: c.s, ops: c.ops}).WithPrices(in)
+	return s
 }
 
 // factsPerModel is about how many facts a model gets with the shipped
@@ -133,6 +137,9 @@ type calc struct {
 	// once per model each.
 	quoted map[quoteKey][]catalog.Quote
 	cached map[cacheKey]cacheResult
+	// ops are the questions the model stage leaves to the prices
+	// (modelside.go).
+	ops []costOp
 }
 
 type quoteKey struct {

@@ -101,18 +101,11 @@ func (c *calc) speed(in speedIn) {
 		c.s.Unknown(key("decode_tokens_per_second_at_max_concurrency"), facts.UnitTokensPerSec, "no sequence fits at the serving context (serving."+in.cfg+".max_concurrency is 0)")
 	}
 	c.prefill(in, key("prefill_seconds"), active, peak, peakName, srcs)
-	if q, ok := c.cheapest(in.acc.ID, int(in.p.n)); ok {
-		tps, how := 1/one.total, "batch 1"
-		if agg > 0 {
-			tps, how = agg, fmt.Sprintf("%d concurrent sequences", in.maxConc)
-		}
-		usd := q.USDPerHour / (tps * 3600) * 1e6
-		f := c.add("cost."+in.cfg+".usd_per_million_output_tokens", usd, facts.UnitUSD,
-			fmt.Sprintf("$%.2f/h ÷ (%s tokens/s at %s × 3,600) × 10^6", q.USDPerHour, facts.Fixed(tps, 1), how), q.SourceKey(), key("decode_tokens_per_second"))
-		if q.Approximate {
-			f.Display = "≈" + f.Display
-		}
+	tps, how := 1/one.total, "batch 1"
+	if agg > 0 {
+		tps, how = agg, fmt.Sprintf("%d concurrent sequences", in.maxConc)
 	}
+	c.record(costOp{kind: opSpeed, label: in.cfg, id: in.acc.ID, n: in.p.n, value: tps, how: how})
 }
 
 // peak is the dense peak the step's matrix multiplies run at: FP8 when the

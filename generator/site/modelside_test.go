@@ -1,0 +1,89 @@
+package site
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"dossier/generator/facts"
+)
+
+// TestModelSidePricedAnew derives every fixture model's model side under
+// the shipped prices, then, under each of priceEdits, prices it anew and
+// checks the facts are those of a model derived under the new prices,
+// and that the kept model side is the one a derivation writes. Where the
+// cheapest serving layout moved, the model side must be derived again.
+func TestModelSidePricedAnew(t *testing.T) {
+	base := loadSite(t, copySite(t), Options{Collect: true})
+	sides, cheapest := map[string][]byte{}, map[string]any{}
+	for _, m := range base.Models {
+		sides[m.Page.Slug], cheapest[m.Page.Slug] = m.side, m.Facts.Get("fit.cheapest_serving").Value
+		if len(m.side) == 0 || m.sideReused {
+			t.Fatalf("%s: model side %d bytes, reused %v", m.Page.Slug, len(m.side), m.sideReused)
+		}
+	}
+	for _, pe := range priceEdits {
+		root := copySite(t)
+		pe.edit(t, root)
+		s := loadSite(t, root, Options{})
+		var priced, moved int
+		for _, e := range s.entries {
+			fresh, _, err := s.computeModel(e.page, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _, err := s.computeModel(e.page, sides[e.slug])
+			if err != nil {
+				t.Fatal(err)
+			}
+			move := fresh.Facts.Get("fit.cheapest_serving").Value != cheapest[e.slug]
+			if again.sideReused == move {
+				t.Errorf("%s, %s: cheapest %v → %v, yet the kept model side reused: %v", pe.name, e.slug, cheapest[e.slug], fresh.Facts.Get("fit.cheapest_serving").Value, again.sideReused)
+			}
+			if move {
+				moved++
+			} else {
+				priced++
+			}
+			if d := setDiff(again.Facts, fresh.Facts); d != "" {
+				t.Errorf("%s, %s: priced anew ≠ derived: %s", pe.name, e.slug, d)
+			}
+			if !bytes.Equal(again.side, fresh.side) {
+				t.Errorf("%s, %s: the model side kept differs from the one derived", pe.name, e.slug)
+			}
+		}
+		t.Logf("%s: %d priced anew, %d derived again (the cheapest layout moved)", pe.name, priced, moved)
+	}
+
+	// A damaged model side is derived again, to the same facts.
+	e := base.entries[0]
+	damaged := bytes.Clone(sides[e.slug])
+	damaged[len(damaged)/2] ^= 1
+	m, _, err := base.computeModel(e.page, damaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.sideReused || !bytes.Equal(m.side, sides[e.slug]) || setDiff(m.Facts, base.Models[0].Facts) != "" {
+		t.Errorf("a damaged model side: reused %v, side equal %v", m.sideReused, bytes.Equal(m.side, sides[e.slug]))
+	}
+}
+
+// setDiff names the first key where two sets differ, "" when they hold the
+// same facts.
+func setDiff(a, b *facts.Set) string {
+	for _, k := range union(a.Keys(), b.Keys()) {
+		fa, fb := a.Get(k), b.Get(k)
+		if fa == nil || fb == nil || !reflect.DeepEqual(*fa, *fb) {
+			return k + ": " + describe(fa) + " vs " + describe(fb)
+		}
+	}
+	return ""
+}
+
+func describe(f *facts.Fact) string {
+	if f == nil {
+		return "absent"
+	}
+	return fmt.Sprintf("%s (%T)", f.Display, f.Value)
+}
