@@ -122,12 +122,10 @@ func NewContext(set *facts.Set, a *arch.Architecture, reviewed string) *Context 
 	// A census is mixed when no dtype holds 99.9% of the parameters: a
 	// few F32 gates beside BF16 weights do not make "BF16" wrong.
 	var total, largest float64
-	for _, k := range set.Keys() {
-		if strings.HasPrefix(k, "params.census.") {
-			v, _ := set.Get(k).Float()
-			total += v
-			largest = math.Max(largest, v)
-		}
+	for k := range set.Prefixed("params.census.") {
+		v, _ := set.Get(k).Float()
+		total += v
+		largest = math.Max(largest, v)
 	}
 	switch {
 	case a != nil && a.Quant.Ignores():

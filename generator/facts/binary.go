@@ -106,7 +106,7 @@ func ReadBinary(r *binenc.Reader) *Set {
 		return table[i]
 	}
 	n = r.Count()
-	set := &Set{m: make(map[string]*Fact, n), keys: &keyList{keys: make([]string, 0, n), facts: make([]*Fact, 0, n), sorted: true}}
+	set := &Set{m: make(map[string]*Fact, n), keys: &keyList{keys: make([]string, 0, n), facts: make([]*Fact, 0, n)}}
 	all := make([]Fact, n)
 	for i := range all {
 		f := &all[i]
@@ -146,5 +146,6 @@ func ReadBinary(r *binenc.Reader) *Set {
 		set.keys.keys = append(set.keys.keys, f.Key)
 		set.keys.facts = append(set.keys.facts, f)
 	}
+	set.keys.sortedN = n // in strict key order, checked above
 	return set
 }

@@ -61,7 +61,7 @@ func TestBinaryRoundTrip(t *testing.T) {
 	if got.Get("fit.ok").Sources != nil || got.Get("empty.sources").Sources == nil {
 		t.Error("nil and empty source lists not kept apart")
 	}
-	if !got.keys.sorted {
+	if got.keys.sortedN != got.Len() {
 		t.Error("a decoded set is not marked sorted")
 	}
 	want, _ := s.AppendJSON(nil, "", "  ")

@@ -86,22 +86,21 @@ type Set struct {
 	keys *keyList // shared, like m, by copies of the set
 }
 
-// keyList is a set's keys and their facts, sorted by key when sorted is
-// set: pages ask for them in order often, and a model adds over a thousand
-// facts. facts[i] is the fact of keys[i], so an ordered walk looks nothing
-// up.
+// keyList is a set's keys and their facts, the first sortedN of them
+// sorted by key: pages ask for them in order often, and a model adds over
+// a thousand facts. facts[i] is the fact of keys[i], so an ordered walk
+// looks nothing up.
 type keyList struct {
-	mu     sync.Mutex
-	keys   []string
-	facts  []*Fact
-	sorted bool
+	mu      sync.Mutex
+	keys    []string
+	facts   []*Fact
+	sortedN int
 }
 
 func (l *keyList) add(k string, f *Fact) {
 	l.mu.Lock()
 	l.keys = append(l.keys, k)
 	l.facts = append(l.facts, f)
-	l.sorted = false
 	l.mu.Unlock()
 }
 
@@ -109,32 +108,45 @@ func (l *keyList) add(k string, f *Fact) {
 func (l *keyList) replace(k string, f *Fact) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.sorted {
-		if i, ok := slices.BinarySearch(l.keys, k); ok {
-			l.facts[i] = f
-		}
-		return
-	}
-	if i := slices.Index(l.keys, k); i >= 0 {
+	if i, ok := slices.BinarySearch(l.keys[:l.sortedN], k); ok {
 		l.facts[i] = f
+	} else if i := slices.Index(l.keys[l.sortedN:], k); i >= 0 {
+		l.facts[l.sortedN+i] = f
 	}
 }
 
-// sort orders keys and facts together; l.mu is held.
+// sort orders keys and facts together; l.mu is held. The keys added since
+// the last sort are sorted alone and merged in: a priced model side adds
+// a tenth of its facts to a set read back sorted.
 func (l *keyList) sort() {
 	type entry struct {
 		key  string
 		fact *Fact
 	}
-	es := make([]entry, len(l.keys))
-	for i, k := range l.keys {
-		es[i] = entry{k, l.facts[i]}
+	es := make([]entry, len(l.keys)-l.sortedN)
+	for i, k := range l.keys[l.sortedN:] {
+		es[i] = entry{k, l.facts[l.sortedN+i]}
 	}
 	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.key, b.key) })
-	for i, e := range es {
-		l.keys[i], l.facts[i] = e.key, e.fact
+	keys, fs := l.keys, l.facts
+	if l.sortedN > 0 {
+		// Merge from the back, so the sorted prefix moves in place.
+		i, j := l.sortedN-1, len(es)-1
+		for k := len(keys) - 1; j >= 0; k-- {
+			if i >= 0 && keys[i] > es[j].key {
+				keys[k], fs[k] = keys[i], fs[i]
+				i--
+			} else {
+				keys[k], fs[k] = es[j].key, es[j].fact
+				j--
+			}
+		}
+	} else {
+		for i, e := range es {
+			keys[i], fs[i] = e.key, e.fact
+		}
 	}
-	l.sorted = true
+	l.sortedN = len(keys)
 }
 
 // NewSet returns an empty set.
@@ -223,7 +235,7 @@ func (s *Set) sorted() ([]string, []*Fact) {
 	l := s.keys
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.sorted {
+	if l.sortedN < len(l.keys) {
 		l.sort()
 	}
 	return l.keys, l.facts

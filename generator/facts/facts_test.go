@@ -3,6 +3,7 @@ package facts
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -132,4 +133,32 @@ func allFollowsAddAndReplace(t *testing.T, s *Set) {
 		t.Fatalf("walk %q", got)
 	}
 	appendsAsMarshalIndent(t, s, "", "  ")
+}
+
+// TestKeysStaySortedAsFactsAreAdded adds facts in a scrambled order,
+// asking for the keys in between (each sort merges the keys added since
+// the last), replacing some, and checks every walk is in key order with
+// each key's own fact.
+func TestKeysStaySortedAsFactsAreAdded(t *testing.T) {
+	s := NewSet()
+	for i := range 500 {
+		k := fmt.Sprintf("k%03d", (i*337)%500)
+		s.Add(Fact{Key: k, Value: int64(i)})
+		if i%7 == 0 {
+			s.Add(Fact{Key: k, Value: int64(-i)}) // a replacement
+		}
+		if i%31 == 0 || i == 499 {
+			keys := s.Keys()
+			if !slices.IsSorted(keys) || len(keys) != s.Len() {
+				t.Fatalf("after %d adds: keys out of order or missing", i+1)
+			}
+			j := 0
+			for f := range s.All() {
+				if f.Key != keys[j] || s.Get(f.Key) != f {
+					t.Fatalf("after %d adds: fact %d is %s, not %s's", i+1, j, f.Key, keys[j])
+				}
+				j++
+			}
+		}
+	}
 }
