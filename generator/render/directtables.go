@@ -24,14 +24,14 @@ func convert(gm goldmark.Markdown, md []byte, tables []PrintedTable, factsPage s
 	if len(tables) == 0 {
 		return ToHTML(gm, md)
 	}
-	in, direct := swapTables(md, tables, factsPage)
+	in, direct := swapTables(md, tables, factsPage, nil)
 	body, _, err := convertSwapped(gm, md, in, direct, factsPage)
 	return body, err
 }
 
 // convertSwapped is convert given swapTables' result; spans are where each
 // direct table is in the HTML, nil when goldmark converted them.
-func convertSwapped(gm goldmark.Markdown, md, in []byte, direct []*Table, factsPage string) (template.HTML, [][2]int, error) {
+func convertSwapped(gm goldmark.Markdown, md, in []byte, direct []PrintedTable, factsPage string) (template.HTML, [][2]int, error) {
 	if len(direct) == 0 {
 		body, err := ToHTML(gm, md)
 		return body, nil, err
@@ -42,7 +42,7 @@ func convertSwapped(gm goldmark.Markdown, md, in []byte, direct []*Table, factsP
 	}
 	html := make([]string, len(direct))
 	for i, t := range direct {
-		html[i] = t.html(factsPage)
+		html[i] = t.Table.html(factsPage)
 	}
 	out, spans, ok := fillPlaceholders(string(converted), html)
 	if !ok {
@@ -55,13 +55,16 @@ func convertSwapped(gm goldmark.Markdown, md, in []byte, direct []*Table, factsP
 
 // swapTables returns md with each printed table that can be written
 // directly replaced by a placeholder, and those tables in order.
-func swapTables(md []byte, tables []PrintedTable, factsPage string) ([]byte, []*Table) {
+//
+// A table whose Sum is known (that of a table written directly on a page
+// before, with the same facts page) is not checked again.
+func swapTables(md []byte, tables []PrintedTable, factsPage string, known map[string]bool) ([]byte, []PrintedTable) {
 	if bytes.Contains(md, []byte(placeholder)) {
 		return md, nil
 	}
 	var in bytes.Buffer
 	in.Grow(len(md))
-	var direct []*Table // the table of the i-th placeholder
+	var direct []PrintedTable // the table of the i-th placeholder
 	at := 0
 	for _, pt := range tables {
 		i := bytes.Index(md[at:], []byte(pt.Markdown))
@@ -70,14 +73,14 @@ func swapTables(md []byte, tables []PrintedTable, factsPage string) ([]byte, []*
 		}
 		start, end := at+i, at+i+len(pt.Markdown)
 		alone := (start == 0 || start >= 2 && md[start-1] == '\n' && md[start-2] == '\n') && (end == len(md) || md[end] == '\n')
-		if !alone || !directOK(pt.Table, factsPage) {
+		if !alone || !(pt.Sum != "" && known[pt.Sum] || directOK(pt.Table, factsPage)) {
 			in.Write(md[at:end])
 			at = end
 			continue
 		}
 		in.Write(md[at:start])
 		in.WriteString("| " + placeholder + strconv.Itoa(len(direct)) + " |\n| --- |\n")
-		direct = append(direct, pt.Table)
+		direct = append(direct, pt)
 		at = end
 	}
 	in.Write(md[at:])
@@ -153,12 +156,13 @@ func goldmarkOnly(s string) bool {
 		return true
 	}
 	// Every address must be plain, and no other text may look like one.
+	start, end := nextAddress(s)
+	if start < 0 {
+		// Most cells: no address, nothing to copy.
+		return strings.Contains(s, "://") || strings.Contains(s, "www.")
+	}
 	var outside strings.Builder
-	for s != "" {
-		start, end := nextAddress(s)
-		if start < 0 {
-			break
-		}
+	for ; start >= 0; start, end = nextAddress(s) {
 		run := s[start:]
 		if n := strings.IndexAny(run, " <"); n >= 0 {
 			run = run[:n]

@@ -37,22 +37,25 @@ type TablePart struct {
 // prevParts, a page DossierHTML wrote before with the same templates and
 // converter, are written over instead when its skeleton is this page's.
 func (t *Templates) DossierHTML(md []byte, p HTMLPage, charts map[string]Chart, prev []byte, prevParts *DossierParts) (page []byte, parts *DossierParts, err error) {
-	in, direct := swapTables(md, p.Tables, p.FactsPage)
-	if len(direct) == 0 {
-		page, _, err := t.page(md, p, charts, nil)
-		return page, nil, err
+	// The tables written directly on the previous page need not be
+	// checked again; if the skeleton is not the previous one, they are.
+	var known map[string]bool
+	if prevParts != nil {
+		known = make(map[string]bool, len(prevParts.Tables))
+		for _, tp := range prevParts.Tables {
+			known[tp.Sum] = true
+		}
 	}
-	skeleton, ok := skeletonSum(in, p, charts)
+	in, direct, parts, ok := swapParts(md, p, charts, known)
+	if ok && prevParts != nil && prevParts.Skeleton == parts.Skeleton && prevParts.fits(prev, parts) {
+		return spliceTables(prev, prevParts, parts, direct, p.FactsPage), parts, nil
+	}
+	if known != nil {
+		in, direct, parts, ok = swapParts(md, p, charts, nil)
+	}
 	if !ok {
 		page, _, err := t.page(md, p, charts, nil)
 		return page, nil, err
-	}
-	parts = &DossierParts{Skeleton: skeleton, Tables: make([]TablePart, len(direct))}
-	for i, d := range direct {
-		parts.Tables[i].Sum = tableSum(d)
-	}
-	if prevParts != nil && prevParts.Skeleton == parts.Skeleton && prevParts.fits(prev, parts) {
-		return spliceTables(prev, prevParts, parts, direct, p.FactsPage), parts, nil
 	}
 	body, spans, err := convertSwapped(markdownFor(p, charts), md, in, direct, p.FactsPage)
 	if err != nil {
@@ -69,6 +72,27 @@ func (t *Templates) DossierHTML(md []byte, p HTMLPage, charts map[string]Chart, 
 		parts.Tables[i].At = [2]int{off + sp[0], off + sp[1]}
 	}
 	return page, parts, nil
+}
+
+// swapParts is swapTables with the page's parts: its skeleton and each
+// direct table's sum. ok is false when no table is direct or the skeleton
+// cannot be hashed: the page is converted whole.
+func swapParts(md []byte, p HTMLPage, charts map[string]Chart, known map[string]bool) (in []byte, direct []PrintedTable, parts *DossierParts, ok bool) {
+	in, direct = swapTables(md, p.Tables, p.FactsPage, known)
+	if len(direct) == 0 {
+		return in, nil, nil, false
+	}
+	skeleton, ok := skeletonSum(in, p, charts)
+	if !ok {
+		return in, nil, nil, false
+	}
+	parts = &DossierParts{Skeleton: skeleton, Tables: make([]TablePart, len(direct))}
+	for i, d := range direct {
+		if parts.Tables[i].Sum = d.Sum; d.Sum == "" {
+			parts.Tables[i].Sum = tableSum(d.Table)
+		}
+	}
+	return in, direct, parts, true
 }
 
 // skeletonSum hashes the page but its direct tables: in, goldmark's input,
@@ -148,7 +172,7 @@ func (pp *DossierParts) fits(prev []byte, parts *DossierParts) bool {
 
 // spliceTables writes prev with each table whose sum changed written
 // again, and records where each table went in parts.
-func spliceTables(prev []byte, pp, parts *DossierParts, direct []*Table, factsPage string) []byte {
+func spliceTables(prev []byte, pp, parts *DossierParts, direct []PrintedTable, factsPage string) []byte {
 	out := make([]byte, 0, len(prev)+len(prev)/8)
 	pos := 0
 	for i, tp := range pp.Tables {
@@ -157,7 +181,7 @@ func spliceTables(prev []byte, pp, parts *DossierParts, direct []*Table, factsPa
 		if tp.Sum == parts.Tables[i].Sum {
 			out = append(out, prev[tp.At[0]:tp.At[1]]...)
 		} else {
-			out = append(out, direct[i].html(factsPage)...)
+			out = append(out, direct[i].Table.html(factsPage)...)
 		}
 		parts.Tables[i].At = [2]int{start, len(out)}
 		pos = tp.At[1]

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"text/template"
 )
 
 // templatesWith copies the repository's templates into a temporary
@@ -95,7 +96,7 @@ func TestDossierHTMLSplicesTables(t *testing.T) {
 		t2 := &Table{Header: []string{"layout", "$/h", FactHeader}, Align: []Align{Left, Right}, Rows: [][]string{{"8xB200", cost, Code("cost.8xB200")}}}
 		md := "# Model\n\n" + prose + "\n\n" + t1.Markdown() + "\nBetween the tables.\n\n" + t2.Markdown() + "\nThe end.\n"
 		return []byte(md), HTMLPage{PageTitle: "m", SiteTitle: "s", Root: "../../", FactsPage: "facts.html", JSONLD: jsonld,
-			Tables: []PrintedTable{{t1, t1.Markdown()}, {t2, t2.Markdown()}}}
+			Tables: []PrintedTable{{Table: t1, Markdown: t1.Markdown()}, {Table: t2, Markdown: t2.Markdown()}}}
 	}
 	md, p := page("$47.84/h", "Some prose.", nil)
 	first, parts, err := tm.DossierHTML(md, p, nil, nil, nil)
@@ -161,7 +162,7 @@ func FuzzDossierHTMLSplice(f *testing.F) {
 		t2 := &Table{Header: []string{"layout", "$/h", FactHeader}, Align: []Align{Left, Right}, Rows: [][]string{{"8xB200", cost, Code("cost.8xB200")}}}
 		md := "# Model\n\n" + prose + "\n\n" + t1.Markdown() + "\nBetween.\n\n" + t2.Markdown()
 		return []byte(md), HTMLPage{PageTitle: "m", SiteTitle: "s", Root: "../../", FactsPage: "facts.html",
-			Tables: []PrintedTable{{t1, t1.Markdown()}, {t2, t2.Markdown()}}}
+			Tables: []PrintedTable{{Table: t1, Markdown: t1.Markdown()}, {Table: t2, Markdown: t2.Markdown()}}}
 	}
 	md, p := page("$47.84/h", "Some prose.", "fits")
 	first, parts, err := tm.DossierHTML(md, p, nil, nil, nil)
@@ -201,5 +202,52 @@ func TestDossierPartsText(t *testing.T) {
 		if err := back.UnmarshalText([]byte(bad)); err != nil || back.Skeleton != "" || back.Tables != nil {
 			t.Errorf("%q read as %+v (%v)", bad, back, err)
 		}
+	}
+}
+
+// TestDossierMarkdownCopiesUnchangedTables: given the page it wrote
+// before, DossierMarkdown copies each table whose sum is the one printed
+// at its place (a marked byte shows which) and writes the others afresh;
+// the result is the fresh page whatever it copied, and parts off a
+// table's bytes are not used.
+func TestDossierMarkdownCopiesUnchangedTables(t *testing.T) {
+	tm := &Templates{md: map[string]*template.Template{"t.md": template.Must(template.New("t.md").Funcs(stubFuncs).
+		Parse("# {{.}}\n\n{{table \"fit\"}}\nBetween the tables.\n\n{{table \"cost\"}}\nThe end.\n"))}}
+	funcs := func(cost string) PageFuncs {
+		return PageFuncs{Tables: map[string]*Table{
+			"fit":  {Header: []string{"fit", "verdict"}, Rows: [][]string{{"8xB200", "fits"}, {"8xH100", "does not fit"}}},
+			"cost": {Header: []string{"layout", "$/h"}, Align: []Align{Left, Right}, Rows: [][]string{{"8xB200", cost}}},
+		}}
+	}
+	first, printed, parts, err := tm.DossierMarkdown("t.md", "Model", funcs("$47.84/h"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts == nil || len(parts.Tables) != 2 || len(printed) != 2 {
+		t.Fatalf("parts %+v", parts)
+	}
+	for i, tp := range parts.Tables {
+		if got := string(first[tp.At[0]:tp.At[1]]); got != printed[i].Table.Markdown() || tp.Sum != tableSum(printed[i].Table) {
+			t.Fatalf("table %d located at %v: %q", i, tp.At, got)
+		}
+	}
+	// "fits" appears in the first table only.
+	marked := bytes.Replace(first, []byte("| fits"), []byte("| FITS"), 1)
+	want, _, wantParts, _ := tm.DossierMarkdown("t.md", "Model", funcs("$47.92/h"), nil, nil)
+	got, _, gotParts, err := tm.DossierMarkdown("t.md", "Model", funcs("$47.92/h"), first, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || !reflect.DeepEqual(gotParts, wantParts) {
+		t.Errorf("written over the previous page:\n%s\nwant\n%s", got, want)
+	}
+	got, _, _, _ = tm.DossierMarkdown("t.md", "Model", funcs("$47.92/h"), marked, parts)
+	if !bytes.Contains(got, []byte("| FITS")) || !bytes.Contains(got, []byte("$47.92/h")) {
+		t.Errorf("the unchanged table was not copied, or the changed one was:\n%s", got)
+	}
+	off := *parts
+	off.Tables = []TablePart{{Sum: parts.Tables[0].Sum, At: [2]int{parts.Tables[0].At[0], len(marked) + 1}}, parts.Tables[1]}
+	if got, _, _, _ := tm.DossierMarkdown("t.md", "Model", funcs("$47.92/h"), marked, &off); bytes.Contains(got, []byte("FITS")) {
+		t.Error("a part beyond the previous page was used")
 	}
 }

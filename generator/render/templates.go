@@ -116,11 +116,59 @@ type Chart struct {
 type PrintedTable struct {
 	Table    *Table
 	Markdown string
+	Sum      string // tableSum of Table, when DossierMarkdown printed it
 }
 
 // Markdown executes the Markdown template name for data. It also returns
 // the tables the page printed, in order, for HTMLPage.Tables.
 func (t *Templates) Markdown(name string, data any, pf PageFuncs) ([]byte, []PrintedTable, error) {
+	return t.markdown(name, data, pf, nil)
+}
+
+// MarkdownSkeleton stands for the skeleton of a Markdown page's parts:
+// its tables are copied by their own sums alone.
+const MarkdownSkeleton = "-"
+
+// DossierMarkdown is Markdown that also says where each printed table is
+// in the page (parts, their skeleton MarkdownSkeleton; nil when one cannot
+// be found). Given a page it wrote before with the same templates, prev and
+// prevParts, a table whose sum is the one printed there at its place is
+// copied from prev instead of written again: a price change changes a few
+// tables of a dossier.
+func (t *Templates) DossierMarkdown(name string, data any, pf PageFuncs, prev []byte, prevParts *DossierParts) ([]byte, []PrintedTable, *DossierParts, error) {
+	reuse := func(i int, sum string) (string, bool) {
+		if prevParts == nil || i >= len(prevParts.Tables) || prevParts.Tables[i].Sum != sum {
+			return "", false
+		}
+		// Whole lines that look like a table, as the HTML splice checks
+		// its tables' tags.
+		at := prevParts.Tables[i].At
+		if at[0] < 0 || at[1] < at[0]+2 || at[1] > len(prev) || at[0] > 0 && prev[at[0]-1] != '\n' ||
+			prev[at[0]] != '|' || prev[at[1]-2] != '|' || prev[at[1]-1] != '\n' {
+			return "", false
+		}
+		return string(prev[at[0]:at[1]]), true
+	}
+	md, printed, err := t.markdown(name, data, pf, reuse)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	parts := &DossierParts{Skeleton: MarkdownSkeleton, Tables: make([]TablePart, len(printed))}
+	at := 0
+	for i, pt := range printed {
+		j := bytes.Index(md[at:], []byte(pt.Markdown))
+		if pt.Markdown == "" || j < 0 {
+			return md, printed, nil, nil
+		}
+		parts.Tables[i] = TablePart{Sum: pt.Sum, At: [2]int{at + j, at + j + len(pt.Markdown)}}
+		at += j + len(pt.Markdown)
+	}
+	return md, printed, parts, nil
+}
+
+// markdown is Markdown; with reuse, each table's sum is taken and reuse
+// may give its Markdown (the i-th table printed).
+func (t *Templates) markdown(name string, data any, pf PageFuncs, reuse func(i int, sum string) (string, bool)) ([]byte, []PrintedTable, error) {
 	tm, ok := t.md[name]
 	if !ok {
 		return nil, nil, fmt.Errorf("no Markdown template %s", name)
@@ -136,8 +184,17 @@ func (t *Templates) Markdown(name string, data any, pf PageFuncs) ([]byte, []Pri
 			if !ok {
 				return "", fmt.Errorf("no table %q", n)
 			}
-			md := tb.Markdown()
-			printed = append(printed, PrintedTable{Table: tb, Markdown: md})
+			if reuse == nil {
+				md := tb.Markdown()
+				printed = append(printed, PrintedTable{Table: tb, Markdown: md})
+				return md, nil
+			}
+			sum := tableSum(tb)
+			md, ok := reuse(len(printed), sum)
+			if !ok {
+				md = tb.Markdown()
+			}
+			printed = append(printed, PrintedTable{Table: tb, Markdown: md, Sum: sum})
 			return md, nil
 		},
 		"fact": func(key string) (string, error) {

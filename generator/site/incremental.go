@@ -79,6 +79,7 @@ type manifestEntry struct {
 	ModelSide string               `json:"model_side,omitempty"`
 	Priced    *pricedRuns          `json:"priced,omitempty"`  // in facts.json and facts.html
 	Dossier   *render.DossierParts `json:"dossier,omitempty"` // in index.html
+	Markdown  *render.DossierParts `json:"markdown,omitempty"` // in index.md
 }
 
 func sum256(b []byte) string {
@@ -103,6 +104,7 @@ type entry struct {
 	analytic    string               // cache key of its module-tree figures
 	priced      *pricedRuns          // where its facts files hold the priced facts
 	dossier     *render.DossierParts // where its HTML page holds its tables
+	markdown    *render.DossierParts // where its Markdown page holds them
 	reused      bool
 	spliced     bool // its facts files were written into the previous ones
 	sideReused  bool // its sizing's model side was the previous one, priced anew
@@ -324,7 +326,7 @@ func (s *Site) reuse(e *entry) {
 			return
 		}
 	}
-	e.reused, e.summary, e.modelsEntry, e.files, e.analytic, e.priced, e.dossier = true, me.Summary, me.Entry, me.Files, me.Analytic, me.Priced, me.Dossier
+	e.reused, e.summary, e.modelsEntry, e.files, e.analytic, e.priced, e.dossier, e.markdown = true, me.Summary, me.Entry, me.Files, me.Analytic, me.Priced, me.Dossier, me.Markdown
 }
 
 // intact says whether the previous output's file name still has the bytes

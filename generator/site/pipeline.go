@@ -424,7 +424,7 @@ func (me *manifestEntry) appendJSON(b []byte) []byte {
 		name string
 		v    any
 		set  bool
-	}{{"priced", me.Priced, me.Priced != nil}, {"dossier", me.Dossier, me.Dossier != nil}} {
+	}{{"priced", me.Priced, me.Priced != nil}, {"dossier", me.Dossier, me.Dossier != nil}, {"markdown", me.Markdown, me.Markdown != nil}} {
 		if f.set {
 			v, _ := json.Marshal(f.v)
 			b = append(b, `,"`+f.name+`":`...)
@@ -451,7 +451,7 @@ func appendJSONString(b []byte, s string) []byte {
 func (e *entry) manifestEntry() manifestEntry {
 	return manifestEntry{Hash: e.hash, Files: e.files, Summary: e.summary, Entry: e.modelsEntry, Analytic: e.analytic,
 		Page: e.page.Sum, Model: e.page.Front.Model, Draft: e.page.Front.Draft, Dated: e.page.Dated,
-		ModelSide: e.modelSide, Priced: e.priced, Dossier: e.dossier}
+		ModelSide: e.modelSide, Priced: e.priced, Dossier: e.dossier, Markdown: e.markdown}
 }
 
 // errWriter keeps the first write error, so a long encoding checks once.

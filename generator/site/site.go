@@ -577,7 +577,13 @@ func snapshotPath(cfg *config.Site, model string) string {
 func (s *Site) renderModel(m *Model, e *entry) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	dir := "models/" + m.Page.Slug + "/"
-	md, tables, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts})
+	prev := s.previousPage(e)
+	var prevMD []byte
+	var prevMDParts *render.DossierParts
+	if prev != nil {
+		prevMD, prevMDParts = prev.md, prev.mdParts
+	}
+	md, tables, mdParts, err := s.Templates.DossierMarkdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts}, prevMD, prevMDParts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
@@ -587,7 +593,6 @@ func (s *Site) renderModel(m *Model, e *entry) (map[string][]byte, error) {
 	if log := corrections.Markdown(s.corrections[m.Page.Slug]); log != "" {
 		withLog = append(append(bytes.Clone(md), '\n'), log...)
 	}
-	prev := s.previousPage(e)
 	var prevPage []byte
 	var prevParts *render.DossierParts
 	if prev != nil {
@@ -605,7 +610,7 @@ func (s *Site) renderModel(m *Model, e *entry) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.priced, e.dossier, e.spliced = runs, parts, spliced
+	e.priced, e.dossier, e.markdown, e.spliced = runs, parts, mdParts, spliced
 	out[dir+"index.md"], out[dir+"index.html"], out[dir+"facts.json"], out[dir+"facts.html"] = md, html, fj, fh
 	for _, c := range m.Page.Charts {
 		out[dir+c.File] = []byte(c.SVG + "\n")

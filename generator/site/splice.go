@@ -159,9 +159,9 @@ func othersKey(set *facts.Set, priced []bool) string {
 // previousPage is what the previous build wrote of a page: each file nil
 // unless it is as that build wrote it.
 type previousPage struct {
-	json, html, page []byte // facts.json, facts.html, index.html
-	runs             *pricedRuns
-	parts            *render.DossierParts
+	json, html, page, md []byte // facts.json, facts.html, index.html, index.md
+	runs                 *pricedRuns
+	parts, mdParts       *render.DossierParts
 }
 
 // previousPage reads the previous output's facts files and HTML page of e
@@ -187,7 +187,7 @@ func (s *Site) previousPage(e *entry) *previousPage {
 		}
 		return b
 	}
-	p := &previousPage{runs: me.Priced, parts: me.Dossier}
+	p := &previousPage{runs: me.Priced, parts: me.Dossier, mdParts: me.Markdown}
 	if p.runs != nil {
 		if p.json, p.html = read("facts.json"), read("facts.html"); p.json == nil || p.html == nil {
 			p.runs = nil
@@ -196,6 +196,11 @@ func (s *Site) previousPage(e *entry) *previousPage {
 	if p.parts != nil {
 		if p.page = read("index.html"); p.page == nil {
 			p.parts = nil
+		}
+	}
+	if p.mdParts != nil {
+		if p.md = read("index.md"); p.md == nil {
+			p.mdParts = nil
 		}
 	}
 	return p

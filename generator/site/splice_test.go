@@ -172,8 +172,8 @@ func TestPriceChangesMatchFullBuild(t *testing.T) {
 			}
 			// Every page's tables are located for the next build.
 			for slug, me := range loadManifest(cached).Models {
-				if me.Dossier == nil || len(me.Dossier.Tables) < 10 || me.ModelSide == "" {
-					t.Errorf("%s: no model side or tables recorded: %+v", slug, me.Dossier)
+				if me.Dossier == nil || len(me.Dossier.Tables) < 10 || me.ModelSide == "" || me.Markdown == nil || len(me.Markdown.Tables) < len(me.Dossier.Tables) {
+					t.Errorf("%s: no model side or tables recorded: %+v, %+v", slug, me.Dossier, me.Markdown)
 				}
 			}
 		})
