@@ -77,8 +77,8 @@ type manifestEntry struct {
 	// build's is the same, Priced and Dossier let it write what prices
 	// changed into these files (see splice.go).
 	ModelSide string               `json:"model_side,omitempty"`
-	Priced    *pricedRuns          `json:"priced,omitempty"`  // in facts.json and facts.html
-	Dossier   *render.DossierParts `json:"dossier,omitempty"` // in index.html
+	Priced    *pricedRuns          `json:"priced,omitempty"`   // in facts.json and facts.html
+	Dossier   *render.DossierParts `json:"dossier,omitempty"`  // in index.html
 	Markdown  *render.DossierParts `json:"markdown,omitempty"` // in index.md
 }
 
