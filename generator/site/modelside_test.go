@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"dossier/generator/facts"
+	"dossier/generator/internal/sitetest"
+	"dossier/generator/sizing"
 )
 
 // TestModelSidePricedAnew derives every fixture model's model side under
@@ -86,4 +88,26 @@ func describe(f *facts.Fact) string {
 		return "absent"
 	}
 	return fmt.Sprintf("%s (%T)", f.Display, f.Value)
+}
+
+// BenchmarkModelSideEncode times what a full build adds per page to keep
+// its model side: encoding the largest fixture model's (K3-scale).
+func BenchmarkModelSideEncode(b *testing.B) {
+	s := loadSite(b, sitetest.Fixture(b, nil), Options{Collect: true})
+	var side []byte
+	for _, m := range s.Models {
+		if len(m.side) > len(side) {
+			side = m.side
+		}
+	}
+	ms, err := sizing.DecodeModelSide(side)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(side)))
+	for b.Loop() {
+		if _, err := ms.AppendBinary(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

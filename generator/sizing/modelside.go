@@ -174,7 +174,7 @@ func (c *calc) tokenCost(op costOp) {
 	}
 }
 
-const modelSideHeader = "dossier model side 2\n"
+const modelSideHeader = "dossier model side 3\n"
 
 // AppendBinary appends m in the encoding DecodeModelSide reads: the
 // questions, then the facts (facts.Set.AppendBinary), then a checksum.

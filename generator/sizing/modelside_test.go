@@ -149,11 +149,11 @@ func TestModelSideRefusesDamage(t *testing.T) {
 // encodes back to an encoding that reads to the same encoding again.
 func FuzzDecodeModelSide(f *testing.F) {
 	_, b := modelSide(f)
-	f.Add(b[len("dossier model side 2\n") : len(b)-4])
+	f.Add(b[len("dossier model side 3\n") : len(b)-4])
 	f.Add([]byte{0, 0, 0})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		// Seal what the fuzzer wrote, so it gets past the checksum.
-		sealed := binenc.Seal(append([]byte("dossier model side 2\n"), body...), 0)
+		sealed := binenc.Seal(append([]byte("dossier model side 3\n"), body...), 0)
 		m, err := sizing.DecodeModelSide(sealed)
 		if err != nil {
 			return
