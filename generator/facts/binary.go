@@ -13,8 +13,8 @@ import (
 // value types included, which facts.json cannot promise (an integral
 // float64 is written as an integer there). Units, sources, derivations and
 // reasons repeat across a set's facts (a derivation per layout of the
-// matrix, say) and are written once: a third less to write. The encoding has no header or
-// checksum of its own: it is a part of one (binenc.Seal).
+// matrix, say) and are written once: a third less to write. The encoding
+// has no header or checksum of its own: it is a part of one (binenc.Seal).
 
 // Value tags of the binary encoding.
 const (
@@ -114,6 +114,9 @@ func ReadBinary(r *binenc.Reader) *Set {
 	for range n {
 		table = append(table, r.String())
 	}
+	if r.Err() != nil {
+		return nil
+	}
 	str := func(i uint64) string {
 		if i >= uint64(len(table)) {
 			r.Fail("string index out of range")
@@ -121,7 +124,14 @@ func ReadBinary(r *binenc.Reader) *Set {
 		}
 		return table[i]
 	}
-	n = r.Count()
+	// A fact takes 7 bytes at least: a damaged count cannot ask for more
+	// facts than that.
+	if n = r.Count(); n > r.Rest()/7 {
+		r.Fail("more facts than bytes for them")
+	}
+	if r.Err() != nil {
+		return nil
+	}
 	set := &Set{m: make(map[string]*Fact, n), keys: &keyList{keys: make([]string, 0, n), facts: make([]*Fact, 0, n)}}
 	all := make([]Fact, n)
 	for i := range all {

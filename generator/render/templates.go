@@ -136,6 +136,9 @@ const MarkdownSkeleton = "-"
 // copied from prev instead of written again: a price change changes a few
 // tables of a dossier.
 func (t *Templates) DossierMarkdown(name string, data any, pf PageFuncs, prev []byte, prevParts *DossierParts) ([]byte, []PrintedTable, *DossierParts, error) {
+	if prevParts != nil && prevParts.Skeleton != MarkdownSkeleton {
+		prevParts = nil // not a Markdown page's parts
+	}
 	reuse := func(i int, sum string) (string, bool) {
 		if prevParts == nil || i >= len(prevParts.Tables) || prevParts.Tables[i].Sum != sum {
 			return "", false

@@ -309,6 +309,8 @@ func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.
 // With the previous build's model side it runs the cost stage alone,
 // unless another layout became the cheapest (or prevSide is damaged).
 func size(in sizing.Input, prevSide []byte) (set *facts.Set, side []byte, reused bool, err error) {
+	// A kept side that is damaged, or no longer holds under these prices,
+	// only costs the time of deriving it again.
 	if prevSide != nil {
 		if m, err := sizing.DecodeModelSide(prevSide); err == nil {
 			if set, err := m.WithPrices(in); err == nil {

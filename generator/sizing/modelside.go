@@ -10,9 +10,11 @@ import (
 	"dossier/generator/internal/binenc"
 )
 
-// Sizing runs in two stages. The model stage derives every fact that does
-// not read a price and records, as costOps, each question it leaves to the
-// price lists; the cost stage answers them. A build keeps a page's model
+// Sizing runs in two stages. The model stage derives every fact no price
+// decides and records, as costOps, each question it leaves to the price
+// lists; the cost stage answers them. (Prices reach the model stage in
+// one place: it predicts the speed of the cheapest serving layout, a choice
+// the cost stage checks.) A build keeps a page's model
 // side (ModelSide.AppendBinary) so that the next one, when only prices
 // changed, runs the cost stage alone: the model-side facts are not
 // recomputed.
@@ -62,11 +64,17 @@ type candidate struct {
 // model stage predicts that layout's speed. Derive the model side again.
 var ErrCheapestMoved = errors.New("the cheapest serving layout moved: the model side must be derived again")
 
-// ModelSide is one model's sizing before prices: its facts, none of which
-// read a price list, and the questions left to them.
+// ModelSide is one model's sizing before prices: its facts and the
+// questions left to the price lists. Prices decide none of its facts but
+// through the choice of the cheapest serving layout, whose speed they
+// include; the cost stage checks that choice (ErrCheapestMoved).
 type ModelSide struct {
 	facts *facts.Set
 	ops   []costOp
+	// The model stage's quotes, when it just ran: priced with the same
+	// catalog, the cost stage asks for them again.
+	catalog *catalog.Catalog
+	quoted  map[quoteKey][]catalog.Quote
 }
 
 // DeriveModelSide runs the model stage.
@@ -76,7 +84,11 @@ func DeriveModelSide(in Input) (*ModelSide, error) {
 	if c.overflow != nil {
 		return nil, c.overflow
 	}
-	return &ModelSide{facts: c.s, ops: c.ops}, nil
+	return c.modelSide(), nil
+}
+
+func (c *calc) modelSide() *ModelSide {
+	return &ModelSide{facts: c.s, ops: c.ops, catalog: c.in.Catalog, quoted: c.quoted}
 }
 
 // Facts are the model-side facts. WithPrices adds to them.
@@ -84,10 +96,14 @@ func (m *ModelSide) Facts() *facts.Set { return m.facts }
 
 // WithPrices runs the cost stage with in's price lists and returns the
 // model's whole fact set. The priced facts are added to m's own set: use m
-// once. It returns ErrCheapestMoved when m was derived under prices that
-// chose another cheapest layout.
+// once, and not at all after an error (some questions may have been
+// answered). It returns ErrCheapestMoved when m was derived under prices
+// that chose another cheapest layout.
 func (m *ModelSide) WithPrices(in Input) (*facts.Set, error) {
 	c := &calc{in: in, s: m.facts}
+	if in.Catalog == m.catalog {
+		c.quoted = m.quoted
+	}
 	for _, op := range m.ops {
 		if err := c.answer(op); err != nil {
 			return nil, err
@@ -148,11 +164,10 @@ func (c *calc) cheapestOf(cands []candidate) (best candidate, q catalog.Quote, o
 // layoutCost prices a layout: at every provider that quotes it and the
 // cheapest for a configured entry, the cheapest alone for the matrix.
 func (c *calc) layoutCost(cfg, id string, n int, full bool) {
-	switch _, priced := c.cheapest(id, n); {
+	switch q, priced := c.cheapest(id, n); {
 	case priced && full:
 		c.costPerProvider(cfg, id, n)
 	case priced:
-		q, _ := c.cheapest(id, n)
 		c.price("cost."+cfg+".usd_per_hour", q.USDPerHour, q.Approximate, q.Derivation, q.SourceKey())
 	case full:
 		c.s.Unknown("cost."+cfg+".usd_per_hour", facts.UnitUSDHour, "no price in data/pricing for "+cfg)
@@ -202,7 +217,7 @@ func (m *ModelSide) AppendBinary(dst []byte) ([]byte, error) {
 	}
 	dst, err := m.facts.AppendBinary(dst)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sizing: model side: %w", err)
 	}
 	return binenc.Seal(dst, start), nil
 }

@@ -42,8 +42,8 @@ func equalSets(t *testing.T, what string, got, want *facts.Set) {
 }
 
 // TestModelSideRoundTrip: a model side read back and priced is what
-// Derive gives, its encoding reads back to the same bytes, and it holds no
-// priced fact: the cost stage adds them all.
+// Derive gives, its encoding reads back to the same bytes, and every fact
+// the cost stage adds is one sizing.Priced names, none changed.
 func TestModelSideRoundTrip(t *testing.T) {
 	in, b := modelSide(t)
 	want, err := sizing.Derive(in)

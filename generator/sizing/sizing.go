@@ -98,7 +98,10 @@ func Compute(in Input) *facts.Set {
 	c.run()
 	// Priced with the prices the model stage saw, the cheapest layout
 	// cannot have moved.
-	s, _ := (&ModelSide{facts: c.s, ops: c.ops}).WithPrices(in)
+	s, err := c.modelSide().WithPrices(in)
+	if err != nil {
+		panic("sizing: the cost stage failed on its own model stage: " + err.Error())
+	}
 	return s
 }
 

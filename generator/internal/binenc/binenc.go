@@ -92,8 +92,9 @@ func (r *Reader) Varint() int64 {
 }
 
 // Count reads a length or a count, which can be no larger than what is
-// left (each element takes a byte at least): a damaged one cannot ask for
-// a huge allocation.
+// left, in bytes: a damaged one cannot ask for more than a few times the
+// encoding's size (a caller whose elements take more bytes checks that
+// too).
 func (r *Reader) Count() int {
 	n := r.Uvarint()
 	if n > uint64(len(r.s)) {
