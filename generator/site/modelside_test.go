@@ -3,10 +3,12 @@ package site
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"reflect"
 	"testing"
 
 	"dossier/generator/facts"
+	"dossier/generator/internal/binenc"
 	"dossier/generator/internal/sitetest"
 	"dossier/generator/sizing"
 )
@@ -54,8 +56,33 @@ func TestModelSidePricedAnew(t *testing.T) {
 			if !bytes.Equal(again.side, fresh.side) {
 				t.Errorf("%s, %s: the model side kept differs from the one derived", pe.name, e.slug)
 			}
+			// What the page reads of the snapshot and config is kept too.
+			if !reflect.DeepEqual(provenance(again.Snapshot, s.Catalog, s.Config), provenance(fresh.Snapshot, s.Catalog, s.Config)) ||
+				again.Snapshot.Model != fresh.Snapshot.Model || again.Snapshot.Revision != fresh.Snapshot.Revision || again.Snapshot.Fetched != fresh.Snapshot.Fetched ||
+				again.Arch.Quant.Bits != fresh.Arch.Quant.Bits || len(again.Arch.Quant.Ignore) != len(fresh.Arch.Quant.Ignore) || again.analyticKey != fresh.analyticKey {
+				t.Errorf("%s, %s: the kept page head differs from the snapshot's", pe.name, e.slug)
+			}
 		}
 		t.Logf("%s: %d priced anew, %d derived again (the cheapest layout moved)", pe.name, priced, moved)
+	}
+
+	// A page priced anew reads neither its snapshot nor its config: with
+	// the snapshot file gone it is computed from what was kept.
+	root := copySite(t)
+	kept := loadSite(t, root, Options{Collect: true})
+	for _, m := range kept.Models {
+		if err := os.Remove(snapshotPath(kept.Config, m.Snapshot.Model)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, e := range kept.entries {
+		m, _, err := kept.computeModel(e.page, kept.Models[i].side)
+		if err != nil || !m.sideReused || setDiff(m.Facts, kept.Models[i].Facts) != "" {
+			t.Errorf("%s without its snapshot: %v", e.slug, err)
+		}
+		if _, _, err := kept.computeModel(e.page, nil); err == nil {
+			t.Errorf("%s: computed afresh without its snapshot", e.slug)
+		}
 	}
 
 	// A damaged model side is derived again, to the same facts.
@@ -110,4 +137,30 @@ func BenchmarkModelSideEncode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzDecodeKeptSide: whatever passes the checksum is refused or encodes
+// back to the bytes it was read from, once in the encoder's own form.
+func FuzzDecodeKeptSide(f *testing.F) {
+	s := loadSite(f, sitetest.Fixture(f, func(rel string) bool { return rel == "content/models/llama-3-1-8b.md" }), Options{Collect: true})
+	side := s.Models[0].side
+	f.Add(side[len(keptSideHeader) : len(side)-4])
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		k, err := decodeKeptSide(binenc.Seal(append([]byte(keptSideHeader), body...), 0))
+		if err != nil {
+			return
+		}
+		once, err := k.append(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k2, err := decodeKeptSide(once)
+		if err != nil {
+			t.Fatalf("re-encoded kept side refused: %v", err)
+		}
+		if twice, _ := k2.append(nil); !bytes.Equal(once, twice) || !reflect.DeepEqual(k.head, k2.head) {
+			t.Fatal("encoding is not stable")
+		}
+	})
 }

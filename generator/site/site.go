@@ -245,45 +245,23 @@ func parallel(n int, fn func(i int)) {
 }
 
 // computeModel computes one model from its page, reading a stub's page in
-// full first. prevSide is the model side of its sizing the previous output
-// kept when nothing but prices changed since, else nil.
+// full first. prevSide is what the previous output kept of its model side
+// (keptSide) when nothing but prices changed since, else nil.
 func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.Problem, error) {
 	p, err := p.ParseFull()
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := s.Config
-	path := snapshotPath(cfg, p.Front.Model)
-	snap, err := snapshot.Load(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: model %s: %w", p.Path, p.Front.Model, err)
-	}
-	if snap.Model != p.Front.Model {
-		return nil, nil, fmt.Errorf("%s: field model: %q, but the snapshot is of %q", path, p.Front.Model, snap.Model)
-	}
-	a, err := arch.Parse(snap.Config, snap.HFQuantConfig)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %s", path, inConfig(err))
-	}
-	anKey, an, anErr := s.analytic.get(snap.Config, snap.HFQuantConfig)
-	in := sizing.Input{
-		Model: snap.Model, Snapshot: snap, Arch: a, Analytic: an, AnalyticErr: anErr,
-		Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog, Variants: variantsOf(p),
-		Measured: measuredOf(p),
-	}
-	// The naive multiplication uses the headline the authors published.
-	for _, pub := range p.Front.Published {
-		if pub.Key == "params.total" {
-			in.HeadlineParams, in.HeadlineSource = int64(pub.Value), pub.Source
+	sz, ok := s.sizeKept(p, prevSide)
+	if !ok {
+		if sz, err = s.sizeAfresh(p); err != nil {
+			return nil, nil, err
 		}
 	}
-	set, side, sideReused, err := size(in, prevSide)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
+	set, snap, cfg := sz.facts, sz.snap, s.Config
 	addPublished(set, p)
 	addSoftware(set, s.Catalog, snap.Model)
-	tctx := claims.NewContext(set, a, p.Front.Review)
+	tctx := claims.NewContext(set, sz.arch, p.Front.Review)
 	tctx.UseCatalog(s.Catalog)
 	reviews, probs := claims.ReviewPage(p, set, tctx)
 	pm, err := page.Build(page.Input{
@@ -292,41 +270,98 @@ func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.
 		Reviews: reviews, ProseTells: tctx.LintProse(p),
 	})
 	if err != nil {
-		if anErr != nil {
+		if sz.reused {
+			// Fail as a build from the snapshot would.
+			return s.computeModel(p, nil)
+		}
+		if sz.analyticErr != nil {
 			// A missing fact is often one the module tree would have given.
-			why := inConfig(anErr)
-			if errors.Is(anErr, modeltree.ErrUnsupportedFamily) {
-				why = "field config.model_type: " + anErr.Error()
+			why := inConfig(sz.analyticErr)
+			if errors.Is(sz.analyticErr, modeltree.ErrUnsupportedFamily) {
+				why = "field config.model_type: " + sz.analyticErr.Error()
 			}
-			return nil, nil, fmt.Errorf("%w; facts from the module tree are missing because %s: %s", err, path, why)
+			return nil, nil, fmt.Errorf("%w; facts from the module tree are missing because %s: %s", err, snapshotPath(cfg, p.Front.Model), why)
 		}
 		return nil, nil, err
 	}
-	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set, Reviews: reviews, analyticKey: anKey, side: side, sideReused: sideReused}, probs, nil
+	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: sz.arch, Facts: set, Reviews: reviews, analyticKey: sz.analyticKey, side: sz.side, sideReused: sz.reused}, probs, nil
 }
 
-// size derives a model's sizing facts and returns its model side, encoded.
-// With the previous build's model side it runs the cost stage alone,
-// unless another layout became the cheapest (or prevSide is damaged).
-func size(in sizing.Input, prevSide []byte) (set *facts.Set, side []byte, reused bool, err error) {
-	// A kept side that is damaged, or no longer holds under these prices,
-	// only costs the time of deriving it again.
-	if prevSide != nil {
-		if m, err := sizing.DecodeModelSide(prevSide); err == nil {
-			if set, err := m.WithPrices(in); err == nil {
-				return set, prevSide, true, nil
-			}
+// sized is a model's sizing and what its page reads of the snapshot and
+// config beside it.
+type sized struct {
+	facts       *facts.Set
+	snap        *snapshot.Snapshot
+	arch        *arch.Architecture
+	analyticKey string
+	analyticErr error
+	side        []byte // what the next build keeps (keptSide)
+	reused      bool   // priced from the previous output's
+}
+
+// sizeAfresh reads the model's snapshot and config and derives its sizing.
+func (s *Site) sizeAfresh(p *content.Page) (sized, error) {
+	path := snapshotPath(s.Config, p.Front.Model)
+	snap, err := snapshot.Load(path)
+	if err != nil {
+		return sized{}, fmt.Errorf("%s: model %s: %w", p.Path, p.Front.Model, err)
+	}
+	if snap.Model != p.Front.Model {
+		return sized{}, fmt.Errorf("%s: field model: %q, but the snapshot is of %q", path, p.Front.Model, snap.Model)
+	}
+	a, err := arch.Parse(snap.Config, snap.HFQuantConfig)
+	if err != nil {
+		return sized{}, fmt.Errorf("%s: %s", path, inConfig(err))
+	}
+	anKey, an, anErr := s.analytic.get(snap.Config, snap.HFQuantConfig)
+	in := s.sizingInput(p)
+	in.Model, in.Snapshot, in.Arch, in.Analytic, in.AnalyticErr = snap.Model, snap, a, an, anErr
+	// The naive multiplication uses the headline the authors published.
+	for _, pub := range p.Front.Published {
+		if pub.Key == "params.total" {
+			in.HeadlineParams, in.HeadlineSource = int64(pub.Value), pub.Source
 		}
 	}
 	m, err := sizing.DeriveModelSide(in)
 	if err != nil {
-		return nil, nil, false, err
+		return sized{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if side, err = m.AppendBinary(nil); err != nil {
-		return nil, nil, false, err
+	// Encoded before WithPrices adds the priced facts to m.
+	side, err := keptSide{head: headOf(snap, a, anKey), side: m}.append(nil)
+	if err != nil {
+		return sized{}, fmt.Errorf("%s: %w", path, err)
 	}
-	set, err = m.WithPrices(in)
-	return set, side, false, err
+	set, err := m.WithPrices(in)
+	if err != nil {
+		return sized{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return sized{facts: set, snap: snap, arch: a, analyticKey: anKey, analyticErr: anErr, side: side}, nil
+}
+
+// sizeKept prices the model side the previous output kept, without reading
+// the snapshot or the config. ok is false when there is none, it is
+// damaged, or another layout became the cheapest (sizing.ErrCheapestMoved):
+// each only costs the time of sizeAfresh.
+func (s *Site) sizeKept(p *content.Page, prevSide []byte) (sz sized, ok bool) {
+	if prevSide == nil {
+		return sized{}, false
+	}
+	k, err := decodeKeptSide(prevSide)
+	if err != nil {
+		return sized{}, false
+	}
+	set, err := k.side.WithPrices(s.sizingInput(p))
+	if err != nil {
+		return sized{}, false
+	}
+	return sized{facts: set, snap: k.head.snapshot(), arch: k.head.arch(), analyticKey: k.head.Analytic, side: prevSide, reused: true}, true
+}
+
+// sizingInput is what sizing reads of the site and the page; the snapshot,
+// config and module tree are the caller's to add.
+func (s *Site) sizingInput(p *content.Page) sizing.Input {
+	cfg := s.Config
+	return sizing.Input{Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: s.Catalog, Variants: variantsOf(p), Measured: measuredOf(p)}
 }
 
 // inConfig names a config.json error as a field of the snapshot: "field
