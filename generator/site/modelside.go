@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"dossier/generator/arch"
 	"dossier/generator/internal/binenc"
@@ -155,6 +156,16 @@ func decodeKeptSide(b []byte) (keptSide, error) {
 	}
 	if err := r.Err(); err != nil {
 		return keptSide{}, err
+	}
+	// The head's strings share the reader's copy of b; the entry keeps the
+	// cache key for the whole build, and with it, the copy. Copy them out.
+	for _, v := range []*string{&h.Model, &h.Revision, &h.RevisionNote, &h.Fetched, &h.Source, &h.CensusSource, &h.ShardsSource, &h.ConfigSource, &h.Analytic, h.IndexSource, h.HeaderSource} {
+		if v != nil {
+			*v = strings.Clone(*v)
+		}
+	}
+	for i, v := range h.QuantIgnore {
+		h.QuantIgnore[i] = strings.Clone(v)
 	}
 	m, err := sizing.DecodeModelSide([]byte(side))
 	if err != nil {
