@@ -12,9 +12,10 @@ import (
 	"dossier/generator/snapshot"
 )
 
-// ModelSidePath is where a build keeps a page's sizing before prices
-// (sizing.ModelSide), so that the next build, when only data/pricing
-// changed, prices it instead of deriving it again.
+// ModelSidePath is where a build keeps what it keeps of a page for the
+// next price change (keptSide: the model side of its sizing and what the
+// page reads of its snapshot and config), so that the next build, when
+// only data/pricing changed, prices it instead of deriving it again.
 func ModelSidePath(slug string) string { return ".dossier/model-side/" + slug + ".bin" }
 
 // previousModelSide is the model side the previous output kept for e, when
@@ -119,7 +120,8 @@ func (k keptSide) append(dst []byte) ([]byte, error) {
 	for _, v := range h.QuantIgnore {
 		dst = binenc.AppendString(dst, v)
 	}
-	dst = binenc.AppendString(dst, string(side))
+	dst = binary.AppendUvarint(dst, uint64(len(side))) // as binenc.AppendString
+	dst = append(dst, side...)
 	return binenc.Seal(dst, start), nil
 }
 
@@ -150,7 +152,7 @@ func decodeKeptSide(b []byte) (keptSide, error) {
 			h.QuantIgnore[i] = r.String()
 		}
 	}
-	side := r.String()
+	sideStart, sideEnd := r.Bytes()
 	if r.Err() == nil && r.Rest() > 0 {
 		r.Fail("bytes after the model side")
 	}
@@ -167,7 +169,7 @@ func decodeKeptSide(b []byte) (keptSide, error) {
 	for i, v := range h.QuantIgnore {
 		h.QuantIgnore[i] = strings.Clone(v)
 	}
-	m, err := sizing.DecodeModelSide([]byte(side))
+	m, err := sizing.DecodeModelSide(b[sideStart:sideEnd])
 	if err != nil {
 		return keptSide{}, err
 	}

@@ -39,7 +39,7 @@ func Open(b []byte, header string) (*Reader, error) {
 	if crc32.Checksum(b[:end], castagnoli) != binary.LittleEndian.Uint32(b[end:]) {
 		return nil, errors.New("checksum mismatch")
 	}
-	return &Reader{s: string(b[len(header):end])}, nil
+	return &Reader{s: string(b[len(header):end]), end: end}, nil
 }
 
 // Reader reads the encoding. The first error sticks (Err); every read
@@ -47,6 +47,7 @@ func Open(b []byte, header string) (*Reader, error) {
 type Reader struct {
 	s   string
 	err error
+	end int // where the bytes Open read end in its b
 }
 
 // Err is the first error, nil when every read so far succeeded.
@@ -54,6 +55,15 @@ func (r *Reader) Err() error { return r.err }
 
 // Rest is how many bytes are left unread.
 func (r *Reader) Rest() int { return len(r.s) }
+
+// Bytes reads a string AppendString wrote and returns where it lies in the
+// b Open was given, so that a caller can read it there without a copy.
+func (r *Reader) Bytes() (start, end int) {
+	n := r.Count()
+	end = r.end - len(r.s) + n
+	r.s = r.s[n:]
+	return end - n, end
+}
 
 // Fail records msg as the error unless there is one already.
 func (r *Reader) Fail(msg string) {
