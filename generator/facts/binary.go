@@ -134,6 +134,7 @@ func ReadBinary(r *binenc.Reader) *Set {
 	}
 	set := &Set{m: make(map[string]*Fact, n), keys: &keyList{keys: make([]string, 0, n), facts: make([]*Fact, 0, n)}}
 	all := make([]Fact, n)
+	var sources []string
 	for i := range all {
 		f := &all[i]
 		f.Key = r.String()
@@ -157,11 +158,20 @@ func ReadBinary(r *binenc.Reader) *Set {
 		}
 		f.Unit = str(r.Uvarint())
 		f.Display = r.String()
-		if k := r.Count(); k > 0 {
-			f.Sources = make([]string, k-1)
-			for j := range f.Sources {
-				f.Sources[j] = str(r.Uvarint())
+		switch k := r.Count(); {
+		case k == 1:
+			f.Sources = []string{} // empty, not absent
+		case k > 1:
+			// The facts' sources share a few backing arrays instead of one
+			// allocation each; capped, so an append to one copies it.
+			if k--; k > cap(sources)-len(sources) {
+				sources = make([]string, 0, max(k, 2*n))
 			}
+			start := len(sources)
+			for range k {
+				sources = append(sources, str(r.Uvarint()))
+			}
+			f.Sources = sources[start:len(sources):len(sources)]
 		}
 		f.Derivation = str(r.Uvarint())
 		f.Reason = str(r.Uvarint())

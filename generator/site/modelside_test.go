@@ -117,9 +117,8 @@ func describe(f *facts.Fact) string {
 	return fmt.Sprintf("%s (%T)", f.Display, f.Value)
 }
 
-// BenchmarkModelSideEncode times what a full build adds per page to keep
-// its model side: encoding the largest fixture model's (K3-scale).
-func BenchmarkModelSideEncode(b *testing.B) {
+// largestSide is the largest fixture model's kept side (K3-scale).
+func largestSide(b *testing.B) []byte {
 	s := loadSite(b, sitetest.Fixture(b, nil), Options{Collect: true})
 	var side []byte
 	for _, m := range s.Models {
@@ -127,6 +126,13 @@ func BenchmarkModelSideEncode(b *testing.B) {
 			side = m.side
 		}
 	}
+	return side
+}
+
+// BenchmarkModelSideEncode times what a full build adds per page to keep
+// its model side.
+func BenchmarkModelSideEncode(b *testing.B) {
+	side := largestSide(b)
 	ms, err := sizing.DecodeModelSide(side)
 	if err != nil {
 		b.Fatal(err)
@@ -134,6 +140,19 @@ func BenchmarkModelSideEncode(b *testing.B) {
 	b.SetBytes(int64(len(side)))
 	for b.Loop() {
 		if _, err := ms.AppendBinary(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkModelSideDecode times what a price change reads per page
+// instead of sizing it again.
+func BenchmarkModelSideDecode(b *testing.B) {
+	side := largestSide(b)
+	b.SetBytes(int64(len(side)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodeKeptSide(side); err != nil {
 			b.Fatal(err)
 		}
 	}
