@@ -351,13 +351,21 @@ func (st *staging) commit(finish func(staged string) error) ([]string, error) {
 	return sortedNames(st.sums()), nil
 }
 
-// removeTree is os.RemoveAll on every core: the previous output has a
-// directory per model under models/, and unlinking its thousands of files
-// one by one was a sixth of a one-model rebuild.
+// removeWorkers is how many directories removeTree removes at once. An
+// unlink mostly waits: on a file system mounted with discard (the
+// development VM's), freeing a file's blocks waits for the device, which
+// takes many such requests at once. Removing a 1 GB output took 1.9 s one
+// directory at a time, 1.1 s two at a time and 0.7 s sixteen at a time.
+const removeWorkers = 16
+
+// removeTree is os.RemoveAll over the directories two levels down at
+// once: the previous output has a directory per model under models/, and
+// unlinking its thousands of files one by one was a sixth of a one-model
+// rebuild.
 func removeTree(dir string) error {
 	subdirs, _ := filepath.Glob(filepath.Join(dir, "*", "*"))
 	errs := make([]error, len(subdirs))
-	parallel(len(subdirs), func(i int) { errs[i] = os.RemoveAll(subdirs[i]) })
+	parallelN(len(subdirs), removeWorkers, func(i int) { errs[i] = os.RemoveAll(subdirs[i]) })
 	if err := firstError(errs); err != nil {
 		return err
 	}

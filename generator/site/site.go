@@ -226,8 +226,11 @@ func firstError(errs []error) error {
 
 // parallel runs fn(0..n-1) on GOMAXPROCS workers. fn writes only its own
 // index's results, so results keep content order.
-func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+func parallel(n int, fn func(i int)) { parallelN(n, runtime.GOMAXPROCS(0), fn) }
+
+// parallelN is parallel on the given number of workers.
+func parallelN(n, workers int, fn func(i int)) {
+	workers = min(workers, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
