@@ -10,7 +10,6 @@ import (
 	"dossier/generator/facts"
 	"dossier/generator/internal/binenc"
 	"dossier/generator/internal/sitetest"
-	"dossier/generator/sizing"
 )
 
 // TestModelSidePricedAnew derives every fixture model's model side under
@@ -133,13 +132,13 @@ func largestSide(b *testing.B) []byte {
 // its model side.
 func BenchmarkModelSideEncode(b *testing.B) {
 	side := largestSide(b)
-	ms, err := sizing.DecodeModelSide(side)
+	k, err := decodeKeptSide(side)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(side)))
 	for b.Loop() {
-		if _, err := ms.AppendBinary(nil); err != nil {
+		if _, err := k.append(nil); err != nil {
 			b.Fatal(err)
 		}
 	}
