@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"dossier/generator/internal/binenc"
@@ -76,6 +77,24 @@ func TestBinaryRoundTrip(t *testing.T) {
 	bad.Add(Fact{Key: "x", Value: []string{"a"}})
 	if _, err := bad.AppendBinary(nil); err == nil {
 		t.Error("a value of another type was encoded")
+	}
+}
+
+// TestBinarySourcesStayApart: the facts read back share their sources'
+// backing arrays, and growing one fact's list must not write into the
+// next fact's.
+func TestBinarySourcesStayApart(t *testing.T) {
+	s := NewSet()
+	for _, k := range []string{"a", "b", "c"} {
+		s.Add(Fact{Key: k, Value: int64(1), Unit: "count", Sources: []string{"config.json", k + ".src"}})
+	}
+	got, err := unseal(sealed(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = append(got.Get("a").Sources, "appended")
+	if src := got.Get("b").Sources; !slices.Equal(src, []string{"config.json", "b.src"}) {
+		t.Errorf("an append to a's sources changed b's: %q", src)
 	}
 }
 

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -68,5 +69,56 @@ func TestRepairDoesNotRestoreForeignDirectories(t *testing.T) {
 	}
 	if _, err := os.Stat(dest); !os.IsNotExist(err) {
 		t.Error("restored a directory without the output marker")
+	}
+}
+
+// TestRemoveTree: the previous output goes whole, whatever sits at which
+// depth, with more directories than removal workers.
+func TestRemoveTree(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".public.new-7.old")
+	var files []string
+	for i := range 2*removeWorkers + 3 {
+		files = append(files, filepath.Join("models", fmt.Sprintf("m%02d", i), "index.html"), filepath.Join("models", fmt.Sprintf("m%02d", i), "deep", "x.svg"))
+	}
+	files = append(files, "index.html", filepath.Join(".dossier", "manifest.json"), filepath.Join(".dossier", "model-side", "a.bin"))
+	for _, f := range files {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A link, as a reused page's files are, goes without its target.
+	kept := filepath.Join(t.TempDir(), "kept.html")
+	if err := os.Link(filepath.Join(dir, "index.html"), kept); err != nil {
+		t.Fatal(err)
+	}
+	if err := removeTree(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("%s still there: %v", dir, err)
+	}
+	if b, err := os.ReadFile(kept); err != nil || string(b) != "index.html" {
+		t.Errorf("a link into the removed tree lost its content: %q, %v", b, err)
+	}
+	if err := removeTree(dir); err != nil {
+		t.Errorf("removing what is gone: %v", err)
+	}
+}
+
+// TestParallelN: every index runs once, with fewer and more workers than
+// indexes.
+func TestParallelN(t *testing.T) {
+	for _, workers := range []int{1, 3, 16, 100} {
+		ran := make([]int, 40)
+		parallelN(len(ran), workers, func(i int) { ran[i]++ })
+		for i, n := range ran {
+			if n != 1 {
+				t.Errorf("%d workers: index %d ran %d times", workers, i, n)
+			}
+		}
 	}
 }
