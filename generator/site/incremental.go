@@ -28,7 +28,7 @@ const ManifestPath = ".dossier/manifest.json"
 type manifest struct {
 	Models map[string]manifestEntry `json:"models"` // by slug
 	// Shared is every other published file (lists, feeds, assets, the
-	// cache) and its sha256, so a build can tell it would change nothing.
+	// cache) and its sum (sumOf), so a build can tell it would change nothing.
 	Shared map[string]string `json:"shared"`
 	// SharedKey hashes what the lists, feeds and assets are rendered
 	// from; when it is unchanged they are reused like a page.
@@ -37,7 +37,7 @@ type manifest struct {
 	// directories): a list whose models did not change is reused when
 	// the rest of the shared files are rendered again.
 	Lists map[string]string `json:"lists,omitempty"`
-	// Summaries is the sha256 of SummariesPath as this build wrote it.
+	// Summaries is the sum of SummariesPath as this build wrote it.
 	Summaries string `json:"summaries,omitempty"`
 	// Stamps is the size and modification time of every file, so reuse
 	// can trust a file without reading it. They describe the file system,
@@ -56,7 +56,7 @@ const SummariesPath = ".dossier/summaries"
 
 type manifestEntry struct {
 	Hash  string            `json:"hash"`
-	Files map[string]string `json:"files"` // path relative to the publish directory → sha256 of its bytes
+	Files map[string]string `json:"files"` // path relative to the publish directory → the sum of its bytes
 	// Summary is the model's Summary as published, kept encoded: the
 	// lists are rendered from it, and a site of thousands of models holds
 	// kilobytes, not a tree of maps, per model. It and Entry, its
@@ -82,11 +82,6 @@ type manifestEntry struct {
 	Markdown  *render.DossierParts `json:"markdown,omitempty"` // in index.md
 }
 
-func sum256(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
-}
-
 // entry is one model of a build: computed now, or reused whole from the
 // previous output.
 type entry struct {
@@ -100,7 +95,7 @@ type entry struct {
 	summary   json.RawMessage // the encoded Summary: set once computed, or when reused
 	// modelsEntry is its models.json entry, encoded (see summarize).
 	modelsEntry json.RawMessage
-	files       map[string]string    // published path → sha256; when reused, the previous output's files
+	files       map[string]string    // published path → sum; when reused, the previous output's files
 	analytic    string               // cache key of its module-tree figures
 	priced      *pricedRuns          // where its facts files hold the priced facts
 	dossier     *render.DossierParts // where its HTML page holds its tables
@@ -258,7 +253,7 @@ func loadManifest(dir string) *manifest {
 	}
 	// Without them, or with other bytes than were written, no page is
 	// reused.
-	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(SummariesPath))); err == nil && sum256(b) == m.Summaries {
+	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(SummariesPath))); err == nil && sumOf(b) == m.Summaries {
 		readSummaries(b, m.Models)
 	}
 	return &m

@@ -77,11 +77,11 @@ func (s *Site) produce(out output) error {
 		}
 	}
 	sums := out.sums()
-	h := sha256.New()
+	h := newSum()
 	if err := out.write(SummariesPath, func(w io.Writer) error { return s.writeSummaries(io.MultiWriter(w, h)) }); err != nil {
 		return err
 	}
-	summaries := hex.EncodeToString(h.Sum(nil))
+	summaries := sumString(h)
 	if err := out.write(ManifestPath, func(w io.Writer) error { return s.writeManifest(w, sums, res.key, res.lists, summaries) }); err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (s *Site) produceModel(e *entry, out output) error {
 		files[sidePath] = m.side
 	}
 	for _, name := range sortedKeys(files) {
-		sum := sum256(files[name])
+		sum := sumOf(files[name])
 		// A file rendered to the bytes it already had (a chart when only
 		// prices moved) is linked, not written: no new file to create.
 		if was, ok := before[name]; ok && was == sum && s.intact(name, sum) {

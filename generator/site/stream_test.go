@@ -30,7 +30,7 @@ func TestManifestIsMarshal(t *testing.T) {
 	man := manifest{Models: map[string]manifestEntry{}, Shared: map[string]string{}, SharedKey: "k", Lists: lists, Summaries: "s"}
 	for name, b := range files {
 		if name != ManifestPath && name != StampsPath && name != SummariesPath {
-			man.Shared[name] = sum256(b)
+			man.Shared[name] = sumOf(b)
 		}
 	}
 	for _, e := range s.entries {
@@ -51,7 +51,7 @@ func TestManifestIsMarshal(t *testing.T) {
 	}
 	sums := map[string]string{}
 	for name, b := range files {
-		sums[name] = sum256(b)
+		sums[name] = sumOf(b)
 	}
 	delete(sums, ManifestPath)
 	delete(sums, StampsPath)
@@ -66,7 +66,7 @@ func TestManifestIsMarshal(t *testing.T) {
 	// And it is what the build published, which the next build reads back
 	// with the summaries.
 	var back manifest
-	if err := json.Unmarshal(files[ManifestPath], &back); err != nil || len(back.Models) != len(man.Models) || back.Summaries != sum256(files[SummariesPath]) {
+	if err := json.Unmarshal(files[ManifestPath], &back); err != nil || len(back.Models) != len(man.Models) || back.Summaries != sumOf(files[SummariesPath]) {
 		t.Errorf("published manifest: %d models, summaries %s, %v", len(back.Models), back.Summaries, err)
 	}
 	readSummaries(files[SummariesPath], back.Models)
