@@ -236,6 +236,7 @@ func stage(dest string) (*staging, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create staging directory: %w", err)
 	}
+	spread(dir)
 	return &staging{dest: dest, dir: dir}, nil
 }
 

@@ -1,0 +1,33 @@
+package site
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// topDir is FS_TOPDIR_FL from linux/fs.h (chattr +T).
+const topDir = 0x20000
+
+// spread asks the file system to place dir's subdirectories as it places
+// top-level ones, in block groups of their own rather than beside dir. On
+// an ext4 without a journal (the development VM's and CI's) an inode is
+// not reused for a while after it was freed (minutes, here), and finding
+// a free one tests every such inode in the group: next to an output just
+// replaced, each new file of the next build paid for the thousands
+// removed with it (4,000 files in 1,000 new directories: 2.2-3.0 s of
+// system time; under a directory with the hint, 0.15 s). Best effort:
+// file systems without the flag refuse it.
+func spread(dir string) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
+	if err != nil {
+		return
+	}
+	unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, int(flags|topDir))
+}
