@@ -18,7 +18,7 @@ func TestStagingIsSpread(t *testing.T) {
 		t.Skipf("the file system keeps no inode flags: %v", err)
 	}
 	if flags&topDir != 0 {
-		t.Fatalf("the test directory already has the hint")
+		t.Skip("the test's own directory has the hint: the staging directory's would prove nothing")
 	}
 	st, err := stage(dest)
 	if err != nil {
