@@ -514,6 +514,8 @@ func TestServeBusyPortFailsBeforeBuilding(t *testing.T) {
 // Item 11 of issue 15: a build killed between the two renames of its swap
 // leaves no public/, the previous output in .public.new-N.old and the new
 // one in .public.new-N. The next build repairs that and removes both.
+// (A build exchanges the directories at once where the file system can,
+// and falls back to the two renames where it cannot.)
 func TestBuildRepairsACrashedSwap(t *testing.T) {
 	root := badSiteCopy(t)
 	if code, out, errs := run("--source", root, "build"); code != 0 {
@@ -534,7 +536,8 @@ func TestBuildRepairsACrashedSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".public") {
+		// The spare is the output before the last build, kept on purpose.
+		if strings.HasPrefix(e.Name(), ".public") && e.Name() != ".public.spare" {
 			t.Errorf("%s left behind", e.Name())
 		}
 	}

@@ -85,6 +85,11 @@ func (s *Site) produce(out output) error {
 	if err := out.write(ManifestPath, func(w io.Writer) error { return s.writeManifest(w, sums, res.key, res.lists, summaries) }); err != nil {
 		return err
 	}
+	return putStamps(out)
+}
+
+// putStamps publishes the stamps file, last: what out has published.
+func putStamps(out output) error {
 	b, err := json.Marshal(out.stamps())
 	if err != nil {
 		return fmt.Errorf("%s: %w", StampsPath, err)

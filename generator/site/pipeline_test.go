@@ -63,6 +63,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 		}
 		sameOutput(t, what, dir, full)
 		stampsAreTrue(t, what, dir)
+		spareIsTrue(t, what, dir)
 	}
 
 	first := build("", dest)

@@ -5,10 +5,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -42,8 +40,9 @@ type output interface {
 	putSum(name string, b []byte, sum string) error
 	// sums is every file published so far and its sum.
 	sums() map[string]string
-	// stamps is the size and modification time of every file on disk.
-	stamps() map[string]stamp
+	// stamps is the size, modification time and sum of every file on
+	// disk.
+	stamps() map[string]filed
 }
 
 // sink receives files as they are rendered. Implementations are safe for
@@ -151,10 +150,14 @@ func (l *ledger) keepStamp(name string, st stamp) {
 	l.st[name] = st
 }
 
-func (l *ledger) stamps() map[string]stamp {
+func (l *ledger) stamps() map[string]filed {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return maps.Clone(l.st)
+	out := make(map[string]filed, len(l.st))
+	for name, st := range l.st {
+		out[name] = filed{st, l.sum[name]}
+	}
+	return out
 }
 
 func (l *ledger) record(name, sum string) error {
@@ -178,219 +181,6 @@ func (l *ledger) sums() map[string]string {
 	defer l.mu.Unlock()
 	return maps.Clone(l.sum)
 }
-
-// staging is a fresh sibling directory of the destination that replaces it
-// with two renames once everything is written (see commit): an error
-// before the swap leaves the destination as it was.
-type staging struct {
-	ledger
-	dest, dir string
-	// made is the directories created so far: a model's seven files
-	// share one, and a mkdir per file was a third of a one-model build.
-	mu   sync.Mutex
-	made map[string]bool
-}
-
-// mkdir creates dir and its missing parents inside the staging directory
-// with one mkdir each and no stat: the staging directory starts empty, so
-// made knows which exist.
-func (st *staging) mkdir(dir string) error {
-	st.mu.Lock()
-	made := st.made[dir] || dir == st.dir
-	st.mu.Unlock()
-	if made {
-		return nil
-	}
-	if parent := filepath.Dir(dir); parent != dir {
-		if err := st.mkdir(parent); err != nil {
-			return err
-		}
-	}
-	// Another worker may have made it meanwhile.
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	st.mu.Lock()
-	if st.made == nil {
-		st.made = map[string]bool{}
-	}
-	st.made[dir] = true
-	st.mu.Unlock()
-	return nil
-}
-
-// stage creates the staging directory for dest.
-func stage(dest string) (*staging, error) {
-	dest = filepath.Clean(dest)
-	if _, err := repairSwap(dest); err != nil {
-		return nil, err
-	}
-	if err := checkReplaceable(dest); err != nil {
-		return nil, err
-	}
-	parent := filepath.Dir(dest)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", parent, err)
-	}
-	dir, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".new-")
-	if err != nil {
-		return nil, fmt.Errorf("create staging directory: %w", err)
-	}
-	spread(dir)
-	return &staging{dest: dest, dir: dir}, nil
-}
-
-func (st *staging) path(name string) (string, error) {
-	p := filepath.Join(st.dir, filepath.FromSlash(name))
-	if err := st.mkdir(filepath.Dir(p)); err != nil {
-		return "", err
-	}
-	return p, nil
-}
-
-func (st *staging) put(name string, b []byte) error { return st.putSum(name, b, sumOf(b)) }
-
-func (st *staging) putSum(name string, b []byte, sum string) error {
-	if err := st.record(name, sum); err != nil {
-		return err
-	}
-	p, err := st.path(name)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	return st.setStamp(name, p)
-}
-
-func (st *staging) write(name string, fill func(io.Writer) error) error {
-	p, err := st.path(name)
-	if err != nil {
-		return err
-	}
-	f, err := os.Create(p)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	h := newSum()
-	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 64<<10)
-	if err := fill(bw); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	if err := st.record(name, sumString(h)); err != nil {
-		return err
-	}
-	return st.setStamp(name, p)
-}
-
-// reuse hardlinks the previous file into the staging directory (both are
-// siblings, so on one file system); where links fail it copies the file
-// without holding it in memory.
-func (st *staging) reuse(name, from, sum string, known *stamp) error {
-	if err := st.record(name, sum); err != nil {
-		return err
-	}
-	p, err := st.path(name)
-	if err != nil {
-		return err
-	}
-	if os.Link(from, p) != nil {
-		if err := copyFile(from, p); err != nil {
-			return err
-		}
-		known = nil // a copy has a stamp of its own
-	}
-	if known != nil {
-		st.keepStamp(name, *known)
-		return nil
-	}
-	return st.setStamp(name, p)
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return fmt.Errorf("reuse %s: %w", from, err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", to, err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy %s to %s: %w", from, to, err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", to, err)
-	}
-	return nil
-}
-
-// commit runs finish on the staged output (the search index), then swaps
-// it in for the destination and returns the published paths, sorted.
-func (st *staging) commit(finish func(staged string) error) ([]string, error) {
-	if finish != nil {
-		if err := finish(st.dir); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.Chmod(st.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("chmod %s: %w", st.dir, err)
-	}
-	old := ""
-	if _, err := os.Stat(st.dest); err == nil {
-		old = st.dir + ".old"
-		if err := os.Rename(st.dest, old); err != nil {
-			return nil, fmt.Errorf("move previous output aside: %w", err)
-		}
-	}
-	if err := os.Rename(st.dir, st.dest); err != nil {
-		if old != "" {
-			os.Rename(old, st.dest) // put the previous output back
-		}
-		return nil, fmt.Errorf("swap in new output: %w", err)
-	}
-	if old != "" {
-		if err := removeTree(old); err != nil {
-			return nil, fmt.Errorf("remove previous output: %w", err)
-		}
-	}
-	return sortedNames(st.sums()), nil
-}
-
-// removeWorkers is how many directories removeTree removes at once. An
-// unlink mostly waits: on a file system mounted with discard (the
-// development VM's), freeing a file's blocks waits for the device, which
-// takes many such requests at once. Removing a 1 GB output took 1.9 s one
-// directory at a time, 1.1 s two at a time and 0.7 s sixteen at a time.
-const removeWorkers = 16
-
-// removeTree is os.RemoveAll over the directories two levels down at
-// once: the previous output has a directory per model under models/, and
-// unlinking its thousands of files one by one was a sixth of a one-model
-// rebuild.
-func removeTree(dir string) error {
-	subdirs, _ := filepath.Glob(filepath.Join(dir, "*", "*"))
-	errs := make([]error, len(subdirs))
-	parallelN(len(subdirs), removeWorkers, func(i int) { errs[i] = os.RemoveAll(subdirs[i]) })
-	if err := firstError(errs); err != nil {
-		return err
-	}
-	return os.RemoveAll(dir)
-}
-
-// discard removes the staging directory; a no-op after a commit.
-func (st *staging) discard() { os.RemoveAll(st.dir) }
 
 // memory keeps the files in a map, for a build compared rather than
 // published (dossier diff).

@@ -9,8 +9,9 @@ import (
 )
 
 // repairSwap finishes what a build killed during its swap left behind.
-// PublishWith stages into .NAME.new-N beside dest, moves dest aside to
-// .NAME.new-N.old, then renames the staging directory to dest. Killed
+// A build stages into .NAME.new-N beside dest; where the file system
+// cannot exchange two directories at once, it moves dest aside to
+// .NAME.new-N.old and then renames the staging directory to dest. Killed
 // between the two renames, there is no dest: the previous output, whole,
 // is in the .old directory and is put back. Every other leftover staging
 // directory is removed. It returns what it did, for the build's report.

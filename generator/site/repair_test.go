@@ -44,12 +44,15 @@ func TestPublishRepairsACrashedSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 || entries[0].Name() != "public" {
+	if len(entries) != 2 || entries[0].Name() != ".public.spare" || entries[1].Name() != "public" {
 		var names []string
 		for _, e := range entries {
 			names = append(names, e.Name())
 		}
-		t.Errorf("left beside public/: %q", names)
+		t.Errorf("left beside public/: %q, want only the spare", names)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".public.spare", "a.txt")); string(b) != "one" {
+		t.Errorf("the spare's a.txt = %q, want the previous output's", b)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dest, "a.txt")); string(b) != "two" {
 		t.Errorf("a.txt = %q after the next publish", b)

@@ -2,6 +2,7 @@ package site
 
 import (
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,4 +31,16 @@ func spread(dir string) {
 		return
 	}
 	unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, int(flags|topDir))
+}
+
+// exchange swaps the directories a and b atomically (renameat2 with
+// RENAME_EXCHANGE): there is no moment without either.
+func exchange(a, b string) error {
+	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+}
+
+// soleLink says whether no other directory entry links fi's file.
+func soleLink(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 1
 }

@@ -20,7 +20,7 @@ func TestStagingIsSpread(t *testing.T) {
 	if flags&topDir != 0 {
 		t.Skip("the test's own directory has the hint: the staging directory's would prove nothing")
 	}
-	st, err := stage(dest)
+	st, err := stage(dest, true)
 	if err != nil {
 		t.Fatal(err)
 	}

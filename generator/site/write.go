@@ -53,7 +53,7 @@ func Publish(dest string, files map[string][]byte) ([]string, error) {
 // PublishWith is Publish with a step that runs on the staged output before
 // it replaces dest (the search index); its failure keeps dest as it was.
 func PublishWith(dest string, files map[string][]byte, finish func(staged string) error) ([]string, error) {
-	st, err := stage(dest)
+	st, err := stage(dest, true)
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +63,9 @@ func PublishWith(dest string, files map[string][]byte, finish func(staged string
 		if err := st.put(name, files[name]); err != nil {
 			return nil, err
 		}
+	}
+	if err := putStamps(st); err != nil {
+		return nil, err
 	}
 	return st.commit(finish)
 }
@@ -91,7 +94,8 @@ func Build(s *Site, opts Options) (*Report, error) {
 	if unchanged {
 		r.Files, r.Unchanged = names, true
 	} else {
-		st, err := stage(dest)
+		// A --full build (no previous output) writes every byte.
+		st, err := stage(dest, s.prev != nil)
 		if err != nil {
 			return nil, err
 		}
