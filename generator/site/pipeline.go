@@ -55,6 +55,9 @@ func (s *Site) produce(out output) error {
 	if recomputed == 0 {
 		startShared()
 	}
+	var prefetching sync.WaitGroup
+	prefetching.Go(func() { s.prefetch(order[:recomputed], willNeed) })
+	defer prefetching.Wait()
 	var left atomic.Int64
 	left.Store(int64(recomputed))
 	errs := make([]error, len(order))
@@ -95,6 +98,29 @@ func putStamps(out output) error {
 		return fmt.Errorf("%s: %w", StampsPath, err)
 	}
 	return out.put(StampsPath, append(b, '\n'))
+}
+
+// prefetch passes to need (willNeed, which has the kernel read ahead) the
+// previous output's files that models priced anew read
+// (previousModelSide, previousPage), in the order the workers take the
+// models. With a cold page cache a price build otherwise waited for about
+// 0.9 GB at 1,000 pages, one file at a time on each worker.
+func (s *Site) prefetch(models []*entry, need func(path string)) {
+	if s.prev == nil {
+		return
+	}
+	for _, e := range models {
+		pe, ok := s.prev.Models[e.slug]
+		if !ok || e.modelSide == "" || pe.ModelSide != e.modelSide {
+			continue
+		}
+		dir := "models/" + e.slug + "/"
+		for _, name := range []string{ModelSidePath(e.slug), dir + "facts.json", dir + "facts.html", dir + "index.html", dir + "index.md"} {
+			if _, ok := pe.Files[name]; ok {
+				need(filepath.Join(s.prevDir, filepath.FromSlash(name)))
+			}
+		}
+	}
 }
 
 // shared publishes the files that list the models (see sharedFiles), or

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"dossier/generator/facts"
@@ -239,6 +240,41 @@ func TestPricedRunsText(t *testing.T) {
 		back = pr
 		if err := back.UnmarshalText([]byte(bad)); err != nil || back.Others != "" || back.Runs != nil {
 			t.Errorf("%q read as %+v (%v)", bad, back, err)
+		}
+	}
+}
+
+// TestPrefetchAsksForWhatPricingReads: after a price change, the files
+// prefetch asks the kernel to read ahead are the previous output's model
+// side and four page files of every model, and all exist; a snapshot
+// change asks for none of the changed model's (it is computed afresh).
+func TestPrefetchAsksForWhatPricingReads(t *testing.T) {
+	root := copySite(t)
+	prev := filepath.Join(t.TempDir(), "prev")
+	if _, err := Build(loadSite(t, root, Options{}), Options{Destination: prev}); err != nil {
+		t.Fatal(err)
+	}
+	asked := func() map[string]bool {
+		s := loadSite(t, root, Options{Previous: prev})
+		got := map[string]bool{}
+		s.prefetch(s.entries, func(p string) { got[p] = true })
+		return got
+	}
+	priceEdits[0].edit(t, root)
+	got := asked()
+	s := loadSite(t, root, Options{Previous: prev})
+	if len(s.entries) == 0 || len(got) != 5*len(s.entries) {
+		t.Errorf("asked for %d files for %d models, want five each", len(got), len(s.entries))
+	}
+	for p := range got {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("asked for %s: %v", p, err)
+		}
+	}
+	sitetest.Edit(t, filepath.Join(root, "data/hub/moonshotai/Kimi-K3/snapshot.json"), `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`)
+	for p := range asked() {
+		if strings.Contains(p, "kimi-k3") {
+			t.Errorf("asked for %s, of a model whose snapshot changed", p)
 		}
 	}
 }

@@ -15,3 +15,6 @@ func exchange(string, string) error { return errors.ErrUnsupported }
 
 // soleLink is unknown here, so a spare's file is never written over.
 func soleLink(os.FileInfo) bool { return false }
+
+// willNeed is a no-op here: files are read when they are needed.
+func willNeed(string) {}

@@ -44,3 +44,14 @@ func soleLink(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && st.Nlink == 1
 }
+
+// willNeed asks the kernel to read the file at p into the page cache in
+// the background (best effort).
+func willNeed(p string) {
+	f, err := os.Open(p)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_WILLNEED)
+}
