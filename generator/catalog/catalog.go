@@ -173,15 +173,28 @@ type hardwareFile struct {
 // dateRe accepts a calendar date YYYY-MM-DD (see checked.Date).
 var dateRe calendarDate
 
-// Load reads data/hardware.yaml and data/pricing/*.yaml under dataDir.
+// Load reads the catalogs under dataDir (see LoadFS).
 func Load(dataDir string) (*Catalog, error) {
 	return LoadFS(os.DirFS(dataDir), dataDir)
 }
 
-// LoadFS reads hardware.yaml, software.yaml and pricing/*.yaml from fsys
-// (a data directory, or the catalogs embedded in the binary); label is
-// what errors and PriceList.File call its root.
+// LoadSizing reads the catalogs under dataDir that size a model:
+// everything but software.yaml, which only the pages use (Software is
+// empty). A site of a thousand models has a software window or more per
+// model, and parsing them was a sixth of sizing one from its config.
+func LoadSizing(dataDir string) (*Catalog, error) {
+	return load(os.DirFS(dataDir), dataDir, false)
+}
+
+// LoadFS reads hardware.yaml, software.yaml, references.yaml and
+// pricing/*.{json,yaml} from fsys (a data directory, or the catalogs
+// embedded in the binary); label is what errors and PriceList.File call
+// its root.
 func LoadFS(fsys fs.FS, label string) (*Catalog, error) {
+	return load(fsys, label, true)
+}
+
+func load(fsys fs.FS, label string, software bool) (*Catalog, error) {
 	hwPath := filepath.Join(label, "hardware.yaml")
 	b, err := fs.ReadFile(fsys, "hardware.yaml")
 	if err != nil {
@@ -202,8 +215,10 @@ func LoadFS(fsys fs.FS, label string) (*Catalog, error) {
 		}
 		c.Accelerators[a.ID] = a
 	}
-	if err := loadSoftware(fsys, label, "software.yaml", c); err != nil {
-		return nil, err
+	if software {
+		if err := loadSoftware(fsys, label, "software.yaml", c); err != nil {
+			return nil, err
+		}
 	}
 	if err := loadReferences(fsys, label, "references.yaml", c); err != nil {
 		return nil, err

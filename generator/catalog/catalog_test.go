@@ -187,3 +187,32 @@ func TestBadSnapshotNamesFileAndField(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestLoadSizingSkipsSoftware: the sizing catalogs are the full ones but
+// the software windows, and a broken software.yaml does not stop them.
+func TestLoadSizingSkipsSoftware(t *testing.T) {
+	full, err := Load(filepath.Join("testdata", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "data"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "software.yaml"), []byte("windows: [unclosed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil {
+		t.Fatal("Load accepted a broken software.yaml")
+	}
+	sizing, err := LoadSizing(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sizing.Software) != 0 {
+		t.Errorf("LoadSizing read %d software windows", len(sizing.Software))
+	}
+	if len(sizing.Accelerators) != len(full.Accelerators) || len(sizing.PriceLists) != len(full.PriceLists) || len(sizing.PriceLists) == 0 || len(sizing.References) != len(full.References) {
+		t.Errorf("LoadSizing: %d accelerators, %d price lists; Load: %d, %d", len(sizing.Accelerators), len(sizing.PriceLists), len(full.Accelerators), len(full.PriceLists))
+	}
+}

@@ -307,7 +307,7 @@ func (a *app) planEnvironment(cmd *cobra.Command) (*planEnv, error) {
 			return nil, err
 		}
 		dataDir := cfg.Dir(cfg.DataDir)
-		cat, err := catalog.Load(dataDir)
+		cat, err := catalog.LoadSizing(dataDir)
 		if err != nil {
 			return nil, err
 		}
