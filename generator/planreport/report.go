@@ -59,13 +59,16 @@ var sectionPrefixes = map[string]string{
 var sectionOrder = []string{"Parameters", "Architecture", "Bytes", "Memory", "Fit", "Speed", "Cost", "Other"}
 
 func sectionOf(key string) string {
-	best, title := -1, "Other"
-	for p, t := range sectionPrefixes {
-		if (key == p || strings.HasPrefix(key, p+".")) && len(p) > best {
-			best, title = len(p), t
+	for p := key; ; { // the longest prefix first
+		if t, ok := sectionPrefixes[p]; ok {
+			return t
 		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			return "Other"
+		}
+		p = p[:i]
 	}
-	return title
 }
 
 // leading puts the facts a reader looks for first at the top of their

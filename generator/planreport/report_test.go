@@ -69,3 +69,21 @@ func TestWrapKeepsWidth(t *testing.T) {
 		t.Errorf("wrap of empty = %q", got)
 	}
 }
+
+// FuzzWrapShortcut: where wrap returns a cell as it is, wrapping it word
+// by word gives the same line.
+func FuzzWrapShortcut(f *testing.F) {
+	for _, s := range []string{"", "a", "1,560.9 GB", " lead", "trail ", "two  spaces", "tab\there", "nbsp\u00a0here", "ünïcode wörds", strings.Repeat("x", 90)} {
+		f.Add(s, 10)
+		f.Add(s, 80)
+	}
+	f.Fuzz(func(t *testing.T, s string, width int) {
+		width = max(8, min(width, 200))
+		if !fitsAsIs(s, width) {
+			return
+		}
+		if got := wrapWords(s, width); len(got) != 1 || got[0] != s {
+			t.Errorf("wrapWords(%q, %d) = %q, the shortcut gives it as is", s, width, got)
+		}
+	})
+}
