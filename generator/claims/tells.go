@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
@@ -84,7 +85,7 @@ func (c *Context) UseCatalog(cat *catalog.Catalog) {
 	sort.Strings(ids)
 	for _, id := range ids {
 		a := cat.Accelerators[id]
-		m := sizeRe.FindStringSubmatch(a.MemoryMarketing)
+		m := patterns().sizeRe.FindStringSubmatch(a.MemoryMarketing)
 		if m == nil {
 			continue
 		}
@@ -136,32 +137,55 @@ func NewContext(set *facts.Set, a *arch.Architecture, reviewed string) *Context 
 	return c
 }
 
-var (
-	sizeRe = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?)\s*(TB|GB|TiB|GiB|MB)\b`)
-	// A precision label: "4-bit", "four bits", "half a byte", a format name.
-	labelRe = regexp.MustCompile(`(?i)(?:^|[^\d.])(?:\d{1,2}|two|three|four|six|eight|sixteen)[ -]bits?\b|\bhalf a byte\b|\b(?:FP8|FP4|INT4|INT8|MXFP4|NVFP4|NF4|BF16|FP16)\b`)
-	// Words that limit a label to part of the model; a layer count or the
-	// word "attention" alone does not.
-	partRe = regexp.MustCompile(`(?i)\b(?:only|except|excluding|apart from|while|whereas|ignor\w*|unquantized|not quantized|stays?|remains?|kept|keeps|experts?|scales?|payload|targets?|some|partly|averages?|mixed|everything else|quantized values)\b`)
-	// Novelty: the adjectives, "new" before a mechanism noun, and "first"
-	// only as "first ... to", "first-ever" or "world's first" — an ordinal
-	// ("the first full-attention layer") is not a claim of novelty.
-	noveltyRe = regexp.MustCompile(`(?i)\b(?:novel|breakthrough|invent\w*|introduc\w*|pioneer\w*|debut\w*)\b|\bnew\s+(?:\w+\s+){0,2}?(?:architectur\w*|mechanisms?|attention|methods?|approach\w*|techniques?|improvements?|way|kind|design|residual\w*|modules?|routing|algorithms?|idea)\b|\b(?:world'?s|industry'?s|very)\s+first\b|\bfirst[- ]ever\b|\bfirst\s+(?:[\w'-]+\s+){0,4}?to\s+\w`)
-	datedRe   = regexp.MustCompile(`(?i)\b\d{4}\.\d{4,5}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+(?:\d{1,2},\s*)?\d{4}\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\b|\bprior art\b`)
-	perfRe    = regexp.MustCompile(`(?i)\d[\d,]*(?:\.\d+)?\s*(?:×|x\b)\s*(?:faster|slower|speed|throughput|decod\w*|higher|more|less|lower|smaller|cheaper|improvement|$|[.,;:)])|\d[\d,.]*\s*(?:tok(?:en)?s?/s|tokens?\s+per\s+second|ms\b|s/token|s\s+per\s+token|tokens?/sec)|\d[\d,.]*\s*%\s*(?:faster|less|lower|reduction|fewer|smaller|speed)|(?:time to first token|TTFT|latency)\D{0,20}\d`)
-	// A capability claim: "runs on a single card", "run K3 on a laptop".
-	runsOnRe = regexp.MustCompile(`(?i)\b(?:runs?|running)\b(?:\s+[\w()'.-]+){0,3}?\s+(?:on|in)\b`)
-	// Hardware counts only when named: "a GPU" or "a single card" says nothing.
-	hardwareRe = regexp.MustCompile(`(?i)\b(?:[ABHL]\d{2,3}S?|H200|B[23]00|GB[23]00|NVL\d+|RTX\s*\w+|MI3\d\dX|TPU\s*v?\d\w*|M\d\s+(?:Ultra|Max|Pro)|\d+\s*nm|MHz|simulation|simulated|hosted API)\b`)
-	batchRe    = regexp.MustCompile(`(?i)\bbatch\b|\bconcurren|\bcontext\b|\bsingle[- ]user\b|\bone sequence\b|\bper user\b|\d[\d,]*\s+tokens\b`)
-	modelRe    = regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?[BT]\b|\bA\d+B\b|\bmodel\b|\bcheckpoint\b|\bmeasured on\b|\b\d+ layers\b|\bK\d(?:\.\d)?\b|\b(?:Kimi|Llama|DeepSeek|Qwen|Mixtral|Mistral|Gemma|gpt-oss|GLM)\b`)
-	yearRe     = regexp.MustCompile(`\b(?:19|20)\d{2}\b`)
-	// An interval stated in words; the bounds themselves are checked per measurement.
-	intervalWordRe = regexp.MustCompile(`(?i)±|\binterval\b|\bCI\b|\bconfidence\b|\bspread\b|\buncertaint\w*|\bmargin of error\b`)
-	relativeRe     = regexp.MustCompile(`(?i)\b(?:(?:later|earlier) this (?:month|week|year|quarter)|this (?:month|week|quarter)|next (?:week|month|quarter|year)|next week'?s|soon|shortly|tomorrow|tonight|in the coming (?:days|weeks|months)|coming weeks|upcoming|imminent(?:ly)?|by the end of (?:the|this|next) (?:day|week|month|quarter|year)|within (?:days|weeks|months|the (?:week|month|year))|in (?:a|one|two|three|four|five|six|a few|several|\d+) (?:days?|weeks?|months?|years?))\b`)
-	absDateRe      = regexp.MustCompile(`(?i)\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},?\s+\d{4}\b`)
-	sentenceEnd    = regexp.MustCompile(`[.!?](?:\s+|$)`)
-)
+// tellRegexps are the tells' regular expressions.
+type tellRegexps struct {
+	sizeRe         *regexp.Regexp
+	labelRe        *regexp.Regexp
+	partRe         *regexp.Regexp
+	noveltyRe      *regexp.Regexp
+	datedRe        *regexp.Regexp
+	perfRe         *regexp.Regexp
+	runsOnRe       *regexp.Regexp
+	hardwareRe     *regexp.Regexp
+	batchRe        *regexp.Regexp
+	modelRe        *regexp.Regexp
+	yearRe         *regexp.Regexp
+	intervalWordRe *regexp.Regexp
+	relativeRe     *regexp.Regexp
+	absDateRe      *regexp.Regexp
+	sentenceEnd    *regexp.Regexp
+}
+
+// patterns compiles them on first use: a command that lints no prose
+// (plan) does not pay for them when it starts.
+var patterns = sync.OnceValue(func() *tellRegexps {
+	return &tellRegexps{
+		sizeRe: regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?)\s*(TB|GB|TiB|GiB|MB)\b`),
+		// A precision label: "4-bit", "four bits", "half a byte", a format name.
+		labelRe: regexp.MustCompile(`(?i)(?:^|[^\d.])(?:\d{1,2}|two|three|four|six|eight|sixteen)[ -]bits?\b|\bhalf a byte\b|\b(?:FP8|FP4|INT4|INT8|MXFP4|NVFP4|NF4|BF16|FP16)\b`),
+		// Words that limit a label to part of the model; a layer count or the
+		// word "attention" alone does not.
+		partRe: regexp.MustCompile(`(?i)\b(?:only|except|excluding|apart from|while|whereas|ignor\w*|unquantized|not quantized|stays?|remains?|kept|keeps|experts?|scales?|payload|targets?|some|partly|averages?|mixed|everything else|quantized values)\b`),
+		// Novelty: the adjectives, "new" before a mechanism noun, and "first"
+		// only as "first ... to", "first-ever" or "world's first" — an ordinal
+		// ("the first full-attention layer") is not a claim of novelty.
+		noveltyRe: regexp.MustCompile(`(?i)\b(?:novel|breakthrough|invent\w*|introduc\w*|pioneer\w*|debut\w*)\b|\bnew\s+(?:\w+\s+){0,2}?(?:architectur\w*|mechanisms?|attention|methods?|approach\w*|techniques?|improvements?|way|kind|design|residual\w*|modules?|routing|algorithms?|idea)\b|\b(?:world'?s|industry'?s|very)\s+first\b|\bfirst[- ]ever\b|\bfirst\s+(?:[\w'-]+\s+){0,4}?to\s+\w`),
+		datedRe:   regexp.MustCompile(`(?i)\b\d{4}\.\d{4,5}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+(?:\d{1,2},\s*)?\d{4}\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\b|\bprior art\b`),
+		perfRe:    regexp.MustCompile(`(?i)\d[\d,]*(?:\.\d+)?\s*(?:×|x\b)\s*(?:faster|slower|speed|throughput|decod\w*|higher|more|less|lower|smaller|cheaper|improvement|$|[.,;:)])|\d[\d,.]*\s*(?:tok(?:en)?s?/s|tokens?\s+per\s+second|ms\b|s/token|s\s+per\s+token|tokens?/sec)|\d[\d,.]*\s*%\s*(?:faster|less|lower|reduction|fewer|smaller|speed)|(?:time to first token|TTFT|latency)\D{0,20}\d`),
+		// A capability claim: "runs on a single card", "run K3 on a laptop".
+		runsOnRe: regexp.MustCompile(`(?i)\b(?:runs?|running)\b(?:\s+[\w()'.-]+){0,3}?\s+(?:on|in)\b`),
+		// Hardware counts only when named: "a GPU" or "a single card" says nothing.
+		hardwareRe: regexp.MustCompile(`(?i)\b(?:[ABHL]\d{2,3}S?|H200|B[23]00|GB[23]00|NVL\d+|RTX\s*\w+|MI3\d\dX|TPU\s*v?\d\w*|M\d\s+(?:Ultra|Max|Pro)|\d+\s*nm|MHz|simulation|simulated|hosted API)\b`),
+		batchRe:    regexp.MustCompile(`(?i)\bbatch\b|\bconcurren|\bcontext\b|\bsingle[- ]user\b|\bone sequence\b|\bper user\b|\d[\d,]*\s+tokens\b`),
+		modelRe:    regexp.MustCompile(`(?i)\b\d+(?:\.\d+)?[BT]\b|\bA\d+B\b|\bmodel\b|\bcheckpoint\b|\bmeasured on\b|\b\d+ layers\b|\bK\d(?:\.\d)?\b|\b(?:Kimi|Llama|DeepSeek|Qwen|Mixtral|Mistral|Gemma|gpt-oss|GLM)\b`),
+		yearRe:     regexp.MustCompile(`\b(?:19|20)\d{2}\b`),
+		// An interval stated in words; the bounds themselves are checked per measurement.
+		intervalWordRe: regexp.MustCompile(`(?i)±|\binterval\b|\bCI\b|\bconfidence\b|\bspread\b|\buncertaint\w*|\bmargin of error\b`),
+		relativeRe:     regexp.MustCompile(`(?i)\b(?:(?:later|earlier) this (?:month|week|year|quarter)|this (?:month|week|quarter)|next (?:week|month|quarter|year)|next week'?s|soon|shortly|tomorrow|tonight|in the coming (?:days|weeks|months)|coming weeks|upcoming|imminent(?:ly)?|by the end of (?:the|this|next) (?:day|week|month|quarter|year)|within (?:days|weeks|months|the (?:week|month|year))|in (?:a|one|two|three|four|five|six|a few|several|\d+) (?:days?|weeks?|months?|years?))\b`),
+		absDateRe:      regexp.MustCompile(`(?i)\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},?\s+\d{4}\b`),
+		sentenceEnd:    regexp.MustCompile(`[.!?](?:\s+|$)`),
+	}
+})
 
 var unitBytes = map[string]float64{"TB": 1e12, "GB": 1e9, "MB": 1e6, "TIB": 1 << 40, "GIB": 1 << 30}
 
@@ -225,7 +249,7 @@ func (c *Context) lintSentence(s string, withInterval []*content.Measurement) []
 	low := lowered(s)
 	var sizes [][]string
 	if strings.ContainsAny(s, "0123456789") {
-		sizes = sizeRe.FindAllStringSubmatch(s, -1)
+		sizes = patterns().sizeRe.FindAllStringSubmatch(s, -1)
 	}
 	for _, m := range sizes {
 		if f := c.product(m[1], m[2]); f != "" {
@@ -233,21 +257,21 @@ func (c *Context) lintSentence(s string, withInterval []*content.Measurement) []
 		}
 	}
 	if c.Mixed && low.has(labelWords) {
-		if l := labelRe.FindString(s); l != "" && !partRe.MatchString(s) {
+		if l := patterns().labelRe.FindString(s); l != "" && !patterns().partRe.MatchString(s) {
 			add(TellPrecision, "%q applied to the whole model, but %s", strings.TrimSpace(l), c.MixedBecause)
 		}
 	}
 	if low.has(noveltyWords) {
-		if w := noveltyRe.FindString(s); w != "" && !datedRe.MatchString(s) {
+		if w := patterns().noveltyRe.FindString(s); w != "" && !patterns().datedRe.MatchString(s) {
 			add(TellNovelty, "%q with no dated prior-art artifact (arXiv id or date) in the sentence", w)
 		}
 	}
 	var perf string
 	if low.has(perfWords) {
-		perf = perfRe.FindString(s)
+		perf = patterns().perfRe.FindString(s)
 	}
 	if perf == "" && low.has(runsOnWords) {
-		perf = runsOnRe.FindString(s)
+		perf = patterns().runsOnRe.FindString(s)
 	}
 	if perf != "" && !configured(s) {
 		add(TellNoConfig, "%q without its measured configuration (model, hardware, batch, date)", strings.TrimSpace(perf))
@@ -258,7 +282,7 @@ func (c *Context) lintSentence(s string, withInterval []*content.Measurement) []
 		}
 	}
 	if low.has(relativeWords) {
-		if r := relativeRe.FindString(s); r != "" && !absDateRe.MatchString(s) {
+		if r := patterns().relativeRe.FindString(s); r != "" && !patterns().absDateRe.MatchString(s) {
 			add(TellShelfLife, "%q has a shelf life but no absolute date", r)
 		}
 	}
@@ -376,9 +400,9 @@ func (c *Context) realNote() string {
 // and date — one of them the hardware or the date, since a model name and a
 // context alone say nothing about where or when it was measured.
 func configured(s string) bool {
-	hw, dated := hardwareRe.MatchString(s), yearRe.MatchString(s)
+	hw, dated := patterns().hardwareRe.MatchString(s), patterns().yearRe.MatchString(s)
 	n := 0
-	for _, ok := range []bool{hw, batchRe.MatchString(s), modelRe.MatchString(s), dated} {
+	for _, ok := range []bool{hw, patterns().batchRe.MatchString(s), patterns().modelRe.MatchString(s), dated} {
 		if ok {
 			n++
 		}
@@ -409,7 +433,7 @@ func quotes(s string, m *content.Measurement) bool {
 // statesInterval reports whether s gives m's interval: in words (±, CI,
 // spread) or by both of its bounds.
 func statesInterval(s string, m *content.Measurement) bool {
-	if intervalWordRe.MatchString(s) {
+	if patterns().intervalWordRe.MatchString(s) {
 		return true
 	}
 	if m.Interval != nil {
@@ -464,7 +488,7 @@ type span struct {
 func sentences(text string) []span {
 	var out []span
 	start := 0
-	for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
+	for _, loc := range patterns().sentenceEnd.FindAllStringIndex(text, -1) {
 		out = append(out, span{strings.TrimSpace(text[start:loc[1]]), start})
 		start = loc[1]
 	}

@@ -13,21 +13,21 @@ var tellPatterns = []struct {
 	words   []string
 	samples []string
 }{
-	{"label", labelRe, labelWords, []string{
+	{"label", patterns().labelRe, labelWords, []string{
 		"stored at 4-bit", "in four bits", "twelve 16 bit", "eight-bit weights", "sixteen bits", "half a byte per weight",
 		"FP8 weights", "an FP4 payload", "INT4 experts", "INT8", "MXFP4 blocks", "NVFP4", "NF4", "BF16 attention", "FP16 scales",
 	}},
-	{"novelty", noveltyRe, noveltyWords, []string{
+	{"novelty", patterns().noveltyRe, noveltyWords, []string{
 		"a novel design", "a breakthrough", "they invented it", "introduces a router", "pioneering work", "its debut",
 		"a new attention", "a new kind of residual", "the world's first", "industry's first", "the very first", "a first-ever model",
 		"the first open model to run",
 	}},
-	{"performance", perfRe, perfWords, []string{
+	{"performance", patterns().perfRe, perfWords, []string{
 		"2.5× faster", "3x speed", "10 x throughput", "1,200 tokens/s", "40 tok/s", "30 tokens per second", "12 ms",
 		"0.5 s/token", "2 s per token", "9 tokens/sec", "30% faster", "20 % less", "time to first token of 2", "TTFT 300", "latency: 5",
 	}},
-	{"runs on", runsOnRe, runsOnWords, []string{"runs on a laptop", "run K3 on one card", "running in a browser", "RUNS ON"}},
-	{"relative", relativeRe, relativeWords, []string{
+	{"runs on", patterns().runsOnRe, runsOnWords, []string{"runs on a laptop", "run K3 on one card", "running in a browser", "RUNS ON"}},
+	{"relative", patterns().relativeRe, relativeWords, []string{
 		"later this month", "earlier this year", "this quarter", "next week", "next week's release", "soon", "shortly",
 		"tomorrow", "tonight", "in the coming weeks", "coming weeks", "the upcoming model", "imminently",
 		"by the end of the year", "by the end of the quarter", "next quarter", "within days", "within the month", "in a few days", "in 3 months", "in two years",
