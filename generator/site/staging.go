@@ -79,9 +79,9 @@ func stage(dest string, trust bool) (*staging, error) {
 	st := &staging{dest: dest, dir: dir, swap: exchange, made: map[string]bool{dir: true}}
 	// Renamed to a name of its own, the spare is this build's alone: a
 	// build beside it finds none and starts afresh. (os.Rename does not
-	// replace a directory, so the new one makes way.)
-	spare := spareOf(dest)
-	if _, err := os.Lstat(spare); err != nil || os.Remove(dir) != nil || os.Rename(spare, dir) != nil {
+	// replace a directory, so the new one makes way.) Only a directory a
+	// build wrote is claimed: prune would delete anything else in it.
+	if !isSpare(spareOf(dest)) || os.Remove(dir) != nil || os.Rename(spareOf(dest), dir) != nil {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create staging directory: %w", err)
 		}
@@ -93,6 +93,13 @@ func stage(dest string, trust bool) (*staging, error) {
 		st.held = readFiled(dir)
 	}
 	return st, nil
+}
+
+// isSpare says whether p is a directory, not a link, that holds a
+// build's output marker.
+func isSpare(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir() && fileExists(filepath.Join(p, filepath.FromSlash(OutputMarker)))
 }
 
 // readFiled reads the stamps file of an output; nil when it has none

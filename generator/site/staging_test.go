@@ -191,3 +191,43 @@ func mustStat(t *testing.T, p string) os.FileInfo {
 	}
 	return fi
 }
+
+// A directory named like the spare that no build wrote (no output
+// marker), or a link, is neither claimed nor pruned.
+func TestForeignSpareIsLeftAlone(t *testing.T) {
+	for _, kind := range []string{"directory", "link"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			dest := filepath.Join(dir, "public")
+			site := map[string][]byte{"a.txt": []byte("alpha")}
+			if _, err := Publish(dest, maps.Clone(site)); err != nil {
+				t.Fatal(err)
+			}
+			mine := filepath.Join(dir, "mine")
+			if err := os.MkdirAll(mine, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(mine, "keep.txt"), []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			foreign := mine
+			if kind == "link" {
+				if err := os.Symlink(mine, spareOf(dest)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				foreign = spareOf(dest)
+				if err := os.Rename(mine, foreign); err != nil {
+					t.Fatal(err)
+				}
+			}
+			site["b.txt"] = []byte("beta")
+			if _, err := Publish(dest, maps.Clone(site)); err != nil {
+				t.Fatal(err)
+			}
+			site[OutputMarker] = []byte(markerText)
+			holdsExactly(t, "public/", dest, site)
+			holdsExactly(t, "the foreign directory", foreign, map[string][]byte{"keep.txt": []byte("mine")})
+		})
+	}
+}
