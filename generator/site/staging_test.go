@@ -98,11 +98,7 @@ func TestSpareEditsAreNotKept(t *testing.T) {
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "public")
 	site := map[string][]byte{"a.txt": []byte("alpha"), "d/b.txt": []byte("beta")}
-	for range 2 {
-		if _, err := Publish(dest, maps.Clone(site)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publish(t, dest, site, 2)
 	spare := spareOf(dest)
 	for name, b := range map[string]string{"a.txt": "ALPHA", "d/stray.txt": "stray", "stray/x": "x"} {
 		p := filepath.Join(spare, filepath.FromSlash(name))
@@ -111,9 +107,7 @@ func TestSpareEditsAreNotKept(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := Publish(dest, maps.Clone(site)); err != nil {
-		t.Fatal(err)
-	}
+	publish(t, dest, site, 1)
 	site[OutputMarker] = []byte(markerText)
 	holdsExactly(t, "public/", dest, site)
 }
@@ -124,11 +118,7 @@ func TestFailedBuildGivesBackTheSpare(t *testing.T) {
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "public")
 	site := map[string][]byte{"a.txt": []byte("alpha"), "b.txt": []byte("beta")}
-	for range 2 {
-		if _, err := Publish(dest, maps.Clone(site)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publish(t, dest, site, 2)
 	st, err := stage(dest, true)
 	if err != nil {
 		t.Fatal(err)
@@ -144,9 +134,7 @@ func TestFailedBuildGivesBackTheSpare(t *testing.T) {
 	if _, err := os.Stat(spareOf(dest)); err != nil {
 		t.Fatalf("the failed build did not give back the spare: %v", err)
 	}
-	if _, err := Publish(dest, maps.Clone(site)); err != nil {
-		t.Fatal(err)
-	}
+	publish(t, dest, site, 1)
 	site[OutputMarker] = []byte(markerText)
 	holdsExactly(t, "public/", dest, site)
 }
@@ -200,9 +188,7 @@ func TestForeignSpareIsLeftAlone(t *testing.T) {
 			dir := t.TempDir()
 			dest := filepath.Join(dir, "public")
 			site := map[string][]byte{"a.txt": []byte("alpha")}
-			if _, err := Publish(dest, maps.Clone(site)); err != nil {
-				t.Fatal(err)
-			}
+			publish(t, dest, site, 1)
 			mine := filepath.Join(dir, "mine")
 			if err := os.MkdirAll(mine, 0o755); err != nil {
 				t.Fatal(err)
@@ -222,12 +208,20 @@ func TestForeignSpareIsLeftAlone(t *testing.T) {
 				}
 			}
 			site["b.txt"] = []byte("beta")
-			if _, err := Publish(dest, maps.Clone(site)); err != nil {
-				t.Fatal(err)
-			}
+			publish(t, dest, site, 1)
 			site[OutputMarker] = []byte(markerText)
 			holdsExactly(t, "public/", dest, site)
 			holdsExactly(t, "the foreign directory", foreign, map[string][]byte{"keep.txt": []byte("mine")})
 		})
+	}
+}
+
+// publish publishes a copy of site into dest n times, failing t on error.
+func publish(t *testing.T, dest string, site map[string][]byte, n int) {
+	t.Helper()
+	for range n {
+		if _, err := Publish(dest, maps.Clone(site)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
