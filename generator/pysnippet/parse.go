@@ -51,9 +51,11 @@ func (c *Call) Keyword(k string) (Arg, bool) {
 	return Arg{}, false
 }
 
-// Assign is a statement NAME = "string".
+// Assign is a statement NAME = "string" (Value) or NAME = f(...) (Call,
+// the dotted name called).
 type Assign struct {
 	Name, Value string
+	Call        string
 	Line        int
 }
 
@@ -140,8 +142,13 @@ func (sn *Snippet) statement(st []Token) {
 		}
 		return
 	}
-	if len(st) >= 3 && isOp(st[1], "=") && allStrings(st[2:]) {
+	if len(st) < 3 || !isOp(st[1], "=") {
+		return
+	}
+	if allStrings(st[2:]) {
 		sn.Assigns = append(sn.Assigns, Assign{Name: st[0].Text, Value: concat(st[2:]), Line: st[0].Line})
+	} else if fn, rest := dotted(st[2:]); fn != "" && len(rest) > 0 && isOp(rest[0], "(") {
+		sn.Assigns = append(sn.Assigns, Assign{Name: st[0].Text, Call: fn, Line: st[0].Line})
 	}
 }
 

@@ -38,7 +38,8 @@ func TestParse(t *testing.T) {
 	if got := strings.Join(imports, " "); got != "torch:→torch datasets:→ds transformers:AutoModelForCausalLM→AutoModelForCausalLM transformers:AutoTokenizer→Tok trl:SFTTrainer→SFTTrainer" {
 		t.Errorf("imports %s", got)
 	}
-	if len(sn.Assigns) != 1 || sn.Assigns[0] != (Assign{Name: "model_id", Value: "kimi/kimi-k3", Line: 6}) {
+	if len(sn.Assigns) != 3 || sn.Assigns[0] != (Assign{Name: "model_id", Value: "kimi/kimi-k3", Line: 6}) ||
+		sn.Assigns[2] != (Assign{Name: "trainer", Call: "SFTTrainer", Line: 8}) {
 		t.Errorf("assigns %+v", sn.Assigns)
 	}
 	calls := map[string]Call{}
