@@ -213,3 +213,16 @@ func TestTableValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestVariablesBindToClasses: a method called on a variable assigned from
+// a class is that class's method.
+func TestVariablesBindToClasses(t *testing.T) {
+	sn, err := pysnippet.Parse([]byte("from transformers import Trainer\ntrainer = Trainer(model=m)\ntrainer.train(model_path=\"ckpt\")\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Check(sn, table(t), Options{})
+	if got := summary(fs); len(got) != 1 || got[0] != "error keyword trainer.train(model_path=)" || fs[0].Line != 3 {
+		t.Errorf("findings %v", got)
+	}
+}
