@@ -178,7 +178,11 @@ func (a *app) runLora(cmd *cobra.Command, args []string, lf loraFlags) error {
 	doc := loraDocument{Config: t.name, Origin: t.origin, Facts: set, Matches: res.Matches, PerTarget: res.PerTarget,
 		Unmatched: []loraUnmatched{}}
 	for _, u := range res.Unmatched {
-		doc.Unmatched = append(doc.Unmatched, loraUnmatched{Target: u.Target, Closest: u.Closest, Note: u.Note})
+		closest := u.Closest
+		if closest == nil {
+			closest = []string{}
+		}
+		doc.Unmatched = append(doc.Unmatched, loraUnmatched{Target: u.Target, Closest: closest, Note: u.Note})
 	}
 	if format == "json" {
 		enc := json.NewEncoder(a.stdout)

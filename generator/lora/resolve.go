@@ -37,10 +37,11 @@ const maxRank = 1 << 16
 
 // Match is Count matched Linear modules that share a name pattern.
 type Match struct {
-	Pattern string // module name; "{E}" stands for the expert index
-	Count   int64
-	Kind    Kind
-	In, Out int64
+	Pattern string `json:"pattern"` // module name; "{E}" stands for the expert index
+	Count   int64  `json:"count"`
+	Kind    Kind   `json:"kind"`
+	In      int64  `json:"in_features"`
+	Out     int64  `json:"out_features"`
 }
 
 // Unmatched is a target that resolves to no Linear module.
