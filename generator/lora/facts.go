@@ -13,6 +13,9 @@ const (
 	srcConfig = "config.json"
 	// srcPEFT is the matching rule's source: PEFT's tuners_utils.py.
 	srcPEFT = "github:huggingface/peft@005fdd53c63ed5a27177fd200295a00f93a57b55:src/peft/tuners/tuners_utils.py"
+	// srcV5 says transformers v5 stopped keeping MoE experts as a
+	// ModuleList of Linear layers.
+	srcV5 = "github:huggingface/transformers@e416b2c7c64ec19e62335aa4ddb74fea6137c28c:MIGRATION_GUIDE_V5.md (PEFT + MoE)"
 	// srcActivations is the activation rule's source.
 	srcActivations = "arXiv:2205.05198"
 )
@@ -45,8 +48,15 @@ func AddFacts(s *facts.Set, r *Resolution, adapterBytes int64, m *Memory, fz Fro
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		s.Add(facts.Fact{Key: "lora.modules_matched." + k, Value: r.ByKind[Kind(k)], Unit: facts.UnitCount, Sources: []string{srcConfig, srcPEFT},
-			Derivation: fmt.Sprintf("matched modules of kind %s, of the model's %s %s Linear modules (attention kinds from the layer layout)", k, facts.Int(r.Available[Kind(k)]), k)})
+		d := fmt.Sprintf("matched modules of kind %s, of the model's %s %s Linear modules (attention kinds from the layer layout)", k, facts.Int(r.Available[Kind(k)]), k)
+		src := []string{srcConfig, srcPEFT}
+		if Kind(k) == MoEExperts {
+			// The tree is the checkpoint's: modelling code that fuses the
+			// experts when it loads them leaves target_modules nothing to match.
+			d += "; counted on the checkpoint's per-expert Linear modules, which a runtime that fuses experts on load (transformers v5 moved MoE models off nn.ModuleList experts) turns into parameters no target_modules entry reaches"
+			src = append(src, srcV5)
+		}
+		s.Add(facts.Fact{Key: "lora.modules_matched." + k, Value: r.ByKind[Kind(k)], Unit: facts.UnitCount, Sources: src, Derivation: d})
 	}
 	var un, disp []string
 	for _, u := range r.Unmatched {
