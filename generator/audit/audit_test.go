@@ -226,3 +226,26 @@ func TestVariablesBindToClasses(t *testing.T) {
 		t.Errorf("findings %v", got)
 	}
 }
+
+// TestModelFlag: --model names the model when the snippet's id is a
+// variable the audit cannot read; its window applies.
+func TestModelFlag(t *testing.T) {
+	sn, err := pysnippet.Parse([]byte("import sys\nfrom transformers import AutoModelForCausalLM\nAutoModelForCausalLM.from_pretrained(sys.argv[1], trust_remote_code=True)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Windows: []*catalog.Window{k3Window}}
+	if fs := Check(sn, table(t), opts); len(fs) != 0 {
+		t.Errorf("no model known: %v", summary(fs))
+	}
+	opts.Model = "moonshotai/Kimi-K3"
+	opts.Versions = versions(t, "transformers", "5.0.0")
+	if fs := Check(sn, table(t), opts); len(fs) != 0 {
+		t.Errorf("transformers 5.0.0 is in the window: %v", summary(fs))
+	}
+	opts.Versions = versions(t, "transformers", "5.3.0")
+	fs := Check(sn, table(t), opts)
+	if got := summary(fs); len(got) != 1 || got[0] != "error remote_code transformers" || fs[0].Line != 1 {
+		t.Errorf("transformers 5.3.0 (past the first failing 5.2.0): %v", got)
+	}
+}
