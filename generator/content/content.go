@@ -103,6 +103,23 @@ type Front struct {
 	Measurements []Measurement `yaml:"measurements"`
 	Sources      []Source      `yaml:"sources"`
 	Conflicts    []Conflict    `yaml:"conflicts"`
+	Finetune     *Finetune     `yaml:"finetune"`
+}
+
+// Finetune asks the page for a fine-tuning preflight: the LoRA targets
+// resolved against the model's module tree (package lora) and, when a
+// snippet is named, its audit (package audit), computed at build.
+type Finetune struct {
+	Targets   []string `yaml:"targets"`   // PEFT target_modules
+	Rank      int64    `yaml:"rank"`      // LoRA r; 16 when absent
+	Batch     int64    `yaml:"batch"`     // sequences per step for the memory terms; 1 when absent
+	SeqLen    int64    `yaml:"seq_len"`   // tokens per sequence; 2048 when absent
+	Optimizer string   `yaml:"optimizer"` // adamw, adamw_8bit or sgd; adamw when absent
+	// Snippet is a Python file under the content directory (e.g.
+	// snippets/kimi-k3-sft.py) that the page audits; SnippetSource says
+	// where it was published.
+	Snippet       string `yaml:"snippet"`
+	SnippetSource string `yaml:"snippet_source"`
 }
 
 // Variant is another published form of the model (a GGUF quant, an NVFP4
@@ -288,7 +305,43 @@ func (p *Page) validate() error {
 		}
 		variants[v.Name] = i
 	}
+	if err := validateFinetune(f.Finetune); err != nil {
+		return err
+	}
 	return validateClaims(f)
+}
+
+// validateFinetune checks the preflight's settings; the targets and the
+// snippet's contents are checked where they are resolved (site).
+func validateFinetune(ft *Finetune) error {
+	if ft == nil {
+		return nil
+	}
+	switch {
+	case len(ft.Targets) == 0:
+		return fmt.Errorf("field finetune.targets: list the target_modules to resolve")
+	case ft.Rank < 0 || ft.Rank > 1<<16:
+		return fmt.Errorf("field finetune.rank: expected 1 to 65536, found %d", ft.Rank)
+	case ft.Batch < 0 || ft.Batch > 1<<20:
+		return fmt.Errorf("field finetune.batch: expected 1 to %d, found %d", 1<<20, ft.Batch)
+	case ft.SeqLen < 0 || ft.SeqLen > 1<<24:
+		return fmt.Errorf("field finetune.seq_len: expected 1 to %d, found %d", 1<<24, ft.SeqLen)
+	}
+	for i, t := range ft.Targets {
+		if strings.TrimSpace(t) == "" {
+			return fmt.Errorf("field finetune.targets[%d]: empty", i)
+		}
+	}
+	if ft.Snippet != "" {
+		clean := filepath.ToSlash(filepath.Clean(ft.Snippet))
+		if filepath.IsAbs(ft.Snippet) || clean == ".." || strings.HasPrefix(clean, "../") || !strings.HasSuffix(clean, ".py") {
+			return fmt.Errorf("field finetune.snippet: expected a .py file under the content directory, found %q", ft.Snippet)
+		}
+		if ft.SnippetSource == "" {
+			return fmt.Errorf("field finetune.snippet_source: say where the snippet was published")
+		}
+	}
+	return nil
 }
 
 // shortText keeps an echoed value short enough for a message.

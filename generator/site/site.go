@@ -264,6 +264,9 @@ func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.
 	set, snap, cfg := sz.facts, sz.snap, s.Config
 	addPublished(set, p)
 	addSoftware(set, s.Catalog, snap.Model)
+	if err := s.addFinetune(set, p, snap); err != nil {
+		return nil, nil, err
+	}
 	tctx := claims.NewContext(set, sz.arch, p.Front.Review)
 	tctx.UseCatalog(s.Catalog)
 	reviews, probs := claims.ReviewPage(p, set, tctx)
