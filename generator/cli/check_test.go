@@ -104,3 +104,28 @@ func TestBuildRefusesContradictedVerdict(t *testing.T) {
 		t.Error("a failed build created public/")
 	}
 }
+
+// A price edited while its list kept its date is a warning in check,
+// whether the edit is in the working tree or already committed (a pull
+// request), until the date moves with it.
+func TestCheckWarnsOnPriceWithKeptDate(t *testing.T) {
+	root := gitSite(t)
+	pricing := filepath.Join(root, "data/pricing/runpod.yaml")
+	const want = "data/pricing/runpod.yaml:16: warning: price of 8xRTXPRO6000 (RunPod) changed from $14/h to $140/h but its date stayed 2026-08-06: set as_of to the day the new price was read"
+	if _, out, _ := run("--source", root, "check"); strings.Contains(out, "changed from") {
+		t.Fatalf("unedited prices flagged:\n%s", out)
+	}
+	edit(t, pricing, "usd_per_hour: 14\n", "usd_per_hour: 140\n")
+	code, out, errs := run("--source", root, "check")
+	if code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("uncommitted edit: exit %d, want the warning %q:\n%s%s", code, want, out, errs)
+	}
+	gitRun(t, root, "commit", "-q", "-am", "price")
+	if _, out, _ = run("--source", root, "check"); !strings.Contains(out, want) {
+		t.Errorf("committed edit: want the warning %q:\n%s", want, out)
+	}
+	edit(t, pricing, `as_of: "2026-08-06"`, `as_of: "2026-12-01"`)
+	if _, out, _ = run("--source", root, "check"); strings.Contains(out, "changed from") {
+		t.Errorf("a new date still flagged:\n%s", out)
+	}
+}

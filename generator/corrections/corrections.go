@@ -206,7 +206,7 @@ func Describe(e Entry) string {
 	}
 	var parts []string
 	for _, f := range e.Verdicts {
-		parts = append(parts, fmt.Sprintf("verdict %s: %s → %s", f.What, show(f.Old), show(f.New)))
+		parts = append(parts, fmt.Sprintf("verdict %s: %s → %s%s", f.What, show(f.Old), show(f.New), review.EffectText(f.Effects)))
 	}
 	for _, c := range e.Figures {
 		parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Key, show(c.Old), show(c.New)))

@@ -68,6 +68,7 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 		}
 	}
 	ds = append(ds, freshness(s, opts, rel)...)
+	ds = append(ds, priceDates(s, rel)...)
 	today := opts.Today
 	if today.IsZero() {
 		today = s.Today()
