@@ -89,7 +89,10 @@ func (p *Page) ParseFull() (*Page, error) {
 
 // Front is a page's front matter.
 type Front struct {
-	Title        string        `yaml:"title"`
+	Title string `yaml:"title"`
+	// TitleChecked says a title equal to the page's slug is how the
+	// authors style the name (gpt-oss-20b), not a scaffold left as is.
+	TitleChecked bool          `yaml:"title_checked"`
 	Model        string        `yaml:"model"` // org/name on the Hub; empty for section pages
 	Org          string        `yaml:"org"`
 	Date         string        `yaml:"date"`   // release date of the model

@@ -59,6 +59,7 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 				ds = append(ds, Diagnostic{file, ms.Line, "error", "measurement " + ms.ID + ": no date (when measured, or when read if the source gives none)"})
 			}
 		}
+		ds = append(ds, publishedPageRules(m.Content, file, opts.Strict)...)
 		sev := "warning"
 		if opts.Strict {
 			sev = "error"
