@@ -46,7 +46,10 @@ type Entry struct {
 	Verdicts []review.Flip   `json:"verdicts"` // verdict facts and claim verdicts that flipped
 	Figures  []review.Change `json:"figures"`  // headline figures that moved
 	Other    int             `json:"other"`    // other facts that changed
-	Claims   int             `json:"claims"`   // claims added or removed
+	// Layout is the speed and $/M facts that moved with the cheapest
+	// layout: one line, not counted in Other.
+	Layout *review.LayoutSwitch `json:"layout_switch,omitempty"`
+	Claims int                  `json:"claims"` // claims added or removed
 }
 
 // Flipped reports whether a verdict changed in e.
@@ -92,6 +95,7 @@ func entry(prev *review.Doc, v Version) (Entry, bool) {
 		return e, false
 	}
 	d := r.Changed[0]
+	e.Layout = d.Layout
 	why := map[string]bool{}
 	if d.OldRevision != "" {
 		why[WhyRevision] = true
@@ -210,6 +214,9 @@ func Describe(e Entry) string {
 	}
 	for _, c := range e.Figures {
 		parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Key, show(c.Old), show(c.New)))
+	}
+	if e.Layout != nil {
+		parts = append(parts, e.Layout.Sentence())
 	}
 	if n := e.Claims; n > 0 {
 		parts = append(parts, strconv.Itoa(n)+" claim"+map[bool]string{true: "", false: "s"}[n == 1]+" added or removed")

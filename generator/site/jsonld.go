@@ -4,36 +4,30 @@ import (
 	"net/url"
 	"strings"
 
+	"dossier/generator/claims"
 	"dossier/generator/content"
+	"dossier/generator/methodology"
 )
-
-// ratings maps a verdict to schema.org Rating values (5 best, 1 worst).
-// An unverifiable claim gets no rating value, only its name.
-var ratings = map[string]struct {
-	value int
-	name  string
-}{
-	"supported":    {5, "Supported"},
-	"outdated":     {3, "Outdated"},
-	"misleading":   {2, "Misleading"},
-	"refuted":      {1, "False"},
-	"unverifiable": {0, "Unverifiable"},
-}
 
 // claimReviews builds one schema.org ClaimReview per reviewed claim.
 func claimReviews(m *Model, pageURL, author, siteURL string) []any {
 	var out []any
 	for _, r := range m.Reviews {
-		rt := ratings[r.Verdict]
-		name := rt.name
+		rt, _ := claims.RatingOf(r.Verdict)
+		name := rt.Name
 		if r.Scope != "" {
 			// A scoped verdict holds only within its scope; an unqualified
 			// "Supported" would claim more than the review found.
 			name += ", within scope: " + r.Scope
 		}
-		rating := map[string]any{"@type": "Rating", "alternateName": name}
-		if rt.value > 0 {
-			rating["ratingValue"], rating["bestRating"], rating["worstRating"] = rt.value, 5, 1
+		// The rating links to its definition; the explanation is why this
+		// claim got it.
+		rating := map[string]any{"@type": "Rating", "alternateName": name, "url": siteURL + methodology.Path + "#" + methodology.Anchor(r.Verdict)}
+		if r.Reason != "" {
+			rating["ratingExplanation"] = r.Reason
+		}
+		if rt.Value > 0 {
+			rating["ratingValue"], rating["bestRating"], rating["worstRating"] = rt.Value, 5, 1
 		}
 		claim := map[string]any{
 			"@type":  "Claim",
