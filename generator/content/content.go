@@ -71,6 +71,9 @@ func (p *Page) dated() []Dated {
 	for i, c := range f.Claims {
 		add(fmt.Sprintf("claims[%d].date", i), c.Line, c.Date)
 	}
+	for i, c := range f.Corrections {
+		add(fmt.Sprintf("corrections[%d].date", i), c.Line, c.Date)
+	}
 	return out
 }
 
@@ -106,6 +109,12 @@ type Front struct {
 	Measurements []Measurement `yaml:"measurements"`
 	Sources      []Source      `yaml:"sources"`
 	Conflicts    []Conflict    `yaml:"conflicts"`
+	// Corrections are the editorial entries of the page's corrections log
+	// (the build adds those it reads from git).
+	Corrections []Correction `yaml:"corrections"`
+	// Reviewer is the named person who reviewed the page's claims, when
+	// not the site's publisher.reviewer.
+	Reviewer string `yaml:"reviewer"`
 }
 
 // Variant is another published form of the model (a GGUF quant, an NVFP4
@@ -205,6 +214,7 @@ func parse(path string, b []byte, sum string) (*Page, error) {
 			{"measurements", len(f.Measurements), func(i, l int) { f.Measurements[i].Line = l }},
 			{"sources", len(f.Sources), func(i, l int) { f.Sources[i].Line = l }},
 			{"conflicts", len(f.Conflicts), func(i, l int) { f.Conflicts[i].Line = l }},
+			{"corrections", len(f.Corrections), func(i, l int) { f.Corrections[i].Line = l }},
 		} {
 			// Front matter starts on the file's second line.
 			nodes := items(&doc, list.key)

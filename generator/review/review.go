@@ -35,6 +35,7 @@ type Claim struct {
 	ID      string `json:"id"`
 	Text    string `json:"text"`
 	Verdict string `json:"verdict"`
+	Scope   string `json:"scope"`
 	Tells   []int  `json:"tells"`
 }
 

@@ -60,6 +60,14 @@ func (s *Site) claimRecords(m *Model) []ClaimRecord {
 		for _, f := range r.Tells {
 			c.Tells = append(c.Tells, f.Tell)
 		}
+		if r.Contacted != nil {
+			c.Contact = r.Contacted.String()
+		}
+		for _, e := range m.Content.Front.Corrections {
+			if e.Claim == r.ID {
+				c.Corrections = append(c.Corrections, e.Headline()+" ("+e.Date+"; "+e.Why+"; "+e.By+")")
+			}
+		}
 		out = append(out, c)
 	}
 	return out

@@ -25,6 +25,8 @@ type Summary struct {
 	// Claims are the model's reviewed claims, for the site-wide claims
 	// lists and the methodology page's examples.
 	Claims []ClaimRecord `json:"claims,omitempty"`
+	// Editorial are the page's corrections: entries, for the feed.
+	Editorial []content.Correction `json:"editorial,omitempty"`
 	// raw is the summary as published, which a list page's key hashes.
 	raw []byte
 }
@@ -59,6 +61,7 @@ func (s *Site) summarize(m *Model) (*Summary, json.RawMessage, error) {
 	}
 	sum.Calibration = calibrationPairs(m)
 	sum.Claims = s.claimRecords(m)
+	sum.Editorial = m.Content.Front.Corrections
 	sum.Row = s.row(m, sum)
 	return sum, entry, nil
 }
