@@ -110,7 +110,15 @@ type Source struct {
 	// can still be shown as it stood.
 	Archived string `yaml:"archived"`
 	SHA256   string `yaml:"sha256"`
-	Line     int    `yaml:"-"`
+	// Unarchived says why a web source has neither: absent with a reason,
+	// never a guessed copy.
+	Unarchived string `yaml:"unarchived"`
+	Line       int    `yaml:"-"`
+}
+
+// Web reports whether the source is read at an http(s) address.
+func (s *Source) Web() bool {
+	return strings.HasPrefix(s.URL, "https://") || strings.HasPrefix(s.URL, "http://")
 }
 
 // Conflict is a question two sources answer differently. The page shows

@@ -152,6 +152,9 @@ func sourcesTable(f *content.Front) *render.Table {
 		if s.SHA256 != "" {
 			where = strings.TrimSpace(where + "; SHA-256 of the document as read: " + s.SHA256)
 		}
+		if s.Unarchived != "" {
+			where = strings.TrimSpace(where + "; no archived copy: " + s.Unarchived)
+		}
 		t.Rows = append(t.Rows, []string{s.Title, s.By, published, where})
 	}
 	return t

@@ -60,6 +60,7 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 			}
 		}
 		ds = append(ds, publishedPageRules(m.Content, file, opts.Strict)...)
+		ds = append(ds, unarchivedSources(m.Content, file)...)
 		sev := "warning"
 		if opts.Strict {
 			sev = "error"

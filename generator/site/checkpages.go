@@ -1,6 +1,7 @@
 package site
 
 import (
+	"fmt"
 	"strings"
 
 	"dossier/generator/content"
@@ -36,6 +37,22 @@ func publishedPageRules(p *content.Page, file string, strict bool) []Diagnostic 
 	}
 	if len(f.Claims) == 0 && len(f.Published) == 0 {
 		add("title", "no claims and no published figures: a published page checks at least one public claim or the authors' figures")
+	}
+	return ds
+}
+
+// unarchivedSources warns on each web source of a page with neither an
+// archived copy nor a hash of the document as read, nor a reason why: a
+// page edited after the review could not be shown as it stood. The
+// model's own Hub repository is exempt: the snapshot pins its commit.
+func unarchivedSources(p *content.Page, file string) []Diagnostic {
+	var ds []Diagnostic
+	hub := "https://huggingface.co/" + p.Front.Model
+	for i, s := range p.Front.Sources {
+		if !s.Web() || s.Archived != "" || s.SHA256 != "" || s.Unarchived != "" || strings.TrimSuffix(s.URL, "/") == hub {
+			continue
+		}
+		ds = append(ds, Diagnostic{file, s.Line, "warning", fmt.Sprintf("field sources[%d]: %s is read on the web but has no archived copy (archived:) or hash (sha256:); give one, or say why in unarchived:", i, s.ID)})
 	}
 	return ds
 }
