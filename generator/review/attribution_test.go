@@ -162,3 +162,17 @@ func TestLayoutSwitchCountsUnknownToAbsent(t *testing.T) {
 		t.Errorf("kept %+v, switch %+v", kept, sw)
 	}
 }
+
+// A draft added or edited builds no dossier: the report says so rather
+// than "no changes".
+func TestDraftPageIsNoted(t *testing.T) {
+	base, head := runpodEdit()
+	r := Compare(base, base, []string{"content/models/tiny-llama.md", "content/models/kimi-k3.md", "data/hub/acme/tiny-llama/snapshot.json"})
+	if len(r.Summary.Notes) != 1 || !strings.HasPrefix(r.Summary.Notes[0], "`content/models/tiny-llama.md` changed but no published dossier comes from it") {
+		t.Errorf("notes %q: want the draft, not the published K3 page", r.Summary.Notes)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "- Note: `content/models/tiny-llama.md` changed") {
+		t.Errorf("the report does not show the note:\n%s", md)
+	}
+	_ = head
+}

@@ -108,6 +108,9 @@ func (r *Report) writeSummary(b *strings.Builder) {
 		if len(s.InputsChanged) > 0 {
 			b.WriteString("\n" + codeList(s.InputsChanged) + "\n")
 		}
+		for _, n := range s.Notes {
+			b.WriteString("- Note: " + n + "\n")
+		}
 		return
 	}
 	fmt.Fprintf(b, "**%s → %s of %d affected → %s flipped.**\n\n", inputs,

@@ -355,8 +355,31 @@ func Compare(base, head Set, inputs []string) *Report {
 	}
 	sort.Strings(r.Summary.ModelsAffected)
 	r.Summary.ModelsTotal = len(all)
+	r.Summary.Notes = append(r.Summary.Notes, unpublishedPages(base, head, inputs)...)
 	r.collapse()
 	return r
+}
+
+// unpublishedPages notes each changed content page that no dossier of
+// either build comes from: a draft (built only with --drafts) or a page
+// removed, whose change a report would otherwise not show at all.
+func unpublishedPages(base, head Set, inputs []string) []string {
+	built := map[string]bool{}
+	for _, s := range []Set{base, head} {
+		for _, d := range s {
+			built[d.Slug] = true
+		}
+	}
+	var out []string
+	for _, in := range inputs {
+		dir, name := path.Split(in)
+		slug, ok := strings.CutSuffix(name, ".md")
+		if !ok || path.Base(path.Clean(dir)) != "models" || built[slug] {
+			continue
+		}
+		out = append(out, "`"+in+"` changed but no published dossier comes from it: a draft (published only with `build --drafts`) or a removed page")
+	}
+	return out
 }
 
 // collapse moves each fact change that several models share, with the
