@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"dossier/generator/claims"
+	"dossier/generator/content"
 )
 
 // Site-wide lists of every reviewed claim, for readers and for the
@@ -43,6 +44,9 @@ type ClaimRecord struct {
 	Contact  string   `json:"contact,omitempty"` // whether the claimant was asked, and what they answered
 	// Corrections are the editorial entries that name this claim.
 	Corrections []string `json:"corrections,omitempty"`
+	// Withdrawn is "retraction" or "void" when such an entry names the
+	// claim: its review no longer stands.
+	Withdrawn string `json:"withdrawn,omitempty"`
 }
 
 // claimRecords lists m's reviews for its summary.
@@ -66,6 +70,9 @@ func (s *Site) claimRecords(m *Model) []ClaimRecord {
 		for _, e := range m.Content.Front.Corrections {
 			if e.Claim == r.ID {
 				c.Corrections = append(c.Corrections, e.Headline()+" ("+e.Date+"; "+e.Why+"; "+e.By+")")
+				if e.Kind == content.RetractionKind || e.Kind == content.VoidKind {
+					c.Withdrawn = e.Kind
+				}
 			}
 		}
 		out = append(out, c)
@@ -100,7 +107,7 @@ func writeClaimsJSON(w io.Writer, all []ClaimRecord) error {
 
 // claimsCSVHeader are the CSV's columns; lists within a cell are joined
 // with "; ".
-var claimsCSVHeader = []string{"model", "page", "url", "id", "text", "by", "where", "date", "accessed", "verdict", "rating", "rating_value", "scope", "computed", "reason", "evidence", "reviewed", "tells", "contact", "corrections"}
+var claimsCSVHeader = []string{"model", "page", "url", "id", "text", "by", "where", "date", "accessed", "verdict", "rating", "rating_value", "scope", "computed", "reason", "evidence", "reviewed", "tells", "contact", "corrections", "withdrawn"}
 
 func writeClaimsCSV(w io.Writer, all []ClaimRecord) error {
 	cw := csv.NewWriter(w)
@@ -113,7 +120,7 @@ func writeClaimsCSV(w io.Writer, all []ClaimRecord) error {
 			tells[i] = fmt.Sprint(t)
 		}
 		row := []string{c.Model, c.Page, c.URL, c.ID, c.Text, c.By, c.Where, c.Date, c.Accessed, c.Verdict, c.Rating, fmt.Sprint(c.Value), c.Scope,
-			fmt.Sprint(c.Computed), c.Reason, strings.Join(c.Evidence, "; "), c.Reviewed, strings.Join(tells, "; "), c.Contact, strings.Join(c.Corrections, "; ")}
+			fmt.Sprint(c.Computed), c.Reason, strings.Join(c.Evidence, "; "), c.Reviewed, strings.Join(tells, "; "), c.Contact, strings.Join(c.Corrections, "; "), c.Withdrawn}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

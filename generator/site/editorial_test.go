@@ -164,6 +164,10 @@ func TestEditorialCorrections(t *testing.T) {
 			if len(c.Corrections) != 1 || !strings.HasPrefix(c.Corrections[0], "Correction to claim size-1400") {
 				t.Errorf("claims.json size-1400 corrections %q", c.Corrections)
 			}
+		case "fits-8xb200":
+			if c.Withdrawn != "void" {
+				t.Errorf("claims.json fits-8xb200 withdrawn %q, want void", c.Withdrawn)
+			}
 		case "single-card":
 			if c.Contact != "asked AirLLM on 2026-08-05; response: no answer by the review date" {
 				t.Errorf("claims.json single-card contact %q", c.Contact)

@@ -13,6 +13,9 @@ func (s *Site) renderMethodology(out sink, sums []*Summary) error {
 	in := methodology.Input{Publisher: s.Config.Publisher, Organisation: s.Config.Organisation()}
 	for _, sum := range sums {
 		for _, c := range sum.Claims {
+			if c.Withdrawn != "" {
+				continue // a withdrawn review illustrates nothing
+			}
 			in.Examples = append(in.Examples, methodology.Example{Verdict: c.Verdict, Page: sum.Title,
 				Link: "../models/" + sum.Slug + "/index.html#claim-" + c.ID, Text: c.Text, By: c.By, Scope: c.Scope, Reason: c.Reason})
 		}
