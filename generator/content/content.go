@@ -71,6 +71,9 @@ func (p *Page) dated() []Dated {
 	for i, c := range f.Claims {
 		add(fmt.Sprintf("claims[%d].date", i), c.Line, c.Date)
 	}
+	for i, c := range f.Corrections {
+		add(fmt.Sprintf("corrections[%d].date", i), c.Line, c.Date)
+	}
 	return out
 }
 
@@ -89,7 +92,10 @@ func (p *Page) ParseFull() (*Page, error) {
 
 // Front is a page's front matter.
 type Front struct {
-	Title        string        `yaml:"title"`
+	Title string `yaml:"title"`
+	// TitleChecked says a title equal to the page's slug is how the
+	// authors style the name (gpt-oss-20b), not a scaffold left as is.
+	TitleChecked bool          `yaml:"title_checked"`
 	Model        string        `yaml:"model"` // org/name on the Hub; empty for section pages
 	Org          string        `yaml:"org"`
 	Date         string        `yaml:"date"`   // release date of the model
@@ -104,6 +110,12 @@ type Front struct {
 	Sources      []Source      `yaml:"sources"`
 	Conflicts    []Conflict    `yaml:"conflicts"`
 	Finetune     *Finetune     `yaml:"finetune"`
+	// Corrections are the editorial entries of the page's corrections log
+	// (the build adds those it reads from git).
+	Corrections []Correction `yaml:"corrections"`
+	// Reviewer is the named person who reviewed the page's claims, when
+	// not the site's publisher.reviewer.
+	Reviewer string `yaml:"reviewer"`
 }
 
 // Finetune asks the page for a fine-tuning preflight: the LoRA targets
@@ -219,6 +231,7 @@ func parse(path string, b []byte, sum string) (*Page, error) {
 			{"measurements", len(f.Measurements), func(i, l int) { f.Measurements[i].Line = l }},
 			{"sources", len(f.Sources), func(i, l int) { f.Sources[i].Line = l }},
 			{"conflicts", len(f.Conflicts), func(i, l int) { f.Conflicts[i].Line = l }},
+			{"corrections", len(f.Corrections), func(i, l int) { f.Corrections[i].Line = l }},
 		} {
 			// Front matter starts on the file's second line.
 			nodes := items(&doc, list.key)
