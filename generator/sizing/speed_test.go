@@ -82,6 +82,10 @@ func TestCalibration(t *testing.T) {
 		{ID: "api", Unit: "tokens/s", Kind: "hosted-api", Value: 80},
 		{ID: "rack", Unit: "tokens/s", Kind: "self-hosted", Value: 80},
 		{ID: "slow", Unit: "s/token", Kind: "community", Layout: "1xH100", Batch: "one sequence", Value: 0.02},
+		// InferenceBench's wording for the Llama 3.1 8B pair: one request
+		// in flight is batch one, not the layout's max concurrency.
+		{ID: "conc1", Unit: "tokens/s", Kind: "community", Layout: "1xH100", Batch: "concurrency 1", Value: 154},
+		{ID: "conc64", Unit: "tokens/s", Kind: "community", Layout: "1xH100", Batch: "concurrency 64", Value: 2000},
 	}
 	s := sizing.Compute(in)
 	pred := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second"), "prediction for a layout only a measurement names")
@@ -90,6 +94,12 @@ func TestCalibration(t *testing.T) {
 	}
 	if r := floatOf(t, s.Get("calibration.slow.ratio"), "ratio"); math.Abs(r-pred/50) > 1e-12 {
 		t.Errorf("s/token ratio %v, want %v", r, pred/50)
+	}
+	if r := floatOf(t, s.Get("calibration.conc1.ratio"), "ratio"); math.Abs(r-pred/154) > 1e-12 {
+		t.Errorf("concurrency 1 compared with %v tokens/s, want the batch-one %v", r*154, pred)
+	}
+	if p := floatOf(t, s.Get("calibration.conc64.predicted"), "prediction"); p == pred {
+		t.Errorf("concurrency 64 compared with the batch-one prediction %v", p)
 	}
 	for _, id := range []string{"api", "rack"} {
 		if f := s.Get("calibration." + id + ".ratio"); f == nil || f.Known() || f.Reason == "" {
@@ -117,6 +127,10 @@ func TestStreamedCalibrationByHand(t *testing.T) {
 	want := (1e9 / read) / (1.0 / 292) // predicted tokens/s ÷ measured tokens/s
 	if got := floatOf(t, s.Get("calibration.airllm.ratio"), "streamed ratio"); math.Abs(got-want) > 1e-9*want {
 		t.Errorf("streamed ratio %v, want %v", got, want)
+	}
+	// 292 s per token means the run read the token's bytes at read/292 B/s.
+	if got := floatOf(t, s.Get("calibration.airllm.implied_disk_bytes_per_second"), "implied disk rate"); math.Abs(got-read/292) > 1e-9*got {
+		t.Errorf("implied disk rate %v B/s, want %v", got, read/292)
 	}
 	if got := floatOf(t, s.Get("cost.api.usd_per_million_output_tokens"), "API price"); got != 15 {
 		t.Errorf("API price %v, want 15", got)
