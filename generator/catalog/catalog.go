@@ -140,6 +140,7 @@ type Catalog struct {
 	PriceLists   []*PriceList
 	Software     []*Window
 	References   []*Reference // documents inputs cite by a short id
+	Speed        *SpeedModel  // speed.yaml, calibration.yaml, speed_fit.yaml; nil without speed.yaml
 	citations    *citations   // of References, compiled once by Load
 	// Notes says what was read but not used: snapshot prices for
 	// accelerators hardware.yaml does not have, hand-written lists a
@@ -228,6 +229,9 @@ func load(fsys fs.FS, label string, software bool) (*Catalog, error) {
 		return nil, err
 	}
 	if err := loadPricing(fsys, label, c); err != nil {
+		return nil, err
+	}
+	if err := loadSpeed(fsys, label, c); err != nil {
 		return nil, err
 	}
 	return c, nil
