@@ -115,7 +115,7 @@ func (c *calc) speed(in speedIn) {
 	oneBar := m.errorBar(in.acc.Class, in.p.n, 1, false)
 	f := c.add(key("decode_tokens_per_second"), 1/one.total, facts.UnitTokensPerSec,
 		fmt.Sprintf("batch 1: 1 ÷ %s s per step (%s read per GPU, %s FLOPs per GPU, %s s fixed, %s s communication) — %s", sig(one.total), facts.GB(one.bytes), sig(one.flops), sig(one.fixed), sig(one.comm), assume), srcs...)
-	oneBar.apply(c, f)
+	oneBar.apply(c, in.cfg, "decode", f)
 	c.add(key("comm_seconds_per_step"), one.comm, facts.UnitSeconds, c.commHow(in), srcs...).Display = sig(one.comm*1e3) + " ms"
 	c.add(key("fixed_seconds_per_step"), one.fixed, facts.UnitSeconds,
 		fmt.Sprintf("%s layers × %s µs + %s collectives × %s µs (%s)", facts.Fixed(layers, 0), sig(cost.layerSeconds*1e6), c.collectivesText(in), sig(cost.collectiveSeconds*1e6), m.how), srcs...).Display = sig(one.fixed*1e3) + " ms"
@@ -132,7 +132,7 @@ func (c *calc) speed(in speedIn) {
 		aggBar = m.errorBar(in.acc.Class, in.p.n, conc, false)
 		f := c.add(key("decode_tokens_per_second_at_max_concurrency"), agg, facts.UnitTokensPerSec,
 			fmt.Sprintf("%d sequences (serving.%s.max_concurrency%s) ÷ %s s per step, aggregate over the batch — %s", conc, in.cfg, capped, sig(t.total), assume), srcs...)
-		aggBar.apply(c, f)
+		aggBar.apply(c, in.cfg, "decode_at_max_concurrency", f)
 	} else {
 		c.s.Unknown(key("decode_tokens_per_second_at_max_concurrency"), facts.UnitTokensPerSec, "no sequence fits at the serving context (serving."+in.cfg+".max_concurrency is 0)")
 	}
@@ -249,8 +249,9 @@ type errorBar struct {
 	regime   string
 	re       *catalog.RegimeErrors
 	p50, p90 float64
-	ok       bool // n ≥ MinRegimePairs
-	text     string
+	ok       bool   // n ≥ MinRegimePairs
+	text     string // printed beside the figure
+	why      string // the reason an uncalibrated error is unknown
 }
 
 func (m speedModel) errorBar(class string, gpus, batch int64, prefill bool) errorBar {
@@ -261,7 +262,8 @@ func (m speedModel) errorBar(class string, gpus, batch int64, prefill bool) erro
 		n = e.re.Pairs
 	}
 	if n < catalog.MinRegimePairs {
-		e.text = fmt.Sprintf("uncalibrated: %d measured pair(s) in the %s regime, fewer than %d", n, e.regime, catalog.MinRegimePairs)
+		e.text = fmt.Sprintf("uncalibrated: n = %d < %d", n, catalog.MinRegimePairs)
+		e.why = fmt.Sprintf("uncalibrated: %d measured pair(s) in the %s regime, fewer than the %d an error is quoted on", n, e.regime, catalog.MinRegimePairs)
 		return e
 	}
 	e.ok, e.p50, e.p90 = true, e.re.ErrorP50, e.re.ErrorP90
@@ -269,21 +271,24 @@ func (m speedModel) errorBar(class string, gpus, batch int64, prefill bool) erro
 	return e
 }
 
-// apply prints the error bar beside the figure and records its
-// percentiles as facts of their own (<key>_error_p50, <key>_error_p90).
-func (e errorBar) apply(c *calc, f *facts.Fact) {
+// apply prints the error bar beside the figure f of layout cfg and records
+// its percentiles as facts of their own: speed.<cfg>.error_p50.<name> and
+// speed.<cfg>.error_p90.<name>, unknown with the reason when the regime is
+// uncalibrated.
+func (e errorBar) apply(c *calc, cfg, name string, f *facts.Fact) {
 	if f == nil || !f.Known() {
 		return
 	}
 	f.Display = "≈ " + f.Display + " (" + e.text + ")"
+	p50, p90 := "speed."+cfg+".error_p50."+name, "speed."+cfg+".error_p90."+name
 	if !e.ok {
-		c.s.Unknown(f.Key+"_error_p50", facts.UnitShare, e.text)
-		c.s.Unknown(f.Key+"_error_p90", facts.UnitShare, e.text)
+		c.s.Unknown(p50, facts.UnitShare, e.why)
+		c.s.Unknown(p90, facts.UnitShare, e.why)
 		return
 	}
-	how := fmt.Sprintf("leave-one-out error of the %s regime over its %d calibration pairs: %%s percentile of max(predicted ÷ measured, measured ÷ predicted) − 1", e.regime, e.re.Pairs)
-	c.add(f.Key+"_error_p50", e.p50, facts.UnitShare, fmt.Sprintf(how, "50th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
-	c.add(f.Key+"_error_p90", e.p90, facts.UnitShare, fmt.Sprintf(how, "90th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
+	how := fmt.Sprintf("leave-one-out error of %s over the %d calibration pairs of the %s regime: %%s percentile of max(predicted ÷ measured, measured ÷ predicted) − 1", f.Key, e.re.Pairs, e.regime)
+	c.add(p50, e.p50, facts.UnitShare, fmt.Sprintf(how, "50th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
+	c.add(p90, e.p90, facts.UnitShare, fmt.Sprintf(how, "90th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
 }
 
 // peak is the dense peak the step's matrix multiplies run at: FP8 when the
@@ -359,7 +364,7 @@ func (c *calc) prefill(in speedIn, key string, matmul float64, peak float64, pea
 		fmt.Sprintf("%s-token prompt: (2 × %s parameters a token multiplies (the input embedding is a lookup) × tokens + %s causal attention FLOPs on the full and sliding layers) ÷ (TP %d × %s × %.2f compute efficiency); communication and pipeline bubbles left out",
 			facts.Int(int64(p)), facts.Params(matmul), sig(attn), in.p.tp, peakName, eff), srcs...)
 	f.Display = sig(secs) + " s"
-	bar.apply(c, f)
+	bar.apply(c, in.cfg, "prefill", f)
 }
 
 func sig(v float64) string { return fmt.Sprintf("%.3g", v) }

@@ -211,13 +211,13 @@ func TestFixedCostByHand(t *testing.T) {
 	if d := s.Get("speed.1xH100.decode_tokens_per_second").Display; !strings.Contains(d, "typically within ±20 %, n = 12") || !strings.HasPrefix(d, "≈ ") {
 		t.Errorf("1xH100 display %q lacks its error bar", d)
 	}
-	if p := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second_error_p90"), "p90"); p != 0.45 {
+	if p := floatOf(t, s.Get("speed.1xH100.error_p90.decode"), "p90"); p != 0.45 {
 		t.Errorf("p90 = %v", p)
 	}
 	if d := s.Get("speed.8xH100.decode_tokens_per_second").Display; !strings.Contains(d, "uncalibrated") {
 		t.Errorf("8xH100 display %q: 3 pairs should read uncalibrated", d)
 	}
-	if f := s.Get("speed.8xH100.decode_tokens_per_second_error_p50"); f == nil || f.Known() {
+	if f := s.Get("speed.8xH100.error_p50.decode"); f == nil || f.Known() {
 		t.Errorf("uncalibrated regime has a known error: %+v", f)
 	}
 }
