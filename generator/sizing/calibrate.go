@@ -102,6 +102,9 @@ func (c *calc) calibrateStreamed(id string, measured float64, key string) {
 	// The prediction is bytes ÷ an assumed disk rate, so what the run
 	// implies about its disk is the one comparison that explains the ratio.
 	if read, ok := c.s.Get("stream.bytes_read_per_token").Float(); ok && read > 0 {
+		disk := c.in.Sizing.Speed.DiskBytesPerSecond
+		c.add("calibration."+id+".assumed_disk_bytes_per_second", disk, facts.UnitBytesPerSecond,
+			"the disk read rate stream.seconds_per_token assumes: "+c.in.Sizing.Speed.DiskSource, "site:hugo-like.yaml sizing.speed.diskBytesPerSecond").Display = facts.Fixed(disk/1e6, 0) + " MB/s"
 		rate := read * measured
 		c.add("calibration."+id+".implied_disk_bytes_per_second", rate, facts.UnitBytesPerSecond,
 			fmt.Sprintf("stream.bytes_read_per_token %s × measured %s tokens/s: the read rate the run achieved if it was disk-bound, beside the %s MB/s the prediction assumes (%s)",
