@@ -47,13 +47,14 @@ type speedParams struct {
 // The grids the fit searches, coarse enough to refit once per left-out
 // pair in a test: efficiencies to 0.01, fixed costs to 1 µs and 2 µs.
 const (
-	effLo, effHi, effStep  = 0.30, 1.00, 0.01
-	layerHi, layerStep     = 150e-6, 1e-6
-	collHi, collStep       = 40e-6, 2e-6
-	minClassPairs          = catalog.MinRegimePairs
-	fitMethod              = "least squares on log(predicted ÷ measured) over a grid: memory efficiency 0.30–1.00 by 0.01, layer cost 0–150 µs by 1 µs, collective latency 0–40 µs by 2 µs, over all pairs; then each class with at least 5 pairs refits its memory efficiency alone. Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
-	pairLinkEfficiency     = 0.8
-	pairLinkEfficiencyNote = "the site's default sizing.speed.interconnectEfficiency"
+	effLo, effHi, effStep = 0.30, 1.00, 0.01
+	layerHi, layerStep    = 150e-6, 1e-6
+	collHi, collStep      = 40e-6, 2e-6
+	minClassPairs         = catalog.MinRegimePairs
+	fitMethod             = "least squares on log(predicted ÷ measured) over a grid: memory efficiency 0.30–1.00 by 0.01, layer cost 0–150 µs by 1 µs, collective latency 0–40 µs by 2 µs, over all pairs; then each class with at least 5 pairs of its own, and not all of them, refits its memory efficiency alone. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
+	// pairLinkEfficiency is the site's default interconnect efficiency;
+	// the collectives' bytes at batch 1 are a few microseconds, α dwarfs them.
+	pairLinkEfficiency = 0.8
 )
 
 // pairWork is the step a calibration pair ran: its weights and cache
