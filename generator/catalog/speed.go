@@ -79,11 +79,18 @@ type CalibrationPair struct {
 	BytesHow      string  `yaml:"bytes_how"`
 	// KVBytesPerToken is per GPU; 0 when the context is too short to count.
 	KVBytesPerToken float64 `yaml:"kv_bytes_per_token"`
-	Note            string  `yaml:"note,omitempty"`
+	// AttentionWidth is heads × (QK + V head dimensions) per layer: a
+	// token attending to n others costs 2 × n × this FLOPs per layer.
+	AttentionWidth float64 `yaml:"attention_width,omitempty"`
+	Note           string  `yaml:"note,omitempty"`
 }
 
-// MetricDecode is a per-sequence decode rate in tokens/s.
-const MetricDecode = "decode_tokens_per_second"
+// The metrics a pair may measure: a per-sequence decode rate, and a
+// prompt's tokens ÷ the time to process it (prefill), both in tokens/s.
+const (
+	MetricDecode  = "decode_tokens_per_second"
+	MetricPrefill = "prefill_tokens_per_second"
+)
 
 // SpeedFit is speed_fit.yaml: the fitted parameters and their
 // leave-one-out error.
@@ -97,19 +104,25 @@ type SpeedFit struct {
 	// LayerSeconds is the fixed cost of one layer per step (kernel
 	// launches, norms, small ops); CollectiveSeconds the latency of one
 	// tensor-parallel all-reduce.
-	LayerSeconds      float64        `yaml:"layer_seconds"`
-	CollectiveSeconds float64        `yaml:"collective_seconds"`
+	LayerSeconds      float64 `yaml:"layer_seconds"`
+	CollectiveSeconds float64 `yaml:"collective_seconds"`
+	// ComputeEfficiency is the share of the dense peak a prefill's GEMMs
+	// reach, fitted on the prefill pairs (0 when there are none: each
+	// class's stated figure in speed.yaml stands).
+	ComputeEfficiency float64        `yaml:"compute_efficiency,omitempty"`
+	PrefillPairs      int            `yaml:"prefill_pairs,omitempty"`
 	Classes           []ClassFit     `yaml:"classes"`
 	Regimes           []RegimeErrors `yaml:"regimes"`
 }
 
-// ClassFit is a hardware class's own memory efficiency, fitted on its
-// pairs when it has enough (Pairs), else absent.
+// ClassFit is a hardware class's own efficiencies, fitted on its pairs
+// when it has enough of them (0: the shared figure applies).
 type ClassFit struct {
-	Class            string   `yaml:"class"`
-	MemoryEfficiency float64  `yaml:"memory_efficiency"`
-	Pairs            int      `yaml:"pairs"`
-	FittedOn         []string `yaml:"fitted_on"`
+	Class             string   `yaml:"class"`
+	MemoryEfficiency  float64  `yaml:"memory_efficiency,omitempty"`
+	ComputeEfficiency float64  `yaml:"compute_efficiency,omitempty"`
+	Pairs             int      `yaml:"pairs"`
+	FittedOn          []string `yaml:"fitted_on"`
 }
 
 // RegimeErrors is the leave-one-out error of one regime: each pair
@@ -239,8 +252,12 @@ func loadPairs(fsys fs.FS, label string, c *Catalog) ([]*CalibrationPair, error)
 			return nil, fmt.Errorf("%s: expected a count in 1..2^20, found %d", field("batch"), p.Batch)
 		case p.PromptTokens < 0 || p.OutputTokens < 0 || p.PromptTokens > 1<<30 || p.OutputTokens > 1<<30:
 			return nil, fmt.Errorf("%s: expected token counts in 0..2^30 (0: not stated, see note)", field("output_tokens"))
-		case p.Metric != MetricDecode:
-			return nil, fmt.Errorf("%s: expected %s, found %q", field("metric"), MetricDecode, p.Metric)
+		case p.Metric != MetricDecode && p.Metric != MetricPrefill:
+			return nil, fmt.Errorf("%s: expected %s or %s, found %q", field("metric"), MetricDecode, MetricPrefill, p.Metric)
+		case p.Metric == MetricPrefill && (p.PromptTokens < 1 || p.Batch != 1):
+			return nil, fmt.Errorf("%s: a prefill pair processes one prompt of at least one token", field("prompt_tokens"))
+		case p.AttentionWidth < 0 || math.IsInf(p.AttentionWidth, 1):
+			return nil, fmt.Errorf("%s: expected ≥ 0", field("attention_width"))
 		case !pos(p.Value):
 			return nil, fmt.Errorf("%s: expected a positive rate, found %v", field("value"), p.Value)
 		case p.Source == "":
@@ -279,10 +296,12 @@ func loadFit(fsys fs.FS, label string) (*SpeedFit, error) {
 		return nil, fmt.Errorf("%s: memory_efficiency: expected a fraction in (0, 1], found %v", file, f.MemoryEfficiency)
 	case !(f.LayerSeconds >= 0 && f.LayerSeconds < 1) || !(f.CollectiveSeconds >= 0 && f.CollectiveSeconds < 1):
 		return nil, fmt.Errorf("%s: layer_seconds and collective_seconds: expected seconds in [0, 1)", file)
+	case !(f.ComputeEfficiency >= 0 && f.ComputeEfficiency <= 1):
+		return nil, fmt.Errorf("%s: compute_efficiency: expected a fraction in [0, 1], found %v", file, f.ComputeEfficiency)
 	}
 	for i, cf := range f.Classes {
-		if !(cf.MemoryEfficiency > 0 && cf.MemoryEfficiency <= 1) {
-			return nil, fmt.Errorf("%s: classes[%d].memory_efficiency: expected a fraction in (0, 1], found %v", file, i, cf.MemoryEfficiency)
+		if !(cf.MemoryEfficiency >= 0 && cf.MemoryEfficiency <= 1) || !(cf.ComputeEfficiency >= 0 && cf.ComputeEfficiency <= 1) {
+			return nil, fmt.Errorf("%s: classes[%d]: expected efficiencies in [0, 1], found %v and %v", file, i, cf.MemoryEfficiency, cf.ComputeEfficiency)
 		}
 	}
 	return &f, nil

@@ -104,4 +104,3 @@ func FuzzLoadSpeed(f *testing.F) {
 		}
 	})
 }
-

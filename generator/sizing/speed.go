@@ -229,12 +229,25 @@ func (c *calc) speedModel(acc *catalog.Accelerator) speedModel {
 	m.fit = f
 	m.cost.memEff, m.cost.layerSeconds, m.cost.collectiveSeconds = f.MemoryEfficiency, f.LayerSeconds, f.CollectiveSeconds
 	scope := fmt.Sprintf("fitted on all %d calibration pairs", f.Pairs)
+	compute := "compute efficiency stated in data/speed.yaml (no prefill pairs)"
+	if f.ComputeEfficiency > 0 {
+		m.cost.computeEff = f.ComputeEfficiency
+		compute = fmt.Sprintf("compute efficiency fitted on the %d prefill pairs", f.PrefillPairs)
+	}
 	for _, cf := range f.Classes {
-		if cf.Class == acc.Class {
+		if cf.Class != acc.Class {
+			continue
+		}
+		if cf.MemoryEfficiency > 0 {
 			m.cost.memEff = cf.MemoryEfficiency
 			scope = fmt.Sprintf("memory efficiency fitted on the %d %s pairs, fixed costs on all %d", cf.Pairs, acc.Class, f.Pairs)
 		}
+		if cf.ComputeEfficiency > 0 {
+			m.cost.computeEff = cf.ComputeEfficiency
+			compute = "compute efficiency fitted on the " + acc.Class + " prefill pairs"
+		}
 	}
+	scope += "; " + compute
 	engine := "the engine"
 	if m.class != nil {
 		engine = m.class.Engine

@@ -48,27 +48,34 @@ type speedParams struct {
 // pair in a test: efficiencies to 0.01, fixed costs to 1 µs and 2 µs.
 const (
 	effLo, effHi, effStep = 0.30, 1.00, 0.01
+	ceffLo                = 0.05
 	layerHi, layerStep    = 150e-6, 1e-6
 	collHi, collStep      = 40e-6, 2e-6
 	minClassPairs         = catalog.MinRegimePairs
-	fitMethod             = "least squares on log(predicted ÷ measured) over a grid: memory efficiency 0.30–1.00 by 0.01, layer cost 0–150 µs by 1 µs, collective latency 0–40 µs by 2 µs, over all pairs; then each class with at least 5 pairs of its own, and not all of them, refits its memory efficiency alone. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
+	fitMethod             = "least squares on log(predicted ÷ measured) over a grid (coarse at 4× the steps, then fine within three coarse steps of the coarse best): memory efficiency 0.30–1.00 by 0.01, layer cost 0–150 µs by 1 µs, collective latency 0–40 µs by 2 µs, over all decode pairs; then each class with at least 5 pairs of its own, and not all of them, refits its memory efficiency alone; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
 	// pairLinkEfficiency is the site's default interconnect efficiency;
 	// the collectives' bytes at batch 1 are a few microseconds, α dwarfs them.
 	pairLinkEfficiency = 0.8
 )
 
-// pairWork is the step a calibration pair ran: its weights and cache
-// streamed once per step, its collectives two all-reduces per layer.
+// pairWork is the step a calibration pair ran. Decode: its weights and
+// cache streamed once per step, two all-reduces per layer under TP.
+// Prefill: the prompt's GEMMs and causal attention in one pass.
 func pairWork(p *catalog.CalibrationPair) stepWork {
-	ctx := float64(p.PromptTokens) + float64(p.OutputTokens)/2
 	b := float64(p.Batch)
-	w := stepWork{
-		groups: []opGroup{
+	w := stepWork{layers: float64(p.Layers), stages: 1}
+	if p.Metric == catalog.MetricPrefill {
+		n := float64(p.PromptTokens)
+		w.groups = []opGroup{
+			{name: "weights", bytes: p.BytesPerGPU, flops: 2 * p.ActiveParams * n / float64(p.GPUs)},
+			{name: "attention", flops: float64(p.Layers) * p.AttentionWidth * n * n / float64(p.GPUs)},
+		}
+	} else {
+		ctx := float64(p.PromptTokens) + float64(p.OutputTokens)/2
+		w.groups = []opGroup{
 			{name: "weights", bytes: p.BytesPerGPU, flops: 2 * p.ActiveParams * b / float64(p.GPUs)},
-			{name: "attention", bytes: b * ctx * p.KVBytesPerToken},
-		},
-		layers: float64(p.Layers),
-		stages: 1,
+			{name: "attention", bytes: b * ctx * p.KVBytesPerToken, flops: b * 2 * ctx * float64(p.Layers) * p.AttentionWidth / float64(p.GPUs)},
+		}
 	}
 	if p.GPUs > 1 {
 		w.collectives = 2 * float64(p.Layers)
@@ -77,131 +84,200 @@ func pairWork(p *catalog.CalibrationPair) stepWork {
 	return w
 }
 
-func pairCost(cat *catalog.Catalog, p *catalog.CalibrationPair, sp speedParams, memEff float64) stepCost {
-	acc := cat.Accelerators[p.Hardware]
-	c := stepCost{bandwidth: acc.Bandwidth.Value, memEff: memEff, linkEff: pairLinkEfficiency,
-		layerSeconds: sp.layerSeconds, collectiveSeconds: sp.collectiveSeconds, computeEff: 0.5}
-	if acc.PeakBF16 != nil {
-		c.peak = acc.PeakBF16.Value
+// pairPeak is the dense peak a pair's GEMMs run at: the FP16-accumulate
+// rate where the catalog lists one (GeForce under llama.cpp), else BF16.
+func pairPeak(acc *catalog.Accelerator) float64 {
+	switch {
+	case acc.PeakFP16Acc16 != nil:
+		return acc.PeakFP16Acc16.Value
+	case acc.PeakBF16 != nil:
+		return acc.PeakBF16.Value
 	}
-	if cl := cat.Speed.ClassFor(acc.Class); cl != nil {
-		c.computeEff = cl.ComputeEfficiency
-	}
-	if acc.Interconnect != nil {
-		c.link = acc.Interconnect.Value
-	}
-	return c
-}
-
-// predictPair is the pair's predicted decode rate per sequence.
-func predictPair(cat *catalog.Catalog, p *catalog.CalibrationPair, sp speedParams, memEff float64) float64 {
-	t := pairWork(p).time(pairCost(cat, p, sp, memEff))
-	return 1 / t.total
+	return 0
 }
 
 // pairTerms is a pair's step with everything but the fitted parameters
 // worked out, so the fit's grid costs a few operations per point.
 type pairTerms struct {
-	mem1, compute []float64 // per group: bytes ÷ bandwidth at efficiency 1, FLOPs ÷ (peak × efficiency)
+	mem1, flops1  []float64 // per group: bytes ÷ bandwidth, FLOPs ÷ peak (both at efficiency 1)
 	layers, colls float64
 	comm          float64
-	measured      float64
+	measured      float64 // tokens/s
+	tokens        float64 // tokens a step yields: the prompt for prefill, the batch for decode
+	class         string
+	stated        float64 // the class's stated compute efficiency (speed.yaml)
+	prefill       bool
 }
 
 func termsOf(cat *catalog.Catalog, p *catalog.CalibrationPair) pairTerms {
+	acc := cat.Accelerators[p.Hardware]
 	w := pairWork(p)
-	c := pairCost(cat, p, speedParams{}, 1)
-	t := pairTerms{layers: w.layers, colls: w.collectives, measured: p.Value}
-	for _, g := range w.groups {
-		t.mem1 = append(t.mem1, g.bytes/c.bandwidth)
-		var f float64
-		if c.peak > 0 {
-			f = g.flops / (c.peak * c.computeEff)
-		}
-		t.compute = append(t.compute, f)
+	t := pairTerms{layers: w.layers, colls: w.collectives, measured: p.Value, tokens: float64(p.Batch),
+		class: acc.Class, stated: 0.5, prefill: p.Metric == catalog.MetricPrefill}
+	if t.prefill {
+		t.tokens = float64(p.PromptTokens)
 	}
-	if c.link > 0 {
-		t.comm = w.commBytes / (c.link * c.linkEff)
+	if cl := cat.Speed.ClassFor(acc.Class); cl != nil {
+		t.stated = cl.ComputeEfficiency
+	}
+	peak := pairPeak(acc)
+	for _, g := range w.groups {
+		t.mem1 = append(t.mem1, g.bytes/acc.Bandwidth.Value)
+		var f float64
+		if peak > 0 {
+			f = g.flops / peak
+		}
+		t.flops1 = append(t.flops1, f)
+	}
+	if acc.Interconnect != nil {
+		t.comm = w.commBytes / (acc.Interconnect.Value * pairLinkEfficiency)
 	}
 	return t
 }
 
-// seconds is the step time of pairWork(p).time(pairCost(…)) for one pair.
-func (t pairTerms) seconds(sp speedParams, eff float64) float64 {
+// rate is the pair's predicted tokens/s.
+func (t pairTerms) rate(sp speedParams, eff, ceff float64) float64 {
 	var s float64
 	for i, m := range t.mem1 {
-		s += math.Max(m/eff, t.compute[i])
+		s += math.Max(m/eff, t.flops1[i]/ceff)
 	}
-	return s + t.layers*sp.layerSeconds + t.colls*sp.collectiveSeconds + t.comm
+	s += t.layers*sp.layerSeconds + t.colls*sp.collectiveSeconds + t.comm
+	return t.tokens / s
 }
 
-func logErr(terms []pairTerms, sp speedParams, eff float64) float64 {
+func logErr(terms []pairTerms, sp speedParams, eff, ceff func(pairTerms) float64) float64 {
 	var s float64
 	for _, t := range terms {
-		d := math.Log(1 / t.seconds(sp, eff) / t.measured)
+		d := math.Log(t.rate(sp, eff(t), ceff(t)) / t.measured)
 		s += d * d
 	}
 	return s
 }
 
 // fitted is one run of the fit: the shared parameters and the classes'
-// own memory efficiencies.
+// own efficiencies.
 type fitted struct {
-	sp       speedParams
-	classEff map[string]float64
-	classIDs map[string][]string
+	sp        speedParams
+	classEff  map[string]float64
+	classIDs  map[string][]string
+	ceff      float64 // fitted on the prefill pairs; 0 without any
+	classCEff map[string]float64
+	prefill   int
 }
 
-func (f fitted) eff(cat *catalog.Catalog, p *catalog.CalibrationPair) float64 {
-	if e, ok := f.classEff[cat.Accelerators[p.Hardware].Class]; ok {
+func (f fitted) eff(t pairTerms) float64 {
+	if e, ok := f.classEff[t.class]; ok {
 		return e
 	}
 	return f.sp.memEff
 }
 
+func (f fitted) computeEff(t pairTerms) float64 {
+	if e, ok := f.classCEff[t.class]; ok {
+		return e
+	}
+	if f.ceff > 0 {
+		return f.ceff
+	}
+	return t.stated
+}
+
 // steps counts the points of a grid from 0 (or lo) to hi by step.
 func steps(lo, hi, step float64) int { return int(math.Round((hi-lo)/step)) + 1 }
 
-func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
-	terms := make([]pairTerms, len(pairs))
-	for i, p := range pairs {
-		terms[i] = termsOf(cat, p)
+// bestOf is the grid point of [lo, hi] by step with the least err, the
+// first of equals.
+func bestOf(lo, hi, step float64, err func(float64) float64) float64 {
+	best, bestErr := lo, math.Inf(1)
+	for i := 0; i < steps(lo, hi, step); i++ {
+		v := lo + float64(i)*step
+		if e := err(v); e < bestErr {
+			best, bestErr = v, e
+		}
 	}
-	best, bestErr := speedParams{}, math.Inf(1)
-	for i := 0; i < steps(effLo, effHi, effStep); i++ {
-		eff := effLo + float64(i)*effStep
-		for j := 0; j < steps(0, layerHi, layerStep); j++ {
-			for k := 0; k < steps(0, collHi, collStep); k++ {
-				sp := speedParams{memEff: eff, layerSeconds: float64(j) * layerStep, collectiveSeconds: float64(k) * collStep}
-				if e := logErr(terms, sp, eff); e < bestErr {
-					best, bestErr = sp, e
+	return best
+}
+
+func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
+	var decode, prefill []pairTerms
+	var decodeIDs []string
+	for _, p := range pairs {
+		t := termsOf(cat, p)
+		if t.prefill {
+			prefill = append(prefill, t)
+		} else {
+			decode = append(decode, t)
+			decodeIDs = append(decodeIDs, p.ID)
+		}
+	}
+	stated := func(t pairTerms) float64 { return t.stated }
+	errOf := func(sp speedParams) float64 {
+		return logErr(decode, sp, func(pairTerms) float64 { return sp.memEff }, stated)
+	}
+	// Coarse to fine: a grid at 4× the steps, then the fine grid within
+	// three coarse steps of its best point. Memory efficiency and layer
+	// cost trade off along a shallow valley, so one coarse step is too
+	// narrow; three gave the full grid's minimum on this calibration set.
+	grid := func(eLo, eHi, eStep, lLo, lHi, lStep, cLo, cHi, cStep float64) speedParams {
+		best, bestErr := speedParams{}, math.Inf(1)
+		for i := 0; i < steps(eLo, eHi, eStep); i++ {
+			for j := 0; j < steps(lLo, lHi, lStep); j++ {
+				for k := 0; k < steps(cLo, cHi, cStep); k++ {
+					sp := speedParams{memEff: eLo + float64(i)*eStep, layerSeconds: lLo + float64(j)*lStep, collectiveSeconds: cLo + float64(k)*cStep}
+					if e := errOf(sp); e < bestErr {
+						best, bestErr = sp, e
+					}
 				}
 			}
 		}
+		return best
 	}
-	f := fitted{sp: best, classEff: map[string]float64{}, classIDs: map[string][]string{}}
+	c := grid(effLo, effHi, 4*effStep, 0, layerHi, 4*layerStep, 0, collHi, 4*collStep)
+	clamp := func(v, lo, hi float64) float64 { return math.Min(math.Max(v, lo), hi) }
+	best := grid(
+		clamp(c.memEff-12*effStep, effLo, effHi), clamp(c.memEff+12*effStep, effLo, effHi), effStep,
+		clamp(c.layerSeconds-12*layerStep, 0, layerHi), clamp(c.layerSeconds+12*layerStep, 0, layerHi), layerStep,
+		clamp(c.collectiveSeconds-12*collStep, 0, collHi), clamp(c.collectiveSeconds+12*collStep, 0, collHi), collStep)
+	f := fitted{sp: best, classEff: map[string]float64{}, classIDs: map[string][]string{}, classCEff: map[string]float64{}, prefill: len(prefill)}
 	byClass := map[string][]pairTerms{}
-	for i, p := range pairs {
-		cl := cat.Accelerators[p.Hardware].Class
-		byClass[cl] = append(byClass[cl], terms[i])
-		f.classIDs[cl] = append(f.classIDs[cl], p.ID)
+	byClassIDs := map[string][]string{}
+	for i, t := range decode {
+		byClass[t.class] = append(byClass[t.class], t)
+		byClassIDs[t.class] = append(byClassIDs[t.class], decodeIDs[i])
 	}
 	for cl, ts := range byClass {
-		if len(ts) < minClassPairs || len(ts) == len(pairs) {
-			// Too few of its own, or all of them: the shared fit is the class's.
-			delete(f.classIDs, cl)
-			continue
+		if len(ts) < minClassPairs || len(ts) == len(decode) {
+			continue // too few of its own, or all of them: the shared fit is the class's
 		}
-		bestEff, bestErr := best.memEff, math.Inf(1)
-		for i := 0; i < steps(effLo, effHi, effStep); i++ {
-			eff := effLo + float64(i)*effStep
-			if e := logErr(ts, best, eff); e < bestErr {
-				bestEff, bestErr = eff, e
+		f.classEff[cl] = bestOf(effLo, effHi, effStep, func(e float64) float64 {
+			return logErr(ts, best, func(pairTerms) float64 { return e }, stated)
+		})
+		f.classIDs[cl] = byClassIDs[cl]
+	}
+	if len(prefill) > 0 {
+		f.ceff = bestOf(ceffLo, effHi, effStep, func(c float64) float64 {
+			return logErr(prefill, best, f.eff, func(pairTerms) float64 { return c })
+		})
+		pre := map[string][]pairTerms{}
+		for _, t := range prefill {
+			pre[t.class] = append(pre[t.class], t)
+		}
+		for cl, ts := range pre {
+			if len(ts) < minClassPairs || len(ts) == len(prefill) {
+				continue
 			}
+			f.classCEff[cl] = bestOf(ceffLo, effHi, effStep, func(c float64) float64 {
+				return logErr(ts, best, f.eff, func(pairTerms) float64 { return c })
+			})
 		}
-		f.classEff[cl] = bestEff
 	}
 	return f
+}
+
+// predictPair is the pair's predicted tokens/s under a fit.
+func predictPair(cat *catalog.Catalog, p *catalog.CalibrationPair, f fitted) float64 {
+	t := termsOf(cat, p)
+	return t.rate(f.sp, f.eff(t), f.computeEff(t))
 }
 
 // FitSpeed fits the speed model on the catalog's calibration set and
@@ -213,13 +289,17 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 	pairs := cat.Speed.Pairs
 	all := fit(cat, pairs)
 	out := &catalog.SpeedFit{Method: fitMethod, Pairs: len(pairs),
-		MemoryEfficiency: round4(all.sp.memEff), LayerSeconds: round4(all.sp.layerSeconds), CollectiveSeconds: round4(all.sp.collectiveSeconds)}
+		MemoryEfficiency: round4(all.sp.memEff), LayerSeconds: round4(all.sp.layerSeconds), CollectiveSeconds: round4(all.sp.collectiveSeconds),
+		ComputeEfficiency: round4(all.ceff), PrefillPairs: all.prefill}
 	for _, cl := range catalog.Classes {
-		if e, ok := all.classEff[cl]; ok {
-			ids := append([]string(nil), all.classIDs[cl]...)
-			sort.Strings(ids)
-			out.Classes = append(out.Classes, catalog.ClassFit{Class: cl, MemoryEfficiency: round4(e), Pairs: len(ids), FittedOn: ids})
+		e, ok1 := all.classEff[cl]
+		c, ok2 := all.classCEff[cl]
+		if !ok1 && !ok2 {
+			continue
 		}
+		ids := append([]string(nil), all.classIDs[cl]...)
+		sort.Strings(ids)
+		out.Classes = append(out.Classes, catalog.ClassFit{Class: cl, MemoryEfficiency: round4(e), ComputeEfficiency: round4(c), Pairs: len(ids), FittedOn: ids})
 	}
 	ratios := map[string][]float64{}
 	ids := map[string][]string{}
@@ -227,9 +307,9 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 		rest := make([]*catalog.CalibrationPair, 0, len(pairs)-1)
 		rest = append(append(rest, pairs[:i]...), pairs[i+1:]...)
 		f := fit(cat, rest)
-		r := predictPair(cat, p, f.sp, f.eff(cat, p)) / p.Value
+		r := predictPair(cat, p, f) / p.Value
 		acc := cat.Accelerators[p.Hardware]
-		reg := regimeOf(acc.Class, int64(p.GPUs), int64(p.Batch), false)
+		reg := regimeOf(acc.Class, int64(p.GPUs), int64(p.Batch), p.Metric == catalog.MetricPrefill)
 		ratios[reg] = append(ratios[reg], r)
 		ids[reg] = append(ids[reg], p.ID)
 	}
@@ -311,9 +391,10 @@ func MarshalSpeedFit(f *catalog.SpeedFit) ([]byte, error) {
 // leave-one-out error.
 func FitTable(f *catalog.SpeedFit) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective\n", f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6)
+	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective; compute efficiency %.4g on %d prefill pairs\n",
+		f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6, f.ComputeEfficiency, f.PrefillPairs)
 	for _, c := range f.Classes {
-		fmt.Fprintf(&b, "  %s: memory efficiency %.4g on its %d pairs\n", c.Class, c.MemoryEfficiency, c.Pairs)
+		fmt.Fprintf(&b, "  %s: memory efficiency %.4g, compute efficiency %.4g (0: the shared one), on its %d decode pairs\n", c.Class, c.MemoryEfficiency, c.ComputeEfficiency, c.Pairs)
 	}
 	fmt.Fprintf(&b, "%-18s %5s %8s %7s %7s %7s %8s %8s\n", "regime", "pairs", "median", "≤1.25×", "≤1.5×", "≤2×", "err p50", "err p90")
 	for _, r := range f.Regimes {
