@@ -52,7 +52,7 @@ const (
 	layerHi, layerStep    = 150e-6, 1e-6
 	collHi, collStep      = 40e-6, 2e-6
 	minClassPairs         = catalog.MinRegimePairs
-	fitMethod             = "least squares on log(predicted ÷ measured) over a grid (coarse at 4× the steps, then fine within three coarse steps of the coarse best): memory efficiency 0.30–1.00 by 0.01, layer cost 0–150 µs by 1 µs, collective latency 0–40 µs by 2 µs, over all decode pairs; then each class with at least 5 pairs of its own, and not all of them, refits its memory efficiency alone; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
+	fitMethod             = "least squares on log(predicted ÷ measured) over the decode pairs: a grid of layer cost 0–150 µs by 1 µs and collective latency 0–40 µs by 2 µs (coarse at 4× the steps, then fine within three coarse steps of the coarse best), and for each point the best memory efficiency 0.30–1.00 (by 0.05, then by 0.01 around the best) of each class with at least 5 decode pairs of its own (and not all of them), the other classes sharing one; the shared memory efficiency reported is the best over all decode pairs at the fitted costs, for classes with too few pairs; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
 	// pairLinkEfficiency is the site's default interconnect efficiency;
 	// the collectives' bytes at batch 1 are a few microseconds, α dwarfs them.
 	pairLinkEfficiency = 0.8
@@ -211,48 +211,80 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 		}
 	}
 	stated := func(t pairTerms) float64 { return t.stated }
-	errOf := func(sp speedParams) float64 {
-		return logErr(decode, sp, func(pairTerms) float64 { return sp.memEff }, stated)
+	// A class with enough decode pairs of its own gets its own memory
+	// efficiency; the others share one. For a given layer cost and
+	// collective latency each group's best efficiency is a 1-D search, so
+	// the fit is a grid over the two fixed costs with the efficiencies
+	// found inside it.
+	groups := map[string][]pairTerms{}
+	for _, t := range decode {
+		g := t.class
+		if n := countClass(decode, t.class); n < minClassPairs || n == len(decode) {
+			g = "" // shared
+		}
+		groups[g] = append(groups[g], t)
 	}
-	// Coarse to fine: a grid at 4× the steps, then the fine grid within
-	// three coarse steps of its best point. Memory efficiency and layer
-	// cost trade off along a shallow valley, so one coarse step is too
-	// narrow; three gave the full grid's minimum on this calibration set.
-	grid := func(eLo, eHi, eStep, lLo, lHi, lStep, cLo, cHi, cStep float64) speedParams {
-		best, bestErr := speedParams{}, math.Inf(1)
-		for i := 0; i < steps(eLo, eHi, eStep); i++ {
-			for j := 0; j < steps(lLo, lHi, lStep); j++ {
-				for k := 0; k < steps(cLo, cHi, cStep); k++ {
-					sp := speedParams{memEff: eLo + float64(i)*eStep, layerSeconds: lLo + float64(j)*lStep, collectiveSeconds: cLo + float64(k)*cStep}
-					if e := errOf(sp); e < bestErr {
-						best, bestErr = sp, e
-					}
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	effFor := func(ts []pairTerms, layer, coll float64) (float64, float64) {
+		sp := speedParams{layerSeconds: layer, collectiveSeconds: coll}
+		scan := func(lo, hi, step float64) (float64, float64) {
+			bestEff, bestErr := lo, math.Inf(1)
+			for i := 0; i < steps(lo, hi, step); i++ {
+				e := lo + float64(i)*step
+				if err := logErr(ts, sp, func(pairTerms) float64 { return e }, stated); err < bestErr {
+					bestEff, bestErr = e, err
+				}
+			}
+			return bestEff, bestErr
+		}
+		// 0.05 steps, then 0.01 steps around the best of them: the error
+		// has one minimum in the efficiency.
+		c, _ := scan(effLo, effHi, 5*effStep)
+		return scan(math.Max(c-5*effStep, effLo), math.Min(c+5*effStep, effHi), effStep)
+	}
+	total := func(layer, coll float64) float64 {
+		var sum float64
+		for _, g := range names {
+			_, e := effFor(groups[g], layer, coll)
+			sum += e
+		}
+		return sum
+	}
+	grid := func(lLo, lHi, lStep, cLo, cHi, cStep float64) (float64, float64) {
+		bl, bc, bestErr := 0.0, 0.0, math.Inf(1)
+		for j := 0; j < steps(lLo, lHi, lStep); j++ {
+			for k := 0; k < steps(cLo, cHi, cStep); k++ {
+				l, c := lLo+float64(j)*lStep, cLo+float64(k)*cStep
+				if e := total(l, c); e < bestErr {
+					bl, bc, bestErr = l, c, e
 				}
 			}
 		}
-		return best
+		return bl, bc
 	}
-	c := grid(effLo, effHi, 4*effStep, 0, layerHi, 4*layerStep, 0, collHi, 4*collStep)
+	// Coarse to fine over the fixed costs: 4× the steps, then the fine
+	// grid within three coarse steps of the coarse best.
+	cl, cc := grid(0, layerHi, 4*layerStep, 0, collHi, 4*collStep)
 	clamp := func(v, lo, hi float64) float64 { return math.Min(math.Max(v, lo), hi) }
-	best := grid(
-		clamp(c.memEff-12*effStep, effLo, effHi), clamp(c.memEff+12*effStep, effLo, effHi), effStep,
-		clamp(c.layerSeconds-12*layerStep, 0, layerHi), clamp(c.layerSeconds+12*layerStep, 0, layerHi), layerStep,
-		clamp(c.collectiveSeconds-12*collStep, 0, collHi), clamp(c.collectiveSeconds+12*collStep, 0, collHi), collStep)
+	layer, coll := grid(clamp(cl-8*layerStep, 0, layerHi), clamp(cl+8*layerStep, 0, layerHi), layerStep,
+		clamp(cc-8*collStep, 0, collHi), clamp(cc+8*collStep, 0, collHi), collStep)
+	shared, _ := effFor(decode, layer, coll)
+	best := speedParams{memEff: shared, layerSeconds: layer, collectiveSeconds: coll}
 	f := fitted{sp: best, classEff: map[string]float64{}, classIDs: map[string][]string{}, classCEff: map[string]float64{}, prefill: len(prefill)}
-	byClass := map[string][]pairTerms{}
-	byClassIDs := map[string][]string{}
-	for i, t := range decode {
-		byClass[t.class] = append(byClass[t.class], t)
-		byClassIDs[t.class] = append(byClassIDs[t.class], decodeIDs[i])
-	}
-	for cl, ts := range byClass {
-		if len(ts) < minClassPairs || len(ts) == len(decode) {
-			continue // too few of its own, or all of them: the shared fit is the class's
+	for _, g := range names {
+		if g == "" {
+			continue
 		}
-		f.classEff[cl] = bestOf(effLo, effHi, effStep, func(e float64) float64 {
-			return logErr(ts, best, func(pairTerms) float64 { return e }, stated)
-		})
-		f.classIDs[cl] = byClassIDs[cl]
+		f.classEff[g], _ = effFor(groups[g], layer, coll)
+		for i, t := range decode {
+			if t.class == g {
+				f.classIDs[g] = append(f.classIDs[g], decodeIDs[i])
+			}
+		}
 	}
 	if len(prefill) > 0 {
 		f.ceff = bestOf(ceffLo, effHi, effStep, func(c float64) float64 {
@@ -401,4 +433,14 @@ func FitTable(f *catalog.SpeedFit) string {
 		fmt.Fprintf(&b, "%-18s %5d %8.3f %7.2f %7.2f %7.2f %8.3f %8.3f\n", r.Regime, r.Pairs, r.MedianRatio, r.Within125, r.Within15, r.Within2, r.ErrorP50, r.ErrorP90)
 	}
 	return b.String()
+}
+
+func countClass(ts []pairTerms, class string) int {
+	n := 0
+	for _, t := range ts {
+		if t.class == class {
+			n++
+		}
+	}
+	return n
 }
