@@ -54,7 +54,7 @@ func (c *calc) fit() {
 		if cat := c.in.Catalog; cat != nil && cat.Speed != nil && cat.Speed.Fit != nil {
 			// The fitted model replaces the site's memory and compute
 			// efficiencies; the interconnect's and the context remain.
-			how = fmt.Sprintf("a step model fitted on %d public measurements (data/speed_fit.yaml: memory efficiency per hardware class, a fixed cost per layer and per collective; compute efficiency per class in data/speed.yaml), collectives at %.0f%% of the interconnect, a prompt and decode context of %s tokens, routed experts hit as under uniform routing",
+			how = fmt.Sprintf("a step model fitted on %d public measurements (data/speed_fit.yaml: memory efficiency per hardware class, a fixed cost per layer and per collective, a compute efficiency from the prefill pairs; data/speed.yaml states it where the fit has none), collectives at %.0f%% of the interconnect, a prompt and decode context of %s tokens, routed experts hit as under uniform routing",
 				cat.Speed.Fit.Pairs, sp.InterconnectEfficiency*100, facts.Int(sp.PromptTokens))
 		}
 		src := "site:hugo-like.yaml sizing.speed"
