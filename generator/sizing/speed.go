@@ -77,11 +77,14 @@ func (c *calc) speed(in speedIn) {
 	// The input embedding is a lookup: a step reads the rows of its tokens,
 	// not the table. A tied table is the output head and is read whole.
 	embedGPU, embedHow := c.embeddingGPU(in)
-	denseGPU := in.weightsGPU - expertGPU - embedGPU
+	// A module tree that does not describe the files could make these
+	// differences negative: no bytes or FLOPs is the floor.
+	denseGPU := max(in.weightsGPU-expertGPU-embedGPU, 0)
 	denseActive := float64(active) - expertActive
 	if an != nil && an.Active > an.ActiveNoEmbed && !a.TiedEmbed {
 		denseActive -= float64(an.Active - an.ActiveNoEmbed)
 	}
+	denseActive = math.Max(denseActive, 0)
 	layers := float64(ceilDiv(a.Layers, in.p.pp))
 	attnFLOPs := c.attentionFLOPsPerToken(float64(ctx)) / tp / pp
 	work := func(b int64) stepWork {
