@@ -299,6 +299,17 @@ func loadFit(fsys fs.FS, label string) (*SpeedFit, error) {
 	case !(f.ComputeEfficiency >= 0 && f.ComputeEfficiency <= 1):
 		return nil, fmt.Errorf("%s: compute_efficiency: expected a fraction in [0, 1], found %v", file, f.ComputeEfficiency)
 	}
+	for i, r := range f.Regimes {
+		finite := func(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }
+		switch {
+		case r.Regime == "" || r.Pairs < 0:
+			return nil, fmt.Errorf("%s: regimes[%d]: a regime names itself and counts its pairs", file, i)
+		case !finite(r.MedianRatio) || !finite(r.ErrorP50) || !finite(r.ErrorP90):
+			return nil, fmt.Errorf("%s: regimes[%d]: expected finite, non-negative ratio and errors", file, i)
+		case !(r.Within125 >= 0 && r.Within125 <= 1 && r.Within15 >= 0 && r.Within15 <= 1 && r.Within2 >= 0 && r.Within2 <= 1):
+			return nil, fmt.Errorf("%s: regimes[%d]: expected shares in [0, 1]", file, i)
+		}
+	}
 	for i, cf := range f.Classes {
 		if !(cf.MemoryEfficiency >= 0 && cf.MemoryEfficiency <= 1) || !(cf.ComputeEfficiency >= 0 && cf.ComputeEfficiency <= 1) {
 			return nil, fmt.Errorf("%s: classes[%d]: expected efficiencies in [0, 1], found %v and %v", file, i, cf.MemoryEfficiency, cf.ComputeEfficiency)

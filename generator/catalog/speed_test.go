@@ -56,6 +56,7 @@ func TestBadSpeedModelNamesFileAndField(t *testing.T) {
 		{calibrationFile, strings.Replace(pairOK, ", bytes_how: h", "", 1), "pairs[0].bytes_how"},
 		{SpeedFitFile, strings.Replace(fitOK, "memory_efficiency: 0.7", "memory_efficiency: 0", 1), "memory_efficiency"},
 		{SpeedFitFile, strings.Replace(fitOK, "layer_seconds: 4e-05", "layer_seconds: 3", 1), "layer_seconds"},
+		{SpeedFitFile, strings.Replace(fitOK, "error_p90: 0.2", "error_p90: .nan", 1), "regimes[0]"},
 	} {
 		dir := t.TempDir()
 		write(t, dir, "hardware.yaml", hw)
