@@ -47,9 +47,13 @@ type Accelerator struct {
 	// Bandwidth is memory bandwidth in bytes/s; the peaks are dense
 	// (no sparsity) FLOP/s, absent where the part has no such unit or the
 	// vendor publishes none; Interconnect is scale-up bandwidth per GPU in
-	// bytes/s (NVLink, xGMI/Infinity Fabric, PCIe).
+	// bytes/s (NVLink, xGMI/Infinity Fabric, PCIe). PeakBF16 accumulates in
+	// FP32; PeakFP16Acc16 is the FP16 rate with FP16 accumulation, set only
+	// where it differs (GeForce parts run it at twice their FP32-accumulate
+	// rate, and llama.cpp's F16 GEMMs use it).
 	Bandwidth        Spec   `yaml:"memory_bandwidth"`
 	PeakBF16         *Spec  `yaml:"peak_bf16_flops,omitempty"`
+	PeakFP16Acc16    *Spec  `yaml:"peak_fp16_acc16_flops,omitempty"`
 	PeakFP8          *Spec  `yaml:"peak_fp8_flops,omitempty"`
 	PeakFP4          *Spec  `yaml:"peak_fp4_flops,omitempty"`
 	Interconnect     *Spec  `yaml:"interconnect_bytes_per_second,omitempty"`
@@ -136,6 +140,7 @@ type Catalog struct {
 	PriceLists   []*PriceList
 	Software     []*Window
 	References   []*Reference // documents inputs cite by a short id
+	Speed        *SpeedModel  // speed.yaml, calibration.yaml, speed_fit.yaml; nil without speed.yaml
 	citations    *citations   // of References, compiled once by Load
 	// Notes says what was read but not used: snapshot prices for
 	// accelerators hardware.yaml does not have, hand-written lists a
@@ -224,6 +229,9 @@ func load(fsys fs.FS, label string, software bool) (*Catalog, error) {
 		return nil, err
 	}
 	if err := loadPricing(fsys, label, c); err != nil {
+		return nil, err
+	}
+	if err := loadSpeed(fsys, label, c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -344,7 +352,7 @@ func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) err
 	specs := []struct {
 		name string
 		s    *Spec
-	}{{"memory_bandwidth", &a.Bandwidth}, {"peak_bf16_flops", a.PeakBF16}, {"peak_fp8_flops", a.PeakFP8}, {"peak_fp4_flops", a.PeakFP4}, {"interconnect_bytes_per_second", a.Interconnect}}
+	}{{"memory_bandwidth", &a.Bandwidth}, {"peak_bf16_flops", a.PeakBF16}, {"peak_fp16_acc16_flops", a.PeakFP16Acc16}, {"peak_fp8_flops", a.PeakFP8}, {"peak_fp4_flops", a.PeakFP4}, {"interconnect_bytes_per_second", a.Interconnect}}
 	for _, sp := range specs {
 		if sp.s == nil {
 			continue

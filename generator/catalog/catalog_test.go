@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,10 +60,18 @@ func TestShippedCatalogCitesEveryFigure(t *testing.T) {
 		if !a.MemoryVerified && !strings.HasPrefix(a.MemorySource, "unverified") && a.Class != "cpu" {
 			t.Errorf("%s: an unverified capacity must say so: %q", id, a.MemorySource)
 		}
-		for name, s := range map[string]*Spec{"bandwidth": &a.Bandwidth, "bf16": a.PeakBF16, "fp8": a.PeakFP8, "fp4": a.PeakFP4, "interconnect": a.Interconnect} {
+		for name, s := range map[string]*Spec{"bandwidth": &a.Bandwidth, "bf16": a.PeakBF16, "fp16acc16": a.PeakFP16Acc16, "fp8": a.PeakFP8, "fp4": a.PeakFP4, "interconnect": a.Interconnect} {
 			if s != nil && (s.Source == "" || s.AsOf == "") {
 				t.Errorf("%s %s: no source or date", id, name)
 			}
+		}
+		if a.Class != "cpu" && a.PeakBF16 == nil {
+			t.Errorf("%s: every GPU has a 16-bit matrix rate; without peak_bf16_flops it gets no prefill or compute term", id)
+		}
+		// A GeForce part runs FP16 with FP16 accumulation at twice its
+		// FP32-accumulate rate, and llama.cpp's F16 GEMMs use it.
+		if a.Vendor == "NVIDIA" && a.Class == "consumer" && (a.PeakFP16Acc16 == nil || a.PeakBF16 == nil || math.Abs(a.PeakFP16Acc16.Value/a.PeakBF16.Value-2) > 0.01) {
+			t.Errorf("%s: a GeForce part lists its FP16-accumulate peak at twice the FP32-accumulate one", id)
 		}
 		if a.Class == "unified" && (a.GPUWiredShare == 0 || !strings.Contains(a.GPUWiredNote, "iogpu.wired_limit_mb")) {
 			t.Errorf("%s: unified memory must state the GPU's default wired share and how to raise it", id)
@@ -73,7 +82,7 @@ func TestShippedCatalogCitesEveryFigure(t *testing.T) {
 			t.Errorf("no accelerator of class %s", cl)
 		}
 	}
-	for _, id := range []string{"B200", "B300", "GB300NVL72", "H200", "H100", "A100", "L40S", "MI300X", "MI325X", "MI355X", "RTXPRO6000", "RTX6000Ada", "RTX5090", "RTX4090", "RTX3090", "M3Ultra512", "M4Max128", "CPUHost"} {
+	for _, id := range []string{"B200", "B300", "GB300NVL72", "GB200NVL72", "H200", "H100", "A100", "L40S", "MI300X", "MI325X", "MI355X", "RTXPRO6000", "RTX6000Ada", "RTX5090", "RTX4090", "RTX3090", "M3Ultra512", "M4Max128", "CPUHost"} {
 		if c.Accelerators[id] == nil {
 			t.Errorf("accelerator %s missing", id)
 		}

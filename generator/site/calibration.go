@@ -5,9 +5,11 @@ import (
 	"sort"
 	"strings"
 
+	"dossier/generator/catalog"
 	"dossier/generator/claims"
 	"dossier/generator/facts"
 	"dossier/generator/render"
+	"dossier/generator/sizing"
 )
 
 // CalibrationPath is the site's page of every speed prediction set beside
@@ -51,6 +53,11 @@ func calibrationPairs(m *Model) []CalibrationPair {
 		if r, ok := rf.Float(); ok {
 			p.Ratio, p.RatioText, p.Comparable = r, rf.Display, true
 			p.Predicted = m.Facts.Get("calibration." + ms.ID + ".predicted").Display
+			// A streamed run: the prediction is bytes ÷ an assumed disk
+			// rate, so the rate the run implies stands beside it.
+			if d := m.Facts.Get("calibration." + ms.ID + ".implied_disk_bytes_per_second"); d.Known() {
+				p.Predicted += fmt.Sprintf(" at an assumed %s from disk; the run implies %s", m.Facts.Get("calibration."+ms.ID+".assumed_disk_bytes_per_second").Display, d.Display)
+			}
 		} else {
 			p.Reason = rf.Reason
 		}
@@ -113,14 +120,16 @@ func (s *Site) renderCalibration(out sink, sums []*Summary) error {
 		b.WriteString(md)
 	}
 	b.WriteString("# Speed predictions against measurements\n\n")
-	b.WriteString("Every published decode-speed measurement of a model on this site that names the layout it ran on, beside the build's roofline prediction for that layout (see each dossier's speed section for the settings). A ratio above 1 means the prediction is faster than what was measured.\n\n")
+	s.writeSpeedModel(&b, table)
+	b.WriteString("## This site's models\n\n")
+	b.WriteString("Every published decode-speed measurement of a model on this site that names the layout it ran on, beside the build's prediction for that layout (see each dossier's speed section for the settings). A ratio above 1 means the prediction is faster than what was measured. Some of these runs are also in the calibration set above (the same source and configuration), so they are not all an independent check; and some ran under conditions other than the ones the figures assume (another context length, an engine's own word count), as the measurement's text says.\n\n")
 	lo, med, hi, ok := Spread(ratios)
 	if ok {
-		fmt.Fprintf(&b, "**Spread:** %d pairs from %d models; predicted ÷ measured runs from %s to %s, median %s. That range is the error bar of every speed figure on this site.\n\n",
+		fmt.Fprintf(&b, "**Spread:** %d pairs from %d models; predicted ÷ measured runs from %s to %s, median %s.\n\n",
 			len(ratios), len(models), ratioText(lo), ratioText(hi), ratioText(med))
 		table(comparable)
 	} else {
-		b.WriteString("No measurement on this site names a layout the build can predict, so the speed figures have no measured error bar yet.\n\n")
+		b.WriteString("No measurement on this site names a layout the build can predict.\n\n")
 	}
 	if len(other.Rows) > 0 {
 		b.WriteString("\n## Measurements not compared\n\n")
@@ -138,3 +147,59 @@ func (s *Site) renderCalibration(out sink, sums []*Summary) error {
 }
 
 func ratioText(r float64) string { return facts.Fixed(r, 2) + "×" }
+
+// writeSpeedModel writes the speed model's calibration: its fitted
+// parameters, the leave-one-out error per regime (the error bar every
+// speed figure prints), and the calibration set.
+func (s *Site) writeSpeedModel(b *strings.Builder, table func(*render.Table)) {
+	var sm *catalog.SpeedModel
+	if s.Catalog != nil {
+		sm = s.Catalog.Speed
+	}
+	if sm == nil || sm.Fit == nil {
+		b.WriteString("This site's data has no fitted speed model (data/speed_fit.yaml), so every speed figure is uncalibrated: it uses the site's efficiencies and no fixed costs.\n\n")
+		return
+	}
+	f := sm.Fit
+	b.WriteString("## The speed model and its cross-validated error\n\n")
+	fmt.Fprintf(b, "Each decode step takes, per operator group, the longer of streaming its bytes and computing its FLOPs, plus a fixed cost per layer and per tensor-parallel collective. Fitted on %d public measurements (data/calibration.yaml): %s of the catalog bandwidth, %s µs per layer, %s µs per collective.",
+		f.Pairs, facts.Percent(f.MemoryEfficiency), facts.Fixed(f.LayerSeconds*1e6, 0), facts.Fixed(f.CollectiveSeconds*1e6, 0))
+	for _, c := range f.Classes {
+		fmt.Fprintf(b, " %s hardware has its own memory efficiency, %s, fitted on its %d pairs.", c.Class, facts.Percent(c.MemoryEfficiency), c.Pairs)
+	}
+	b.WriteString(" Method: " + f.Method + "\n\n")
+	fmt.Fprintf(b, "The error below is leave-one-out: each pair is predicted by a fit that did not see it. A figure on a dossier prints its regime's typical error (the 50th percentile); a regime with fewer than %d pairs prints \"uncalibrated\".\n\n", catalog.MinRegimePairs)
+	rt := &render.Table{
+		Header: []string{"regime", "pairs", "median predicted ÷ measured", "within 1.25×", "within 1.5×", "within 2×", "typical error (p50)", "p90"},
+		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Right, render.Right, render.Right, render.Right},
+	}
+	for _, reg := range sizing.Regimes {
+		re := f.Regime(reg.ID)
+		if re == nil || re.Pairs == 0 {
+			rt.Rows = append(rt.Rows, []string{reg.Label, "0", "—", "—", "—", "—", "uncalibrated", "—"})
+			continue
+		}
+		typical := "±" + facts.Fixed(re.ErrorP50*100, 0) + " %"
+		if re.Pairs < catalog.MinRegimePairs {
+			typical = "uncalibrated"
+		}
+		rt.Rows = append(rt.Rows, []string{reg.Label, facts.Int(int64(re.Pairs)), ratioText(re.MedianRatio),
+			facts.Percent(re.Within125), facts.Percent(re.Within15), facts.Percent(re.Within2), typical, "±" + facts.Fixed(re.ErrorP90*100, 0) + " %"})
+	}
+	table(rt)
+	b.WriteString("\n### The calibration set\n\n")
+	pt := &render.Table{
+		Header: []string{"pair", "model", "weights", "hardware", "engine", "batch", "prompt / output", "measured", "bytes per GPU", "source"},
+		Align:  []render.Align{render.Left, render.Left, render.Left, render.Left, render.Left, render.Right, render.Right, render.Right, render.Right, render.Left},
+	}
+	for _, p := range sm.Pairs {
+		lengths := facts.Int(int64(p.PromptTokens)) + " / " + facts.Int(int64(p.OutputTokens))
+		if p.PromptTokens == 0 && p.OutputTokens == 0 {
+			lengths = "not stated"
+		}
+		pt.Rows = append(pt.Rows, []string{render.Code(p.ID), p.Model, p.Quant, fmt.Sprintf("%d × %s", p.GPUs, p.Hardware), p.Engine + " " + p.EngineVersion,
+			facts.Int(int64(p.Batch)), lengths, facts.Fixed(p.Value, 2) + " tokens/s", facts.GB(p.BytesPerGPU), p.Source})
+	}
+	table(pt)
+	b.WriteString("\n")
+}

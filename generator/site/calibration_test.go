@@ -108,3 +108,75 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// speedModelFiles is a small fitted speed model for the fixture site: one
+// calibration pair, a fit whose one-GPU regime is quoted on 6 pairs and
+// whose tensor-parallel regime has 2 (uncalibrated).
+var speedModelFiles = map[string]string{
+	"speed.yaml": `classes:
+  - {class: datacenter, engine: "vLLM", compute_efficiency: 0.5, compute_source: "stated", max_batch: 1024, max_batch_source: "vLLM defaults"}
+`,
+	"calibration.yaml": `pairs:
+  - {id: p1, model: M, quant: BF16, hardware: H100, gpus: 1, engine: vLLM, engine_version: "0.1", batch: 1, prompt_tokens: 5, output_tokens: 100,
+     metric: decode_tokens_per_second, value: 100, source: "https://example.org/p1", date: "2026-12-04", layers: 32, hidden: 4096,
+     active_params: 8e9, bytes_per_gpu: 16e9, bytes_how: "index total_size"}
+`,
+	"speed_fit.yaml": `method: "a grid"
+pairs: 8
+memory_efficiency: 0.75
+layer_seconds: 4.0e-05
+collective_seconds: 8.0e-06
+regimes:
+  - {regime: single-gpu, pairs: 6, median_ratio: 1.02, within_1_25x: 0.8333, within_1_5x: 1, within_2x: 1, error_p50: 0.12, error_p90: 0.3, ids: [a, b, c, d, e, f]}
+  - {regime: tensor-parallel, pairs: 2, median_ratio: 0.9, within_1_25x: 0.5, within_1_5x: 1, within_2x: 1, error_p50: 0.2, error_p90: 0.25, ids: [g, h]}
+`,
+}
+
+// TestCalibrationPageQuotesCrossValidatedError: with a fitted speed model
+// in data/, the page prints the fit and each regime's leave-one-out error
+// (a regime under 5 pairs as uncalibrated, one with none too), lists the
+// calibration set, and a dossier's one-GPU decode figure prints its
+// regime's typical error.
+func TestCalibrationPageQuotesCrossValidatedError(t *testing.T) {
+	root := copySite(t)
+	for name, body := range speedModelFiles {
+		if err := os.WriteFile(filepath.Join(root, "data", name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dest := filepath.Join(t.TempDir(), "public")
+	if _, err := build(t, root, dest); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dest, "calibration", "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	for _, want := range []string{
+		"Fitted on 8 public measurements (data/calibration.yaml): 75.0% of the catalog bandwidth, 40 µs per layer, 8 µs per collective.",
+		"| one GPU, one sequence | 6 | 1.02× | 83.3% | 100.0% | 100.0% | ±12 % | ±30 % |",
+		"| tensor parallel, one sequence | 2 | 0.90× | 50.0% | 100.0% | 100.0% | uncalibrated | ±25 % |",
+		"| prefill (time to first token) | 0 | — | — | — | — | uncalibrated | — |",
+		"| `p1` | M | BF16 | 1 × H100 | vLLM 0.1 | 1 | 5 / 100 | 100.00 tokens/s | 16.0 GB | https://example.org/p1 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("calibration page lacks %q:\n%s", want, md)
+		}
+	}
+	var found bool
+	for _, slug := range []string{"llama-3-1-8b", "qwen3-30b-a3b", "mixtral-8x7b-v0-1", "gpt-oss-20b"} {
+		ff := readFacts(t, filepath.Join(dest, "models", slug, "facts.json"))
+		for f := range ff.Facts.All() {
+			if strings.HasPrefix(f.Key, "speed.1x") && strings.HasSuffix(f.Key, ".decode_tokens_per_second") && f.Known() {
+				found = true
+				if !strings.HasSuffix(f.Display, "(typically within ±12 %, n = 6)") {
+					t.Errorf("%s %s = %q, want the one-GPU error bar", slug, f.Key, f.Display)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no one-GPU decode figure in the fixture's models")
+	}
+}

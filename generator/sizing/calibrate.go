@@ -99,10 +99,22 @@ func (c *calc) calibrateStreamed(id string, measured float64, key string) {
 	f := c.add(key, pred/measured, facts.UnitCount,
 		fmt.Sprintf("predicted %s tokens/s ÷ measured %s tokens/s, streamed from disk", sig(pred), sig(measured)), "stream.seconds_per_token", "measurement:"+id)
 	f.Display = facts.Fixed(pred/measured, 2) + "×"
+	// The prediction is bytes ÷ an assumed disk rate, so what the run
+	// implies about its disk is the one comparison that explains the ratio.
+	if read, ok := c.s.Get("stream.bytes_read_per_token").Float(); ok && read > 0 {
+		disk := c.in.Sizing.Speed.DiskBytesPerSecond
+		c.add("calibration."+id+".assumed_disk_bytes_per_second", disk, facts.UnitBytesPerSecond,
+			"the disk read rate stream.seconds_per_token assumes: "+c.in.Sizing.Speed.DiskSource, "site:hugo-like.yaml sizing.speed.diskBytesPerSecond").Display = facts.Fixed(disk/1e6, 0) + " MB/s"
+		rate := read * measured
+		c.add("calibration."+id+".implied_disk_bytes_per_second", rate, facts.UnitBytesPerSecond,
+			fmt.Sprintf("stream.bytes_read_per_token %s × measured %s tokens/s: the read rate the run achieved if it was disk-bound, beside the %s MB/s the prediction assumes (%s)",
+				facts.GB(read), sig(measured), facts.Fixed(c.in.Sizing.Speed.DiskBytesPerSecond/1e6, 0), c.in.Sizing.Speed.DiskSource),
+			"stream.bytes_read_per_token", "measurement:"+id).Display = facts.Fixed(rate/1e6, 0) + " MB/s"
+	}
 }
 
 // batchOneRe recognises a configuration that ran one sequence at a time.
-var batchOneRe = regexp.MustCompile(`(?i)\bbatch(?: size)?\s*(?:of\s*)?1\b|\bsingle\b|\bone sequence\b|\bbs\s*=?\s*1\b`)
+var batchOneRe = regexp.MustCompile(`(?i)\bbatch(?: size)?\s*(?:of\s*)?1\b|\bconcurrency\s*(?:of\s*|=\s*)?1\b|\bsingle\b|\bone (?:sequence|request|user)\b|\bbs\s*=?\s*1\b`)
 
 // tokensPerSecond reads a measurement as a decode rate.
 func tokensPerSecond(v float64, unit string) (float64, bool) {

@@ -51,6 +51,12 @@ func (c *calc) fit() {
 	if sp := sz.Speed; sp.MemoryEfficiency > 0 && sp.ComputeEfficiency > 0 && sp.InterconnectEfficiency > 0 && sp.PromptTokens > 0 {
 		how := fmt.Sprintf("decode roofline at %.0f%% of HBM bandwidth and prefill at %.0f%% of dense peak FLOP/s, collectives at %.0f%% of the interconnect (bandwidth term only), a prompt and decode context of %s tokens, routed experts hit as under uniform routing",
 			sp.MemoryEfficiency*100, sp.ComputeEfficiency*100, sp.InterconnectEfficiency*100, facts.Int(sp.PromptTokens))
+		if cat := c.in.Catalog; cat != nil && cat.Speed != nil && cat.Speed.Fit != nil {
+			// The fitted model replaces the site's memory and compute
+			// efficiencies; the interconnect's and the context remain.
+			how = fmt.Sprintf("a step model fitted on %d public measurements (data/speed_fit.yaml: memory efficiency per hardware class, a fixed cost per layer and per collective, a compute efficiency from the prefill pairs; data/speed.yaml states it where the fit has none), collectives at %.0f%% of the interconnect, a prompt and decode context of %s tokens, routed experts hit as under uniform routing",
+				cat.Speed.Fit.Pairs, sp.InterconnectEfficiency*100, facts.Int(sp.PromptTokens))
+		}
 		src := "site:hugo-like.yaml sizing.speed"
 		if sp.Source != "" {
 			src += " (" + sp.Source + ")"

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"dossier/generator/catalog"
 	"dossier/generator/facts"
@@ -186,6 +187,16 @@ func (c *calc) tokenCost(op costOp) {
 		fmt.Sprintf("$%.2f/h ÷ (%s tokens/s at %s × 3,600) × 10^6", q.USDPerHour, facts.Fixed(op.value, 1), op.how), q.SourceKey(), "speed."+op.label+".decode_tokens_per_second")
 	if q.Approximate {
 		f.Display = "≈" + f.Display
+	}
+	// $/M inherits the error bar of the rate it divides by.
+	speed := "speed." + op.label + ".decode_tokens_per_second"
+	if op.how != "batch 1" {
+		speed += "_at_max_concurrency"
+	}
+	if d := c.s.Get(speed).Display; strings.HasPrefix(d, "≈ ") {
+		if i := strings.LastIndex(d, " ("); i > 0 {
+			f.Display += d[i:]
+		}
 	}
 }
 

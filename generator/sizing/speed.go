@@ -29,16 +29,10 @@ type speedIn struct {
 	maxConc    int64    // sequences that fit at the serving context
 }
 
-// stepTime is the decode roofline of one step for a batch of b sequences:
-// the time of the tightest pipeline stage, memory, compute and
-// communication, times the stages a token passes in sequence.
-type stepTime struct {
-	mem, compute, comm, total float64
-	bytes, flops              float64
-}
-
 // speed predicts decode and prefill for one configuration and prices a
-// million output tokens. Every efficiency is a site setting.
+// million output tokens, with the step model (step.go) and the fitted
+// efficiencies and fixed costs of data/speed_fit.yaml (the site's
+// efficiencies, without fixed costs, where the data has no fit).
 func (c *calc) speed(in speedIn) {
 	sp := c.in.Sizing.Speed
 	a := c.in.Arch
@@ -51,70 +45,281 @@ func (c *calc) speed(in speedIn) {
 		c.s.Unknown(key("decode_tokens_per_second"), facts.UnitTokensPerSec, "active parameters unknown")
 		return
 	}
-	bw := in.acc.Bandwidth.Value
+	m := c.speedModel(in.acc)
 	peak, peakName := c.peak(in.acc)
+	cost := m.cost
+	cost.bandwidth, cost.peak = in.acc.Bandwidth.Value, peak
+	if in.acc.Interconnect != nil {
+		cost.link = in.acc.Interconnect.Value
+	}
 	ctx := sp.PromptTokens
 	if a.Context > 0 && ctx > a.Context {
 		ctx = a.Context
 	}
+	tp, pp := float64(in.p.tp), float64(in.p.pp)
 	// Routed-expert bytes on the tightest GPU: split like the rest of the
-	// sharded weights.
+	// sharded weights. Tensor parallelism slices every expert across the
+	// ranks, so each rank reads the same share of every expert the batch
+	// hits: the busiest rank is any rank (no imbalance under TP).
 	var expertGPU int64
-	experts := "no routed experts: every weight on the GPU is read each step"
-	if an := c.in.Analytic; an != nil && a.IsMoE() && an.ExpertBytes > 0 {
+	var expertActive float64 // routed-expert parameters one token uses
+	experts := "no routed experts"
+	an := c.in.Analytic
+	if an != nil && a.IsMoE() && an.ExpertBytes > 0 {
 		expertGPU = ceilDiv(ceilDiv(an.ExpertBytes, in.p.tp), in.p.pp)
-		experts = fmt.Sprintf("routed experts read as hit: %d routed, %d per token, distinct experts for B tokens = E·(1 − (1 − k/E)^B) under uniform routing", a.RoutedExperts, a.ActiveExperts)
+		if a.RoutedExperts > 0 {
+			expertActive = float64(an.Experts) * float64(a.ActiveExperts) / float64(a.RoutedExperts)
+		}
+		experts = fmt.Sprintf("routed experts read as hit: %d routed, %d per token, distinct experts for B tokens = E·(1 − (1 − k/E)^B) under uniform routing; tensor parallelism slices every expert, so no rank is busier than another", a.RoutedExperts, a.ActiveExperts)
 	} else if a.IsMoE() {
 		experts = "routed-expert bytes unknown (no module tree): every weight counted as read, an upper bound on bytes"
 	}
-	step := func(b int64) stepTime {
-		var t stepTime
+	// The input embedding is a lookup: a step reads the rows of its tokens,
+	// not the table. A tied table is the output head and is read whole.
+	embedGPU, embedHow := c.embeddingGPU(in)
+	// A module tree that does not describe the files could make these
+	// differences negative: no bytes or FLOPs is the floor.
+	denseGPU := max(in.weightsGPU-expertGPU-embedGPU, 0)
+	denseActive := float64(active) - expertActive
+	if an != nil && an.Active > an.ActiveNoEmbed && !a.TiedEmbed {
+		denseActive -= float64(an.Active - an.ActiveNoEmbed)
+	}
+	denseActive = math.Max(denseActive, 0)
+	layers := float64(ceilDiv(a.Layers, in.p.pp))
+	attnFLOPs := c.attentionFLOPsPerToken(float64(ctx)) / tp / pp
+	work := func(b int64) stepWork {
 		frac := 1.0
 		if expertGPU > 0 {
 			frac = DistinctExperts(float64(a.RoutedExperts), float64(a.ActiveExperts), float64(b)) / float64(a.RoutedExperts)
 		}
-		t.bytes = float64(in.weightsGPU-expertGPU) + float64(expertGPU)*frac + float64(b)*float64(in.cache.at(ctx))
-		t.mem = t.bytes / (bw * sp.MemoryEfficiency)
-		t.flops = 2 * float64(active) * float64(b) / float64(in.p.tp*in.p.pp)
-		if peak > 0 {
-			t.compute = t.flops / (peak * sp.ComputeEfficiency)
+		bb := float64(b)
+		w := stepWork{
+			groups: []opGroup{
+				{name: "dense weights and head", bytes: float64(denseGPU), flops: 2 * denseActive * bb / (tp * pp)},
+				{name: "routed experts", bytes: float64(expertGPU) * frac, flops: 2 * expertActive * bb / (tp * pp)},
+				{name: "attention", bytes: bb * float64(in.cache.at(ctx)), flops: bb * attnFLOPs},
+			},
+			layers: layers,
+			stages: pp,
 		}
-		t.comm = c.commSeconds(in, b)
-		t.total = float64(in.p.pp) * (math.Max(t.mem, t.compute) + t.comm)
-		return t
+		if in.p.tp > 1 {
+			w.collectives = 2 * layers
+			w.commBytes = c.commBytes(in, b)
+		}
+		return w
 	}
-	assume := fmt.Sprintf("decode at a %s-token context: max(bytes read per GPU ÷ (%s × %.2f memory efficiency), FLOPs per GPU ÷ (%s × %.2f compute efficiency)) + tensor-parallel communication at %.2f of the interconnect; × %d pipeline stage(s) in sequence; %s",
-		facts.Int(ctx), rate(bw, "B/s"), sp.MemoryEfficiency, peakName, sp.ComputeEfficiency, sp.InterconnectEfficiency, in.p.pp, experts)
+	assume := fmt.Sprintf("decode at a %s-token context, per operator group (dense weights and head, routed experts, attention with its cache) max(bytes per GPU ÷ (%s × %.2f memory efficiency), FLOPs per GPU ÷ (%s × %.2f compute efficiency)), summed; + %s layers × %s µs + %s collectives × %s µs; + collective bytes ÷ (%s × %.2f); × %d pipeline stage(s) in sequence; %s; %s; %s",
+		facts.Int(ctx), rate(cost.bandwidth, "B/s"), cost.memEff, peakName, cost.computeEff,
+		facts.Fixed(layers, 0), sig(cost.layerSeconds*1e6), c.collectivesText(in), sig(cost.collectiveSeconds*1e6),
+		linkText(in.acc), cost.linkEff, in.p.pp, experts, embedHow, m.how)
 	hsrc := "catalog:hardware.yaml#" + in.acc.ID
-	srcs := []string{hsrc, "site:hugo-like.yaml sizing.speed", srcConfig}
-	one := step(1)
-	c.add(key("decode_tokens_per_second"), 1/one.total, facts.UnitTokensPerSec,
-		fmt.Sprintf("batch 1: 1 ÷ %s s per step (%s read per GPU, %s FLOPs per GPU, %s s communication) — %s", sig(one.total), facts.GB(one.bytes), sig(one.flops), sig(one.comm), assume), srcs...)
+	srcs := append([]string{hsrc, "site:hugo-like.yaml sizing.speed", srcConfig}, m.srcs...)
+	one := work(1).time(cost)
+	oneBar := m.errorBar(in.acc.Class, in.p.n, 1, false)
+	f := c.add(key("decode_tokens_per_second"), 1/one.total, facts.UnitTokensPerSec,
+		fmt.Sprintf("batch 1: 1 ÷ %s s per step (%s read per GPU, %s FLOPs per GPU, %s s fixed, %s s communication) — %s", sig(one.total), facts.GB(one.bytes), sig(one.flops), sig(one.fixed), sig(one.comm), assume), srcs...)
+	oneBar.apply(c, in.cfg, "decode", f)
 	c.add(key("comm_seconds_per_step"), one.comm, facts.UnitSeconds, c.commHow(in), srcs...).Display = sig(one.comm*1e3) + " ms"
+	c.add(key("fixed_seconds_per_step"), one.fixed, facts.UnitSeconds,
+		fmt.Sprintf("%s layers × %s µs + %s collectives × %s µs (%s)", facts.Fixed(layers, 0), sig(cost.layerSeconds*1e6), c.collectivesText(in), sig(cost.collectiveSeconds*1e6), m.how), srcs...).Display = sig(one.fixed*1e3) + " ms"
 	var agg float64
-	if in.maxConc > 0 {
-		t := step(in.maxConc)
-		agg = float64(in.maxConc) / t.total
-		c.add(key("decode_tokens_per_second_at_max_concurrency"), agg, facts.UnitTokensPerSec,
-			fmt.Sprintf("%d sequences (serving.%s.max_concurrency) ÷ %s s per step, aggregate over the batch — %s", in.maxConc, in.cfg, sig(t.total), assume), srcs...)
+	var aggBar errorBar
+	conc, capped := in.maxConc, ""
+	if m.class != nil && m.class.MaxBatch > 0 && conc > int64(m.class.MaxBatch) {
+		conc = int64(m.class.MaxBatch)
+		capped = fmt.Sprintf(", capped at %s's %d sequences per instance (%s) below the %d the memory holds", m.class.Engine, m.class.MaxBatch, m.class.MaxBatchSource, in.maxConc)
+	}
+	if conc > 0 {
+		t := work(conc).time(cost)
+		agg = float64(conc) / t.total
+		aggBar = m.errorBar(in.acc.Class, in.p.n, conc, false)
+		f := c.add(key("decode_tokens_per_second_at_max_concurrency"), agg, facts.UnitTokensPerSec,
+			fmt.Sprintf("%d sequences (serving.%s.max_concurrency%s) ÷ %s s per step, aggregate over the batch — %s", conc, in.cfg, capped, sig(t.total), assume), srcs...)
+		aggBar.apply(c, in.cfg, "decode_at_max_concurrency", f)
 	} else {
 		c.s.Unknown(key("decode_tokens_per_second_at_max_concurrency"), facts.UnitTokensPerSec, "no sequence fits at the serving context (serving."+in.cfg+".max_concurrency is 0)")
 	}
-	c.prefill(in, key("prefill_seconds"), active, peak, peakName, srcs)
+	c.prefill(in, key("prefill_seconds"), denseActive+expertActive, peak, peakName, cost.computeEff, m.errorBar(in.acc.Class, in.p.n, 1, true), srcs)
 	tps, how := 1/one.total, "batch 1"
 	if agg > 0 {
-		tps, how = agg, fmt.Sprintf("%d concurrent sequences", in.maxConc)
+		tps, how = agg, fmt.Sprintf("%d concurrent sequences", conc)
 	}
 	c.record(costOp{kind: opSpeed, label: in.cfg, id: in.acc.ID, n: in.p.n, value: tps, how: how})
 }
 
+// embeddingGPU is the input embedding's bytes on the tightest GPU, which
+// a step does not read (vocab-parallel like the rest: ÷ TP, on one stage).
+func (c *calc) embeddingGPU(in speedIn) (int64, string) {
+	a, an := c.in.Arch, c.in.Analytic
+	switch {
+	case a.TiedEmbed:
+		return 0, "the tied embedding is the output head, read whole each step"
+	case an == nil || an.Active <= an.ActiveNoEmbed || an.Total <= 0:
+		return 0, "input embedding not set apart (no module tree): counted as read, an overcount"
+	}
+	params := an.Active - an.ActiveNoEmbed
+	// The table is stored unquantized: at the checkpoint's unquantized
+	// bytes per parameter.
+	bpp := float64(an.TensorBytes) / float64(an.Total)
+	if an.UnquantParams > 0 {
+		bpp = float64(an.UnquantBytes) / float64(an.UnquantParams)
+	}
+	b := int64(float64(params) * bpp / float64(in.p.tp) / float64(in.p.pp))
+	if b > in.weightsGPU {
+		b = 0
+	}
+	return b, fmt.Sprintf("the input embedding (%s parameters, %s per GPU) is a lookup and not counted as read", facts.Params(float64(params)), facts.GB(float64(b)))
+}
+
+// attentionFLOPsPerToken is what one decoded token's attention costs at a
+// context of n tokens: QKᵀ and AV over the context on the full layers and
+// over the window on the sliding ones.
+func (c *calc) attentionFLOPsPerToken(n float64) float64 {
+	a := c.in.Arch
+	dqk, dv := float64(a.HeadDim), float64(a.HeadDim)
+	if a.Attention == arch.MLA {
+		dqk, dv = float64(a.QKNopeDim+a.QKRopeDim), float64(a.VHeadDim)
+	}
+	window := n
+	if a.SlidingWindow > 0 && float64(a.SlidingWindow) < n {
+		window = float64(a.SlidingWindow)
+	}
+	per := 2 * float64(a.Heads) * (dqk + dv)
+	return float64(a.Count(arch.Full))*n*per + float64(a.Count(arch.Sliding))*window*per
+}
+
+func (c *calc) collectivesText(in speedIn) string {
+	if in.p.tp <= 1 {
+		return "0"
+	}
+	return fmt.Sprintf("2 × %d", ceilDiv(c.in.Arch.Layers, in.p.pp))
+}
+
+func linkText(acc *catalog.Accelerator) string {
+	if acc.Interconnect == nil {
+		return "no listed interconnect"
+	}
+	return rate(acc.Interconnect.Value, "B/s")
+}
+
+// speedModel is what a part's steps are timed with: efficiencies and
+// fixed costs, where they come from, and the engine its class runs.
+type speedModel struct {
+	cost  stepCost // without the part's rates
+	how   string
+	srcs  []string
+	class *catalog.SpeedClass
+	fit   *catalog.SpeedFit
+}
+
+func (c *calc) speedModel(acc *catalog.Accelerator) speedModel {
+	sp := c.in.Sizing.Speed
+	m := speedModel{cost: stepCost{memEff: sp.MemoryEfficiency, computeEff: sp.ComputeEfficiency, linkEff: sp.InterconnectEfficiency}}
+	var sm *catalog.SpeedModel
+	if c.in.Catalog != nil {
+		sm = c.in.Catalog.Speed
+	}
+	m.class = sm.ClassFor(acc.Class)
+	if m.class != nil {
+		m.cost.computeEff = m.class.ComputeEfficiency
+		m.srcs = append(m.srcs, "catalog:speed.yaml#"+acc.Class)
+	}
+	if sm == nil || sm.Fit == nil {
+		m.how = "no fitted speed model in data/ (speed_fit.yaml): the site's efficiencies, fixed costs left out"
+		return m
+	}
+	f := sm.Fit
+	m.fit = f
+	m.cost.memEff, m.cost.layerSeconds, m.cost.collectiveSeconds = f.MemoryEfficiency, f.LayerSeconds, f.CollectiveSeconds
+	scope := fmt.Sprintf("fitted on all %d calibration pairs", f.Pairs)
+	compute := "compute efficiency stated in data/speed.yaml (no prefill pairs)"
+	if f.ComputeEfficiency > 0 {
+		m.cost.computeEff = f.ComputeEfficiency
+		compute = fmt.Sprintf("compute efficiency fitted on the %d prefill pairs", f.PrefillPairs)
+	}
+	for _, cf := range f.Classes {
+		if cf.Class != acc.Class {
+			continue
+		}
+		if cf.MemoryEfficiency > 0 {
+			m.cost.memEff = cf.MemoryEfficiency
+			scope = fmt.Sprintf("memory efficiency fitted on the %d %s pairs, fixed costs on all %d", cf.Pairs, acc.Class, f.Pairs)
+		}
+		if cf.ComputeEfficiency > 0 {
+			m.cost.computeEff = cf.ComputeEfficiency
+			compute = "compute efficiency fitted on the " + acc.Class + " prefill pairs"
+		}
+	}
+	scope += "; " + compute
+	engine := "the engine"
+	if m.class != nil {
+		engine = m.class.Engine
+	}
+	m.how = fmt.Sprintf("efficiencies and fixed costs of %s on %s hardware from data/speed_fit.yaml, %s (see the calibration page)", engine, acc.Class, scope)
+	m.srcs = append(m.srcs, "catalog:speed_fit.yaml")
+	return m
+}
+
+// errorBar is the cross-validated error of a figure's regime.
+type errorBar struct {
+	regime   string
+	re       *catalog.RegimeErrors
+	p50, p90 float64
+	ok       bool   // n ≥ MinRegimePairs
+	text     string // printed beside the figure
+	why      string // the reason an uncalibrated error is unknown
+}
+
+func (m speedModel) errorBar(class string, gpus, batch int64, prefill bool) errorBar {
+	e := errorBar{regime: regimeOf(class, gpus, batch, prefill)}
+	e.re = m.fit.Regime(e.regime)
+	n := 0
+	if e.re != nil {
+		n = e.re.Pairs
+	}
+	if n < catalog.MinRegimePairs {
+		e.text = fmt.Sprintf("uncalibrated: n = %d < %d", n, catalog.MinRegimePairs)
+		e.why = fmt.Sprintf("uncalibrated: %d measured pair(s) in the %s regime, fewer than the %d an error is quoted on", n, e.regime, catalog.MinRegimePairs)
+		return e
+	}
+	e.ok, e.p50, e.p90 = true, e.re.ErrorP50, e.re.ErrorP90
+	e.text = fmt.Sprintf("typically within ±%s %%, n = %d", facts.Fixed(e.p50*100, 0), n)
+	return e
+}
+
+// apply prints the error bar beside the figure f of layout cfg and records
+// its percentiles as facts of their own: speed.<cfg>.error_p50.<name> and
+// speed.<cfg>.error_p90.<name>, unknown with the reason when the regime is
+// uncalibrated.
+func (e errorBar) apply(c *calc, cfg, name string, f *facts.Fact) {
+	if f == nil || !f.Known() {
+		return
+	}
+	f.Display = "≈ " + f.Display + " (" + e.text + ")"
+	p50, p90 := "speed."+cfg+".error_p50."+name, "speed."+cfg+".error_p90."+name
+	if !e.ok {
+		c.s.Unknown(p50, facts.UnitShare, e.why)
+		c.s.Unknown(p90, facts.UnitShare, e.why)
+		return
+	}
+	how := fmt.Sprintf("leave-one-out error of %s over the %d calibration pairs of the %s regime: %%s percentile of max(predicted ÷ measured, measured ÷ predicted) − 1", f.Key, e.re.Pairs, e.regime)
+	c.add(p50, e.p50, facts.UnitShare, fmt.Sprintf(how, "50th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
+	c.add(p90, e.p90, facts.UnitShare, fmt.Sprintf(how, "90th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
+}
+
 // peak is the dense peak the step's matrix multiplies run at: FP8 when the
-// weights are FP8 and the part has FP8 units, else BF16 (weight-only
-// quantizations dequantize to BF16).
+// weights are FP8 and the part has FP8 units, else the FP16-accumulate
+// rate where the catalog lists one (GeForce, llama.cpp), else BF16
+// (weight-only quantizations dequantize to 16 bits).
 func (c *calc) peak(acc *catalog.Accelerator) (float64, string) {
 	q := c.in.Arch.Quant
 	if q.Bits == 8 && q.Type == "float" && acc.PeakFP8 != nil {
 		return acc.PeakFP8.Value, rate(acc.PeakFP8.Value, "FLOP/s") + " dense FP8"
+	}
+	if acc.PeakFP16Acc16 != nil {
+		// GeForce parts: llama.cpp's F16 GEMMs accumulate in FP16, at
+		// twice the FP32-accumulate rate.
+		return acc.PeakFP16Acc16.Value, rate(acc.PeakFP16Acc16.Value, "FLOP/s") + " dense FP16 with FP16 accumulate (llama.cpp's F16 GEMMs)"
 	}
 	if acc.PeakBF16 != nil {
 		return acc.PeakBF16.Value, rate(acc.PeakBF16.Value, "FLOP/s") + " dense BF16"
@@ -122,25 +327,24 @@ func (c *calc) peak(acc *catalog.Accelerator) (float64, string) {
 	return 0, "no published BF16 peak (compute term left out)"
 }
 
-// commSeconds is one step's tensor-parallel communication on one stage:
-// per layer two ring all-reduces of the batch's hidden states (2(tp−1)/tp
-// of the bytes cross each GPU's links), and per MoE layer two all-to-alls
-// of the routed tokens' hidden states.
-func (c *calc) commSeconds(in speedIn, b int64) float64 {
+// commBytes is what one step's tensor-parallel collectives move per GPU on
+// one stage: per layer two ring all-reduces of the batch's hidden states
+// (2(tp−1)/tp of the bytes cross each GPU's links), and per MoE layer two
+// all-to-alls of the routed tokens' hidden states.
+func (c *calc) commBytes(in speedIn, b int64) float64 {
 	a := c.in.Arch
 	tp := float64(in.p.tp)
 	if in.p.tp <= 1 || in.acc.Interconnect == nil || a.Hidden == 0 {
 		return 0
 	}
-	bw := in.acc.Interconnect.Value * c.in.Sizing.Speed.InterconnectEfficiency
 	hidden := float64(b) * float64(a.Hidden) * 2 // BF16 activations
 	layers := float64(ceilDiv(a.Layers, in.p.pp))
-	bytes := layers * 2 * hidden * 2 * (tp - 1) / tp
+	bytes := layers * 2 * allReduceBytes(hidden, in.p.tp)
 	if a.IsMoE() {
 		moe := float64(ceilDiv(int64(len(a.MoELayers)), in.p.pp))
 		bytes += moe * 2 * hidden * float64(a.ActiveExperts) * (tp - 1) / tp
 	}
-	return bytes / bw
+	return bytes
 }
 
 func (c *calc) commHow(in speedIn) string {
@@ -154,34 +358,29 @@ func (c *calc) commHow(in speedIn) string {
 	if c.in.Arch.IsMoE() {
 		s += fmt.Sprintf(" + MoE layers × 2 all-to-alls × %d routed copies × hidden × 2 B × (TP−1)/TP", c.in.Arch.ActiveExperts)
 	}
-	return s + fmt.Sprintf(" ÷ (%s × %.2f); the bandwidth term only, each collective's fixed latency (microseconds) is left out", rate(in.acc.Interconnect.Value, "B/s"), c.in.Sizing.Speed.InterconnectEfficiency)
+	return s + fmt.Sprintf(" ÷ (%s × %.2f); the bandwidth term only, each collective's latency is in fixed_seconds_per_step", rate(in.acc.Interconnect.Value, "B/s"), c.in.Sizing.Speed.InterconnectEfficiency)
 }
 
 // prefill is the compute-bound time to first token for the stated prompt:
 // 2 × active parameters per token plus attention's quadratic term on the
 // attention layers (causal: half of QKᵀ and AV), over the peak of the TP
 // group (pipeline stages run one after another for one prompt).
-func (c *calc) prefill(in speedIn, key string, active int64, peak float64, peakName string, srcs []string) {
-	a := c.in.Arch
+func (c *calc) prefill(in speedIn, key string, matmul float64, peak float64, peakName string, eff float64, bar errorBar, srcs []string) {
 	if peak == 0 {
-		c.s.Unknown(key, facts.UnitSeconds, "no published BF16 peak for "+in.acc.ID)
+		c.s.Unknown(key, facts.UnitSeconds, "no published 16-bit peak for "+in.acc.ID)
 		return
 	}
 	p := float64(c.in.Sizing.Speed.PromptTokens)
-	dqk, dv := float64(a.HeadDim), float64(a.HeadDim)
-	if a.Attention == arch.MLA {
-		dqk, dv = float64(a.QKNopeDim+a.QKRopeDim), float64(a.VHeadDim)
-	}
-	window := p
-	if a.SlidingWindow > 0 && float64(a.SlidingWindow) < p {
-		window = float64(a.SlidingWindow)
-	}
-	attn := float64(a.Count(arch.Full))*p*p*float64(a.Heads)*(dqk+dv) + float64(a.Count(arch.Sliding))*p*window*float64(a.Heads)*(dqk+dv)
-	flops := 2*float64(active)*p + attn
-	secs := flops / (float64(in.p.tp) * peak * c.in.Sizing.Speed.ComputeEfficiency)
-	c.add(key, secs, facts.UnitSeconds,
-		fmt.Sprintf("%s-token prompt: (2 × %s active parameters × tokens + %s attention FLOPs on the full and sliding layers) ÷ (TP %d × %s × %.2f compute efficiency); communication and pipeline bubbles left out",
-			facts.Int(int64(p)), facts.Params(float64(active)), sig(attn), in.p.tp, peakName, c.in.Sizing.Speed.ComputeEfficiency), srcs...).Display = sig(secs) + " s"
+	// Causal: each prompt token attends to the tokens before it, half of
+	// the full QKᵀ and AV on average.
+	attn := c.attentionFLOPsPerToken(p) / 2 * p
+	flops := 2*matmul*p + attn
+	secs := flops / (float64(in.p.tp) * peak * eff)
+	f := c.add(key, secs, facts.UnitSeconds,
+		fmt.Sprintf("%s-token prompt: (2 × %s parameters a token multiplies (the input embedding is a lookup) × tokens + %s causal attention FLOPs on the full and sliding layers) ÷ (TP %d × %s × %.2f compute efficiency); communication and pipeline bubbles left out",
+			facts.Int(int64(p)), facts.Params(matmul), sig(attn), in.p.tp, peakName, eff), srcs...)
+	f.Display = sig(secs) + " s"
+	bar.apply(c, in.cfg, "prefill", f)
 }
 
 func sig(v float64) string { return fmt.Sprintf("%.3g", v) }

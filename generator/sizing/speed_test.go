@@ -1,9 +1,12 @@
 package sizing_test
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
+	"dossier/generator/catalog"
 	"dossier/generator/sizing"
 )
 
@@ -19,17 +22,20 @@ func floatOf(t *testing.T, s interface {
 }
 
 // TestDecodeRooflineByHand: Llama 3.1 8B on one H100 at batch 1 reads its
-// 16.06 GB of weights and 8,192 tokens × 131,072 B of cache per step at
-// 3.35 TB/s × 0.6: memory-bound, near 3.35 TB/s ÷ 16.06 GB ≈ 208 tokens/s
-// times the efficiency.
+// 16.06 GB of weights less the 1.05 GB input embedding (128,256 × 4,096
+// BF16 rows, a lookup) and 8,192 tokens × 131,072 B of cache per step at
+// 3.35 TB/s × 0.6: memory-bound, near 3.35 TB/s ÷ 15.0 GB ≈ 223 tokens/s
+// times the efficiency. The fixture has no fitted speed model: no fixed
+// costs.
 func TestDecodeRooflineByHand(t *testing.T) {
 	s := serve(t, "llama-3.1-8b", "1xH100", "8xH100")
-	const bytes = 16060522496 + 8192*131072
+	const embedding = 128256 * 4096 * 2
+	const bytes = 16060522496 - embedding + 8192*131072
 	got := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second"), "decode")
 	if want := 3.35e12 * 0.6 / bytes; math.Abs(got-want) > 1e-6*want {
 		t.Errorf("1xH100 batch 1 = %v tokens/s, want %v", got, want)
 	}
-	if near := 3.35e12 / 16.06e9 * 0.6; math.Abs(got-near)/near > 0.1 {
+	if near := 3.35e12 / 15.0e9 * 0.6; math.Abs(got-near)/near > 0.1 {
 		t.Errorf("1xH100 batch 1 = %v tokens/s, not near %v", got, near)
 	}
 	// TP 8: per layer two ring all-reduces of one token's 4,096 BF16 values,
@@ -39,8 +45,8 @@ func TestDecodeRooflineByHand(t *testing.T) {
 		t.Errorf("8xH100 communication = %v s, want %v", comm, want)
 	}
 	// $/M output tokens at the 3 sequences one H100 holds at 131,072
-	// tokens: $2.39/h over 3 tokens per step of 16.06 GB + 3 × 1.07 GB.
-	const step = (16060522496 + 3*8192*131072) / (3.35e12 * 0.6)
+	// tokens: $2.39/h over 3 tokens per step of 15.0 GB + 3 × 1.07 GB.
+	const step = (16060522496 - embedding + 3*8192*131072) / (3.35e12 * 0.6)
 	usd := floatOf(t, s.Get("cost.1xH100.usd_per_million_output_tokens"), "cost")
 	if want := 2.39 / (3 / step * 3600) * 1e6; math.Abs(usd-want) > 1e-6*want {
 		t.Errorf("1xH100 $/M output tokens = %v, want %v", usd, want)
@@ -82,6 +88,10 @@ func TestCalibration(t *testing.T) {
 		{ID: "api", Unit: "tokens/s", Kind: "hosted-api", Value: 80},
 		{ID: "rack", Unit: "tokens/s", Kind: "self-hosted", Value: 80},
 		{ID: "slow", Unit: "s/token", Kind: "community", Layout: "1xH100", Batch: "one sequence", Value: 0.02},
+		// InferenceBench's wording for the Llama 3.1 8B pair: one request
+		// in flight is batch one, not the layout's max concurrency.
+		{ID: "conc1", Unit: "tokens/s", Kind: "community", Layout: "1xH100", Batch: "concurrency 1", Value: 154},
+		{ID: "conc64", Unit: "tokens/s", Kind: "community", Layout: "1xH100", Batch: "concurrency 64", Value: 2000},
 	}
 	s := sizing.Compute(in)
 	pred := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second"), "prediction for a layout only a measurement names")
@@ -90,6 +100,12 @@ func TestCalibration(t *testing.T) {
 	}
 	if r := floatOf(t, s.Get("calibration.slow.ratio"), "ratio"); math.Abs(r-pred/50) > 1e-12 {
 		t.Errorf("s/token ratio %v, want %v", r, pred/50)
+	}
+	if r := floatOf(t, s.Get("calibration.conc1.ratio"), "ratio"); math.Abs(r-pred/154) > 1e-12 {
+		t.Errorf("concurrency 1 compared with %v tokens/s, want the batch-one %v", r*154, pred)
+	}
+	if p := floatOf(t, s.Get("calibration.conc64.predicted"), "prediction"); p == pred {
+		t.Errorf("concurrency 64 compared with the batch-one prediction %v", p)
 	}
 	for _, id := range []string{"api", "rack"} {
 		if f := s.Get("calibration." + id + ".ratio"); f == nil || f.Known() || f.Reason == "" {
@@ -118,6 +134,10 @@ func TestStreamedCalibrationByHand(t *testing.T) {
 	if got := floatOf(t, s.Get("calibration.airllm.ratio"), "streamed ratio"); math.Abs(got-want) > 1e-9*want {
 		t.Errorf("streamed ratio %v, want %v", got, want)
 	}
+	// 292 s per token means the run read the token's bytes at read/292 B/s.
+	if got := floatOf(t, s.Get("calibration.airllm.implied_disk_bytes_per_second"), "implied disk rate"); math.Abs(got-read/292) > 1e-9*got {
+		t.Errorf("implied disk rate %v B/s, want %v", got, read/292)
+	}
 	if got := floatOf(t, s.Get("cost.api.usd_per_million_output_tokens"), "API price"); got != 15 {
 		t.Errorf("API price %v, want 15", got)
 	}
@@ -141,5 +161,80 @@ func TestExpertOffloadByHand(t *testing.T) {
 	}
 	if h := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.host_bytes"), "host bytes"); h != experts {
 		t.Errorf("host bytes %v, want %v", h, experts)
+	}
+}
+
+// withFit gives the fixture catalog a fitted speed model: 0.7 of the
+// bandwidth, 40 µs per layer, 8 µs per collective, and a regime error for
+// one-GPU decode quoted on 12 pairs (tensor parallel on 3: too few).
+func withFit(in *sizing.Input) {
+	in.Catalog.Speed = &catalog.SpeedModel{Fit: &catalog.SpeedFit{Pairs: 15,
+		MemoryEfficiency: 0.7, LayerSeconds: 40e-6, CollectiveSeconds: 8e-6,
+		Regimes: []catalog.RegimeErrors{
+			{Regime: "single-gpu", Pairs: 12, ErrorP50: 0.2, ErrorP90: 0.45},
+			{Regime: "tensor-parallel", Pairs: 3, ErrorP50: 0.1, ErrorP90: 0.2},
+		}}}
+}
+
+// TestFixedCostByHand: a Llama-class 8B (32 layers) decodes at batch 1 in
+// weights ÷ (bandwidth × 0.7) + 32 × 40 µs, and under tensor parallelism
+// adds 2 all-reduces per layer at 8 µs each plus their bytes over NVLink.
+// The fixed part does not shrink with TP, so TP 8 is far from 8 × TP 1.
+func TestFixedCostByHand(t *testing.T) {
+	_, in := servingInput(t, "llama-3.1-8b", "1xH100", "2xH100", "4xH100", "8xH100")
+	withFit(&in)
+	s := sizing.Compute(in)
+	const layers = 32
+	var tps [4]float64
+	for i, n := range []int{1, 2, 4, 8} {
+		cfg := fmt.Sprint(n, "xH100")
+		fixed := floatOf(t, s.Get("speed."+cfg+".fixed_seconds_per_step"), "fixed")
+		want := layers * 40e-6
+		if n > 1 {
+			want += 2 * layers * 8e-6
+		}
+		if math.Abs(fixed-want) > 1e-12 {
+			t.Errorf("%s fixed cost %v s, want %v", cfg, fixed, want)
+		}
+		tps[i] = floatOf(t, s.Get("speed."+cfg+".decode_tokens_per_second"), "decode")
+	}
+	// TP 1 by hand: 15.01 GB of weights (no input embedding) and the
+	// 8,192-token cache at 3.35 TB/s × 0.7, plus 1.28 ms.
+	const bytes = 16060522496 - 128256*4096*2 + 8192*131072
+	if want := 1 / (bytes/(3.35e12*0.7) + layers*40e-6); math.Abs(tps[0]-want) > 1e-9*want {
+		t.Errorf("1xH100 = %v tokens/s, want %v", tps[0], want)
+	}
+	if r := tps[3] / tps[0]; r > 5 || r < 2 {
+		t.Errorf("TP 8 is %.2f × TP 1: the fixed cost should keep it well under 8×", r)
+	}
+	// The error bar: one GPU is calibrated (12 pairs), TP is not (3).
+	if d := s.Get("speed.1xH100.decode_tokens_per_second").Display; !strings.Contains(d, "typically within ±20 %, n = 12") || !strings.HasPrefix(d, "≈ ") {
+		t.Errorf("1xH100 display %q lacks its error bar", d)
+	}
+	if p := floatOf(t, s.Get("speed.1xH100.error_p90.decode"), "p90"); p != 0.45 {
+		t.Errorf("p90 = %v", p)
+	}
+	if d := s.Get("speed.8xH100.decode_tokens_per_second").Display; !strings.Contains(d, "uncalibrated") {
+		t.Errorf("8xH100 display %q: 3 pairs should read uncalibrated", d)
+	}
+	if f := s.Get("speed.8xH100.error_p50.decode"); f == nil || f.Known() {
+		t.Errorf("uncalibrated regime has a known error: %+v", f)
+	}
+}
+
+// TestGeForcePrefillByHand: on an RTX 4090 llama.cpp's F16 GEMMs run at
+// the FP16-accumulate peak (330.3 TFLOPS), twice the 165.2 the BF16 entry
+// lists; an H100 has no such entry and keeps its BF16 peak.
+func TestGeForcePrefillByHand(t *testing.T) {
+	_, in := servingInput(t, "llama-3.1-8b", "1xRTX4090", "1xH100")
+	s := sizing.Compute(in)
+	gf := floatOf(t, s.Get("speed.1xRTX4090.prefill_seconds"), "4090 prefill")
+	h := floatOf(t, s.Get("speed.1xH100.prefill_seconds"), "H100 prefill")
+	// Same FLOPs on both: the ratio of times is the ratio of peaks.
+	if r := gf / h; math.Abs(r-9.89e14/3.303e14) > 1e-9 {
+		t.Errorf("4090 ÷ H100 prefill time = %v, want %v (FP16-accumulate 330.3 vs BF16 989 TFLOPS)", r, 9.89e14/3.303e14)
+	}
+	if d := s.Get("speed.1xRTX4090.prefill_seconds").Derivation; !strings.Contains(d, "FP16 accumulate") {
+		t.Errorf("4090 prefill derivation does not name the FP16-accumulate peak: %s", d)
 	}
 }

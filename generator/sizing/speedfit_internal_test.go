@@ -1,0 +1,45 @@
+package sizing
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"dossier/generator/catalog"
+)
+
+// TestPairPredictionByHand: a decode pair at TP 8 on A100s and a prefill
+// pair on an RTX 4090, predicted from the catalog's figures by hand.
+func TestPairPredictionByHand(t *testing.T) {
+	cat, err := catalog.Load(filepath.Join("testdata", "serving", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat.Speed = &catalog.SpeedModel{Classes: []*catalog.SpeedClass{{Class: "datacenter", Engine: "e", ComputeEfficiency: 0.5, ComputeSource: "s"}}}
+	f := fitted{sp: speedParams{memEff: 0.8, layerSeconds: 50e-6, collectiveSeconds: 8e-6}, ceff: 0.4}
+	// Llama-2-7B at TP 8: 2.14 GB per GPU; a 5-token prompt and 200 new
+	// tokens average 105 tokens of cache at 65,536 B per GPU per token;
+	// 32 layers and 64 all-reduces of 8 KiB, 7/4 of which cross NVLink.
+	tp8 := &catalog.CalibrationPair{Hardware: "A100", GPUs: 8, Batch: 1, PromptTokens: 5, OutputTokens: 200, Metric: catalog.MetricDecode,
+		Layers: 32, Hidden: 4096, ActiveParams: 6.74e9, BytesPerGPU: 2.1438e9, KVBytesPerToken: 65536, Value: 1}
+	a100 := cat.Accelerators["A100"]
+	step := (2.1438e9+105*65536)/(a100.Bandwidth.Value*0.8) + 32*50e-6 + 64*8e-6 + 64*4096*2*2*7.0/8/(a100.Interconnect.Value*0.8)
+	if got := predictPair(cat, tp8, f); math.Abs(got-1/step) > 1e-9/step {
+		t.Errorf("TP 8 decode %v tokens/s, want %v", got, 1/step)
+	}
+	// Prefill of 512 tokens of an 8B on a 4090: 2 × 7.5e9 × 512 FLOPs of
+	// GEMMs and 32 × 8,192 × 512² of causal attention at 0.4 of the
+	// FP16-accumulate peak, plus one pass of 32 layers.
+	pp := &catalog.CalibrationPair{Hardware: "RTX4090", GPUs: 1, Batch: 1, PromptTokens: 512, Metric: catalog.MetricPrefill,
+		Layers: 32, Hidden: 4096, ActiveParams: 7.5e9, BytesPerGPU: 15e9, AttentionWidth: 8192, Value: 1}
+	g := cat.Accelerators["RTX4090"]
+	peak := g.PeakBF16.Value
+	if g.PeakFP16Acc16 != nil {
+		peak = g.PeakFP16Acc16.Value
+	}
+	flops := math.Max(15e9/(g.Bandwidth.Value*0.8), 2*7.5e9*512/(peak*0.4)) + 32*8192*512*512/(peak*0.4)
+	want := 512 / (flops + 32*50e-6)
+	if got := predictPair(cat, pp, f); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("prefill %v tokens/s, want %v", got, want)
+	}
+}
