@@ -23,6 +23,9 @@ func check(in Input, e Engine, l Layout) []Violation {
 		return out
 	}
 	h := acc.Host
+	if h == nil {
+		return out // layoutsFor named the missing host
+	}
 	domain := int64(h.Domain())
 	if !l.DPAttention && l.TP > domain {
 		bad("TP within one scale-up domain", "TP %d spans more than the %d GPUs one %s domain joins (%s); across it use PP, DP or EP", l.TP, domain, acc.ID, domainKind(acc.InterconnectKind, h.ScaleUp))

@@ -8,6 +8,7 @@ import (
 
 	"dossier/generator/catalog"
 	"dossier/generator/config"
+	"dossier/generator/deploy"
 	"dossier/generator/facts"
 )
 
@@ -61,6 +62,7 @@ func (c *calc) fit() {
 		return
 	}
 	w := c.weightSplit(tb, tsrc)
+	c.plans = &planner{w: w, memo: map[quoteKey][]deploy.Candidate{}}
 	done := map[string]servingResult{}
 	for _, hw := range c.in.Hardware {
 		n, id, _ := config.ParseHardware(hw)
@@ -100,7 +102,7 @@ func (c *calc) fit() {
 			if r.atRest && atRest == 0 {
 				atRest = n
 			}
-			if r.known && r.fits && serves == 0 {
+			if _, deployable := c.chosen(acc, n); r.known && r.fits && serves == 0 && deployable {
 				serves = n
 				serving = append(serving, candidate{label: label(n), id: id, n: n})
 			}
@@ -143,6 +145,7 @@ func (c *calc) fit() {
 	for _, id := range ids {
 		c.minGPUsAtContexts(c.in.Catalog.Accelerators[id], tb, w)
 	}
+	c.deployments(ids, w)
 }
 
 // minGPUsAtContexts records, at each of the site's contexts, the GPU count
