@@ -169,14 +169,13 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 		models[i] = planreport.Model{Name: t.name, Origin: t.origin, Facts: set}
 	}
 	rep := &planreport.Report{
-		Models:         models,
-		Hardware:       env.cfg.Hardware,
-		Accelerators:   acceleratorIDs(env.cat),
-		MemoryBytes:    acceleratorMemory(env.cat),
-		Inputs:         catalogDates(env),
-		All:            pf.all,
-		Asked:          asked(pf.hardware),
-		ServingContext: env.cfg.Sizing.ServingContext,
+		Models:       models,
+		Hardware:     env.cfg.Hardware,
+		Accelerators: acceleratorIDs(env.cat),
+		MemoryBytes:  acceleratorMemory(env.cat),
+		Inputs:       catalogDates(env),
+		All:          pf.all,
+		Asked:        asked(pf.hardware),
 	}
 	// The report is printed whole before any verdict on the sizing (an
 	// exit status for what could not be derived) is returned.

@@ -55,21 +55,27 @@ func (m *Model) answer(cat *catalog.Catalog, rs []claims.Review) *Answer {
 	}
 	add("parameters", params, "params.total")
 	add("size on disk", m.d("bytes.checkpoint"), "bytes.checkpoint")
+	// The deployments an engine would launch, each with the context,
+	// concurrency and cache width it assumes; a choice that repeats an
+	// earlier one is named, not repeated.
+	for i, c := range Choices {
+		key := "deploy." + c.Key + ".layout"
+		label, ok := Chosen(m.Facts, c.Key)
+		if !ok {
+			add(c.Label, "none deployable: "+reasonOf(m.Facts.Get(key), "no deployment in this build"), key)
+			continue
+		}
+		if prev, ok := Repeats(m.Facts, i); ok {
+			add(c.Label, "the "+prev+" layout", key)
+			continue
+		}
+		add(c.Label, ChoiceLine(m.Facts, label), key)
+	}
+	if label, choice, ok := Top(m.Facts); ok {
+		add("launch ("+choice+")", render.Code(m.d("deploy."+label+".command")), "deploy."+label+".command")
+	}
 	text, key := m.referenceFit()
-	add("fits the reference layouts", text, key)
-	add("smallest layout per class", m.smallestPerClass(cat), "")
-	cfg := ""
-	if f := m.Facts.Get("fit.cheapest_serving"); f.Known() {
-		cfg = f.Display
-	}
-	if cfg == "" {
-		add("cheapest serving", "unknown: "+reasonOf(m.Facts.Get("fit.cheapest_serving"), "no priced configuration in the catalog serves it"), "fit.cheapest_serving")
-	} else {
-		add("cheapest serving", HWLabel(cfg)+" at "+m.d("cost.cheapest_serving.usd_per_hour"), "cost.cheapest_serving.usd_per_hour")
-	}
-	mtok, speed := "cost."+cfg+".usd_per_million_output_tokens", "speed."+cfg+".decode_tokens_per_second"
-	add("$ per million output tokens", m.perConfig(mtok, cfg, "price per token"), mtok)
-	add("decode speed (batch 1)", m.perConfig(speed, cfg, "decode speed prediction"), speed)
+	add("reference layouts at the serving context", text, key)
 	dl := m.d("download.seconds")
 	if f := m.Facts.Get("download.bytes_per_second"); f.Known() {
 		dl += " at " + f.Display
@@ -77,19 +83,6 @@ func (m *Model) answer(cat *catalog.Catalog, rs []claims.Review) *Answer {
 	add("download", dl, "download.seconds")
 	add("claims", ClaimsTally(rs), "")
 	return a
-}
-
-// perConfig is the display of a per-configuration fact of the cheapest
-// serving configuration, or unknown with the reason.
-func (m *Model) perConfig(key, cfg, what string) string {
-	if cfg == "" {
-		return "unknown: no priced configuration serves it"
-	}
-	f := m.Facts.Get(key)
-	if f.Known() {
-		return f.Display
-	}
-	return "unknown: " + reasonOf(f, "this build has no "+what+" for "+HWLabel(cfg))
 }
 
 func reasonOf(f *facts.Fact, fallback string) string {
@@ -202,33 +195,6 @@ func (m *Model) SmallestLayout(cat *catalog.Catalog, class string) (Layout, bool
 		}
 	}
 	return best, found
-}
-
-// smallestPerClass names, for each class of hardware, the smallest layout
-// that serves the model.
-func (m *Model) smallestPerClass(cat *catalog.Catalog) string {
-	if cat == nil {
-		return "unknown: no hardware catalog"
-	}
-	has := map[string]bool{}
-	for _, acc := range cat.Accelerators {
-		has[acc.Class] = true
-	}
-	var parts []string
-	for _, c := range catalog.Classes {
-		if !has[c] {
-			continue
-		}
-		if l, ok := m.SmallestLayout(cat, c); ok {
-			parts = append(parts, c+": "+l.String())
-		} else {
-			parts = append(parts, c+": none serves it")
-		}
-	}
-	if len(parts) == 0 {
-		return "unknown: the hardware catalog gives no accelerator classes"
-	}
-	return strings.Join(parts, "; ")
 }
 
 // ClaimsTally counts verdicts: "13 checked: 5 supported, 6 refuted, 2

@@ -40,9 +40,6 @@ type Report struct {
 	// Asked are the layouts the reader named (--hardware): the answer gives
 	// each its verdict.
 	Asked []string
-	// ServingContext is the context the $/M and concurrency figures of the
-	// answer are stated at (capped at each model's own).
-	ServingContext int64
 }
 
 // sectionPrefixes maps a key prefix (whole dot-separated segments) to its

@@ -97,7 +97,7 @@ func TestAnswerStatesItsConditions(t *testing.T) {
 	add := func(k string, v any, unit string) {
 		s.Add(facts.Fact{Key: k, Value: v, Unit: unit, Sources: []string{"test"}})
 	}
-	add("arch.context", int64(131072), facts.UnitTokens)
+	add("deploy.answer_context", int64(131072), facts.UnitTokens)
 	for _, c := range []string{"cheapest", "fastest", "smallest", "single_host"} {
 		add("deploy."+c+".layout", "2xH100", facts.UnitText)
 	}
@@ -111,7 +111,7 @@ func TestAnswerStatesItsConditions(t *testing.T) {
 	add("speed.2xH100.decode_tokens_per_second", 41.5, facts.UnitTokensPerSec)
 	add("cost.2xH100.usd_per_hour", 4.0, facts.UnitUSDHour)
 	add("cost.2xH100.usd_per_million_output_tokens", 26.77, facts.UnitUSD)
-	r := &Report{Models: []Model{{Name: "acme/x@abc", Origin: "test", Facts: s}}, ServingContext: 131072}
+	r := &Report{Models: []Model{{Name: "acme/x@abc", Origin: "test", Facts: s}}}
 	var b strings.Builder
 	if err := Text(&b, r); err != nil {
 		t.Fatal(err)

@@ -160,6 +160,8 @@ func deployCounts(acc *catalog.Accelerator, tpSizes []int64) []int64 {
 // machine here, cheapest per token in the cost stage.
 func (c *calc) deployments(ids []string, w weights) {
 	sz := c.in.Sizing
+	ctx, _ := c.servingContext()
+	c.add("deploy.answer_context", ctx, facts.UnitTokens, "sizing.servingContext, capped at the model's own context: the sequence length the answer states concurrency and $ per million output tokens at", "site:hugo-like.yaml", srcConfig)
 	type entry struct {
 		label string
 		acc   *catalog.Accelerator
@@ -212,7 +214,7 @@ func (c *calc) deployments(ids []string, w weights) {
 		return c.s.Get("speed." + e.label + ".decode_tokens_per_second").Float()
 	}
 	footprint := func(e entry) int64 { return e.n * e.acc.Capacity() }
-	pick := func(key, what string, keep func(entry) bool, better func(a, b entry) bool) {
+	pick := func(key, what, none string, keep func(entry) bool, better func(a, b entry) bool) {
 		var best *entry
 		for i := range front {
 			e := &front[i]
@@ -221,7 +223,7 @@ func (c *calc) deployments(ids []string, w weights) {
 			}
 		}
 		if best == nil {
-			c.s.Unknown(key, facts.UnitText, "no deployable layout qualifies: "+what)
+			c.s.Unknown(key, facts.UnitText, none)
 			return
 		}
 		f := c.add(key, best.label, facts.UnitText, what+" (deploy."+best.label+")", srcDeploy, "catalog:hardware.yaml#"+best.acc.ID, "site:hugo-like.yaml")
@@ -239,13 +241,17 @@ func (c *calc) deployments(ids []string, w weights) {
 	local := func(e entry) bool {
 		return e.acc.Class == "consumer" || e.acc.Class == "unified" || e.acc.Class == "cpu"
 	}
-	pick("deploy.smallest.layout", "the deployable layout with the least memory in all (GPUs × capacity)", all, smaller)
-	pick("deploy.fastest.layout", "the deployable layout with the fastest single stream (speed.<CFG>.decode_tokens_per_second, batch 1)", func(e entry) bool { _, ok := speed(e); return ok }, faster)
-	pick("deploy.single_host.layout", "the fastest single stream on one datacenter or workstation host", func(e entry) bool {
-		_, ok := speed(e)
-		return ok && e.cd.Layout.Hosts == 1 && !local(e)
-	}, faster)
-	pick("deploy.local.layout", "the smallest deployable consumer GPU, Apple or CPU machine", local, smaller)
+	pick("deploy.smallest.layout", "the deployable layout with the least memory in all (GPUs × capacity)",
+		"no layout of the catalog is deployable", all, smaller)
+	pick("deploy.fastest.layout", "the deployable layout with the fastest single stream (speed.<CFG>.decode_tokens_per_second, batch 1)",
+		"no deployable layout has a speed prediction", func(e entry) bool { _, ok := speed(e); return ok }, faster)
+	pick("deploy.single_host.layout", "the fastest single stream on one datacenter or workstation host",
+		"no single datacenter or workstation host holds the model with a speed prediction", func(e entry) bool {
+			_, ok := speed(e)
+			return ok && e.cd.Layout.Hosts == 1 && !local(e)
+		}, faster)
+	pick("deploy.local.layout", "the smallest deployable consumer GPU, Apple or CPU machine",
+		"no consumer GPU rig, Apple machine or CPU host of the catalog holds the model with one "+facts.Int(MinContext)+"-token sequence", local, smaller)
 	var cands []candidate
 	for _, e := range front {
 		cands = append(cands, candidate{label: e.label, id: e.acc.ID, n: e.n})
