@@ -49,11 +49,7 @@ func (m *Model) answer(cat *catalog.Catalog, rs []claims.Review) *Answer {
 			m.labels[key] = q
 		}
 	}
-	params := m.d("params.total")
-	if f := m.Facts.Get("params.active_no_embedding"); f.Known() {
-		params += " total, " + f.Display + " activated per token"
-	}
-	add("parameters", params, "params.total")
+	add("parameters", ParametersLine(m.Facts), "params.total")
 	add("size on disk", m.d("bytes.checkpoint"), "bytes.checkpoint")
 	// The deployments an engine would launch, each with the context,
 	// concurrency and cache width it assumes; a choice that repeats an
@@ -242,4 +238,14 @@ func (m *Model) Hub() HubLinks {
 	}
 	base := "https://huggingface.co/" + m.ModelID
 	return HubLinks{Page: base, Files: base + "/tree/" + rev, Config: base + "/blob/" + rev + "/config.json"}
+}
+
+// ParametersLine is the parameter count as the answer gives it: total and
+// activated per token (without the input embedding). plan prints the same.
+func ParametersLine(s *facts.Set) string {
+	out := display(s, "params.total")
+	if f := s.Get("params.active_no_embedding"); f.Known() {
+		out += " total, " + f.Display + " activated per token"
+	}
+	return out
 }

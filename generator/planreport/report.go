@@ -15,6 +15,7 @@ import (
 
 	"dossier/generator/config"
 	"dossier/generator/facts"
+	"dossier/generator/page"
 )
 
 // Width is the widest line the text report prints.
@@ -406,11 +407,7 @@ func parameters(s *facts.Set) string {
 	if !t.Known() {
 		return value(t, false)
 	}
-	out := t.Display + " total"
-	if a := s.Get("params.active"); a.Known() && a.Display != t.Display {
-		out += ", " + a.Display + " active per token"
-	}
-	return out
+	return page.ParametersLine(s)
 }
 
 func download(s *facts.Set) string {
