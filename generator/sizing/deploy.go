@@ -198,10 +198,13 @@ func (c *calc) deployments(ids []string, w weights) {
 			}
 		}
 		if !found {
-			c.s.Unknown("deploy.smallest_of."+id, facts.UnitText, fmt.Sprintf("no layout of up to %d %s domains is deployable", maxNodes, id))
+			why := fmt.Sprintf("no layout of up to %d %s domains is deployable", maxNodes, id)
+			c.s.Unknown("deploy.smallest_of."+id, facts.UnitText, why)
+			c.s.Unknown("deploy.min_gpus."+id, facts.UnitCount, why)
 		} else {
 			last := front[len(front)-1]
 			c.add("deploy.smallest_of."+id, last.label, facts.UnitText, "the fewest "+id+" an engine would launch the model on (deploy."+last.label+")", srcDeploy, "catalog:hardware.yaml#"+id).Display = fmt.Sprintf("%d × %s, %s %s", last.n, id, last.cd.Engine, last.cd.Layout)
+			c.add("deploy.min_gpus."+id, last.n, facts.UnitCount, "GPUs of deploy.smallest_of."+id, srcDeploy, "catalog:hardware.yaml#"+id)
 		}
 	}
 	// Speeds of the deployments whose serving facts did not predict one.
