@@ -227,17 +227,18 @@ func (a *Answer) Table() *render.Table {
 }
 
 // HubLinks are the model's Hub page, its file listing and its config.json
-// at the pinned revision (the default branch when none was recorded).
-type HubLinks struct{ Page, Files, Config string }
+// at the pinned revision (the default branch when none was recorded), and
+// At, the words the links carry: a link to main is not "at this revision".
+type HubLinks struct{ Page, Files, Config, At string }
 
 // Hub returns the model's Hub links.
 func (m *Model) Hub() HubLinks {
-	rev := m.Revision
+	rev, at := m.Revision, "at this revision"
 	if rev == "" {
-		rev = "main"
+		rev, at = "main", "on main (the snapshot recorded no revision)"
 	}
 	base := "https://huggingface.co/" + m.ModelID
-	return HubLinks{Page: base, Files: base + "/tree/" + rev, Config: base + "/blob/" + rev + "/config.json"}
+	return HubLinks{Page: base, Files: base + "/tree/" + rev, Config: base + "/blob/" + rev + "/config.json", At: at}
 }
 
 // ParametersLine is the parameter count as the answer gives it: total and
