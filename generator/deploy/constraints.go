@@ -195,6 +195,12 @@ func notes(in Input, e Engine, l Layout) []string {
 	}
 	if int64(h.Domain()) < l.GPUs {
 		out = append(out, fmt.Sprintf("%d hosts over %s", l.Hosts, h.Fabric))
+		switch e {
+		case VLLM:
+			out = append(out, "start a Ray cluster across the hosts first; vllm serve runs on its head node")
+		case SGLang:
+			out = append(out, "run the command on every host, adding --node-rank (0 to hosts − 1) and --dist-init-addr (the first host's address and a port)")
+		}
 	}
 	if a.LinearKind != "" {
 		out = append(out, "hybrid linear attention ("+a.LinearKind+"): needs an engine release that supports it")

@@ -2,6 +2,9 @@ package sizing_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +12,7 @@ import (
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
 	"dossier/generator/config"
+	"dossier/generator/deploy"
 	"dossier/generator/facts"
 	"dossier/generator/site"
 	"dossier/generator/sizing"
@@ -75,8 +79,22 @@ func TestDeploymentAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	answers := []string{"cheapest", "fastest", "smallest", "single_host", "local"}
+	allowed := engineFlags(t)
 	for _, model := range fixtureModels {
 		s := fixtureModel(t, cat, model)
+		// Every command the build writes uses only its engine's listed flags.
+		for k := range s.Prefixed("deploy.") {
+			if !strings.HasSuffix(k, ".command") {
+				continue
+			}
+			cmd := s.Get(k).Display
+			engine := s.Get(strings.TrimSuffix(k, ".command") + ".engine").Display
+			for _, f := range deploy.Flags(cmd) {
+				if !slices.Contains(allowed[engine], f) {
+					t.Errorf("%s %s: flag %s is not in generator/deploy/testdata/flags/%s.txt", model, k, f, engine)
+				}
+			}
+		}
 		for _, a := range answers {
 			n, id := layoutOf(t, s, "deploy."+a+".layout")
 			if id == "" {
@@ -147,4 +165,22 @@ func TestServingPlacementFollowsDeployment(t *testing.T) {
 	if tp := intOf(t, s, "deploy.8xH100.tp"); tp == 8 || 28%tp != 0 {
 		t.Errorf("deploy.8xH100.tp = %d", tp)
 	}
+}
+
+// engineFlags reads the flag lists of generator/deploy/testdata/flags.
+func engineFlags(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, e := range []string{"vllm", "sglang", "llama.cpp", "mlx"} {
+		b, err := os.ReadFile(filepath.Join("..", "deploy", "testdata", "flags", e+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				out[e] = append(out[e], l)
+			}
+		}
+	}
+	return out
 }
