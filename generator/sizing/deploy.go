@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -84,7 +85,7 @@ func (c *calc) plan(acc *catalog.Accelerator, n int64) []deploy.Candidate {
 	primary, other, _ := c.kvDTypes()
 	sz := c.in.Sizing
 	cs := deploy.Plan(deploy.Input{
-		Model: c.in.Model, Arch: c.in.Arch, Acc: acc, GPUs: n,
+		Model: c.launchRef(), Arch: c.in.Arch, Acc: acc, GPUs: n,
 		Mem:     memory{c, c.plans.w},
 		KVBytes: []int64{primary, other}, Contexts: AnswerContexts, MinContext: MinContext,
 		Utilization: sz.GPUMemoryUtilization, RemoteCode: c.remoteCode(), TPSizes: sz.TensorParallelSizes,
@@ -125,6 +126,18 @@ func (c *calc) placementOf(acc *catalog.Accelerator, n int64) placement {
 		}
 	}
 	return placementFor(n, c.in.Sizing.TensorParallelSizes, int64(acc.GPUsPerNode))
+}
+
+// launchRef is what a launch command names the model by: its Hub id, or
+// for a config.json sized alone the directory that holds it.
+func (c *calc) launchRef() string {
+	if c.in.Snapshot != nil && c.in.Snapshot.Model != "" {
+		return c.in.Snapshot.Model
+	}
+	if strings.HasSuffix(c.in.Model, ".json") {
+		return filepath.Dir(c.in.Model)
+	}
+	return c.in.Model
 }
 
 // remoteCode reports whether config.json maps the model to its own code
