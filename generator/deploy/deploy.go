@@ -67,6 +67,19 @@ func (l Layout) String() string {
 	return s
 }
 
+// Describe names the parallelism as the engine runs it: llama.cpp splits
+// layers across one host's cards, MLX runs on one machine.
+func (c Candidate) Describe() string {
+	l := c.Layout
+	switch {
+	case c.Engine == LlamaCpp && l.PP > 1:
+		return fmt.Sprintf("layers split over %d cards", l.PP)
+	case c.Engine == LlamaCpp || c.Engine == MLX:
+		return "one device"
+	}
+	return l.String()
+}
+
 // AttentionTP is the tensor-parallel degree attention heads split over.
 func (l Layout) AttentionTP() int64 {
 	if l.DPAttention {

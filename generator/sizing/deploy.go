@@ -216,7 +216,7 @@ func (c *calc) deployments(ids []string, w weights) {
 			c.s.Unknown("deploy.min_gpus."+id, facts.UnitCount, why)
 		} else {
 			last := front[len(front)-1]
-			c.add("deploy.smallest_of."+id, last.label, facts.UnitText, "the fewest "+id+" an engine would launch the model on (deploy."+last.label+")", srcDeploy, "catalog:hardware.yaml#"+id).Display = fmt.Sprintf("%d × %s, %s %s", last.n, id, last.cd.Engine, last.cd.Layout)
+			c.add("deploy.smallest_of."+id, last.label, facts.UnitText, "the fewest "+id+" an engine would launch the model on (deploy."+last.label+")", srcDeploy, "catalog:hardware.yaml#"+id).Display = fmt.Sprintf("%d × %s, %s %s", last.n, id, last.cd.Engine, last.cd.Describe())
 			c.add("deploy.min_gpus."+id, last.n, facts.UnitCount, "GPUs of deploy.smallest_of."+id, srcDeploy, "catalog:hardware.yaml#"+id)
 		}
 	}
@@ -243,7 +243,7 @@ func (c *calc) deployments(ids []string, w weights) {
 			return
 		}
 		f := c.add(key, best.label, facts.UnitText, what+" (deploy."+best.label+")", srcDeploy, "catalog:hardware.yaml#"+best.acc.ID, "site:hugo-like.yaml")
-		f.Display = fmt.Sprintf("%d × %s, %s %s", best.n, best.acc.ID, best.cd.Engine, best.cd.Layout)
+		f.Display = fmt.Sprintf("%d × %s, %s %s", best.n, best.acc.ID, best.cd.Engine, best.cd.Describe())
 	}
 	all := func(entry) bool { return true }
 	smaller := func(a, b entry) bool {
@@ -296,9 +296,9 @@ func (c *calc) deployFacts(label string, acc *catalog.Accelerator, n int64, cd d
 		return
 	}
 	l := cd.Layout
-	c.add(key("deployable"), true, facts.UnitBool, fmt.Sprintf("%s %s passes the engines' constraints (heads, KV heads and quantization blocks ÷ TP, experts ÷ EP, layers ÷ PP, TP within one scale-up domain, hosts over a fabric) and holds one %s-token sequence", cd.Engine, l, facts.Int(MinContext)), srcs...).Display = fmt.Sprintf("deployable: %s %s", cd.Engine, l)
+	c.add(key("deployable"), true, facts.UnitBool, fmt.Sprintf("%s %s passes the engines' constraints (heads, KV heads and quantization blocks ÷ TP, experts ÷ EP, layers ÷ PP, TP within one scale-up domain, hosts over a fabric) and holds one %s-token sequence", cd.Engine, l, facts.Int(MinContext)), srcs...).Display = fmt.Sprintf("deployable: %s %s", cd.Engine, cd.Describe())
 	c.add(key("engine"), string(cd.Engine), facts.UnitText, "the engine of this accelerator class (vLLM/SGLang for datacenter and workstation GPUs, llama.cpp for consumer cards and CPU hosts, MLX for Apple)", srcDeploy, hsrc)
-	c.add(key("layout"), l.String(), facts.UnitText, "the first layout in deploy's order of preference the engines accept and the memory holds", srcs...)
+	c.add(key("layout"), cd.Describe(), facts.UnitText, "the first layout in deploy's order of preference the engines accept and the memory holds", srcs...)
 	for _, p := range []struct {
 		k string
 		v int64
