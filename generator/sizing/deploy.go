@@ -22,10 +22,10 @@ import (
 // verdicts rest on.
 const srcDeploy = "deploy:generator/deploy/testdata/SOURCES.md"
 
-// AnswerContexts are the contexts a deployment states its concurrency at
+// answerContexts are the contexts a deployment states its concurrency at
 // (the model's own maximum is added): a chat, a long document, a 128k
 // session.
-var AnswerContexts = []int64{8192, 32768, 131072}
+func answerContexts() []int64 { return []int64{8192, 32768, 131072} }
 
 // MinContext is the sequence a deployable layout holds at least once.
 const MinContext = 8192
@@ -87,7 +87,7 @@ func (c *calc) plan(acc *catalog.Accelerator, n int64) []deploy.Candidate {
 	cs := deploy.Plan(deploy.Input{
 		Model: c.launchRef(), Arch: c.in.Arch, Acc: acc, GPUs: n,
 		Mem:     memory{c, c.plans.w},
-		KVBytes: []int64{primary, other}, Contexts: AnswerContexts, MinContext: MinContext,
+		KVBytes: []int64{primary, other}, Contexts: answerContexts(), MinContext: MinContext,
 		Utilization: sz.GPUMemoryUtilization, RemoteCode: c.remoteCode(), TPSizes: sz.TensorParallelSizes,
 	})
 	c.plans.memo[k] = cs
@@ -319,7 +319,7 @@ func (c *calc) deployFacts(label string, acc *catalog.Accelerator, n int64, cd d
 			c.add(key("kv_dtype"), dtypeName(f.KVBytes), facts.UnitText, "the cache width the verdict and the command assume", srcConfig, "site:hugo-like.yaml")
 		}
 		c.add(key("max_context"+suffix), f.MaxContext, facts.UnitTokens, fmt.Sprintf("the longest single sequence whose %s fits the %s left per GPU after the weights, capped at the model's context", dt, facts.GB(float64(f.Usable))), srcs...)
-		for _, ctx := range deploy.Contexts(deploy.Input{Arch: c.in.Arch, Contexts: AnswerContexts}) {
+		for _, ctx := range deploy.Contexts(deploy.Input{Arch: c.in.Arch, Contexts: answerContexts()}) {
 			conc, ok := f.Concurrency[ctx]
 			k := key(fmt.Sprintf("max_concurrency%s.%d", suffix, ctx))
 			if !ok {
