@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"dossier/generator/arch"
@@ -32,6 +33,9 @@ func check(in Input, e Engine, l Layout) []Violation {
 	}
 	if l.GPUs > domain && !h.HasFabric() {
 		bad("scale-out fabric", "%d GPUs span %d hosts but %s is sold with no scale-out fabric (hardware.yaml host.fabric: %s)", l.GPUs, l.Hosts, acc.ID, h.Fabric)
+	}
+	if l.DPAttention && !slices.Contains(dpAttentionFamilies, a.Family) {
+		bad("engine support", "SGLang's --enable-dp-attention supports the DeepSeek-V2/V3 and Qwen 2/3 MoE families, not %s", a.Family)
 	}
 	ta := l.AttentionTP()
 	if a.Heads > 0 && a.Heads%ta != 0 {
@@ -89,6 +93,11 @@ func check(in Input, e Engine, l Layout) []Violation {
 	}
 	return out
 }
+
+// dpAttentionFamilies are the model types SGLang documents data-parallel
+// attention for ("Currently DeepSeek-V2 and Qwen 2/3 MoE models are
+// supported", server_arguments.md, see testdata/flags/sglang.txt).
+var dpAttentionFamilies = []string{"deepseek_v2", "deepseek_v3", "qwen2_moe", "qwen3_moe"}
 
 // dim is one weight dimension tensor parallelism splits.
 type dim struct {

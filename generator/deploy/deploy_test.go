@@ -203,6 +203,10 @@ func TestK3TPStaysInTheNode(t *testing.T) {
 	if tp16 := find(cs, VLLM, pureTP(16)); !violated(tp16, "TP within one scale-up domain") {
 		t.Errorf("TP 16 = %+v", tp16)
 	}
+	// SGLang documents data-parallel attention for DeepSeek and Qwen MoE only.
+	if dpa := find(cs, SGLang, func(l Layout) bool { return l.DPAttention }); !violated(dpa, "engine support") {
+		t.Errorf("K3 data-parallel attention = %+v, want refused: engine support", dpa)
+	}
 	best, ok := Best(cs)
 	if !ok {
 		t.Fatal("16 × B200 serves nothing")
