@@ -114,8 +114,8 @@ func TestBrowserAnswerValues(t *testing.T) {
 		"smallest":           "8 × MI325X, vllm TP 8, BF16 KV; ≤1,048,576 tokens; 8 seqs of 131,072; 176 tokens/s per stream",
 		"best single host":   "the fastest stream layout",
 		"best local":         "none deployable: no consumer GPU rig, Apple machine or CPU host of the catalog holds the model with one 8,192-token sequence",
-		"reference layouts at the serving context": "yes on 8 × MI355X (58.0 GB spare per GPU), 8 × B300 (58.3 GB spare per GPU); no on 7 of 9; closest 8 × MI300X (16.0 GB short per GPU)",
-		"claims": k3Tally(t),
+		"reference layouts":  "at 131,072 tokens × 1 sequence(s), BF16 KV: yes on 8 × MI355X (58.0 GB spare per GPU), 8 × B300 (58.3 GB spare per GPU); no on 7 of 9; closest 8 × MI300X (16.0 GB short per GPU)",
+		"claims":             k3Tally(t),
 	}
 	for _, r := range rows {
 		if w, ok := want[r.Question]; ok {

@@ -71,7 +71,10 @@ func (m *Model) answer(cat *catalog.Catalog, rs []claims.Review) *Answer {
 		add("launch ("+choice+")", render.Code(m.d("deploy."+label+".command")), "deploy."+label+".command")
 	}
 	text, key := m.referenceFit()
-	add("reference layouts at the serving context", text, key)
+	if c := m.Facts.Get("fit.context"); c.Known() {
+		text = fmt.Sprintf("at %s tokens × %s sequence(s), %s KV: %s", c.Display, m.d("fit.concurrency"), strings.ToUpper(m.d("fit.kv_dtype")), text)
+	}
+	add("reference layouts", text, key)
 	dl := m.d("download.seconds")
 	if f := m.Facts.Get("download.bytes_per_second"); f.Known() {
 		dl += " at " + f.Display

@@ -46,6 +46,11 @@ func (c *calc) fit() {
 	assume := fmt.Sprintf("%s × %d concurrent sequence(s), per GPU as vLLM and SGLang place the model: %d%% of each GPU's memory usable (gpu_memory_utilization), %s",
 		ctxText, sz.Concurrency, int(math.Round(sz.GPUMemoryUtilization*100)), reserve)
 	c.add("fit.assumptions", assume, facts.UnitText, "site sizing settings", "site:hugo-like.yaml")
+	// The same conditions one by one, for the verdicts that state them.
+	primary, _, kvWhy := c.kvDTypes()
+	c.add("fit.context", ctx, facts.UnitTokens, "the context the serving verdicts assume (sizing.servingContext, capped at the model's own)", "site:hugo-like.yaml", srcConfig)
+	c.add("fit.concurrency", sz.Concurrency, facts.UnitCount, "sequences the serving verdicts assume (sizing.concurrency)", "site:hugo-like.yaml")
+	c.add("fit.kv_dtype", dtypeName(primary), facts.UnitText, "the cache width the serving verdicts assume: "+kvWhy, "site:hugo-like.yaml", srcConfig)
 	if cacheOK {
 		c.add("fit.cache_bytes", cacheBytes, facts.UnitBytes, "KV + state at the serving context × concurrency, one copy (a node-level view; the verdicts count per GPU)", srcConfig)
 	}
