@@ -62,6 +62,9 @@ type Accelerator struct {
 	NodeName         string `yaml:"node_name,omitempty"`
 	Source           string `yaml:"source"`
 	AsOf             string `yaml:"as_of"`
+
+	// Host is how the part is installed (host.go); nil when not stated.
+	Host *Host `yaml:"host,omitempty"`
 }
 
 // Spec is one figure of an accelerator with where it was read and when.
@@ -345,6 +348,9 @@ func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) err
 		return fmt.Errorf("field %s: missing", field("source"))
 	case !dateRe.MatchString(a.AsOf):
 		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("as_of"), a.AsOf)
+	}
+	if err := validHost(a.Host, field); err != nil {
+		return err
 	}
 	if a.Bandwidth.Value == 0 && a.Bandwidth.Source == "" {
 		return fmt.Errorf("field %s: missing", field("memory_bandwidth"))

@@ -149,4 +149,16 @@ func TestCheckWarnsOnUnarchivedWebSource(t *testing.T) {
 	if _, out, _ = run("--source", root, "check"); strings.Contains(out, "aa-k3 is read on the web") || strings.Contains(out, "lmarena-text is read on the web") {
 		t.Errorf("a hashed or explained source still flagged:\n%s", out)
 	}
+	// A repository file at a commit is as fixed as an archived copy; on a
+	// branch it is not.
+	for url, flagged := range map[string]bool{
+		"https://github.com/vllm-project/recipes/blob/02c27aa9b80630ec61a61060f246bff6a460fd85/models/x.yaml": false,
+		"https://github.com/vllm-project/recipes/blob/main/models/x.yaml":                                     true,
+	} {
+		root := newSite(t)
+		edit(t, filepath.Join(root, "content/models/kimi-k3.md"), "    url: \"https://artificialanalysis.ai/models/kimi-k3\"\n", "    url: \""+url+"\"\n")
+		if _, out, _ := run("--source", root, "check"); strings.Contains(out, "aa-k3 is read on the web") != flagged {
+			t.Errorf("%s: flagged %v, want %v:\n%s", url, !flagged, flagged, out)
+		}
+	}
 }

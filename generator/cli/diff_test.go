@@ -33,14 +33,14 @@ func TestDiffReportsPriceChange(t *testing.T) {
 	base := buildInto(t, root)
 	pricing := filepath.Join(root, "data/pricing/runpod.yaml")
 	edit(t, pricing, `as_of: "2026-08-06"`, `as_of: "2026-12-01"`)
-	edit(t, pricing, "usd_per_hour: 14\n", "usd_per_hour: 140\n")
+	edit(t, pricing, "usd_per_hour: 29\n", "usd_per_hour: 290\n")
 	head := buildInto(t, root)
 
 	code, out, errs := run("--source", root, "diff", "--base", base, "--head", head)
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
-	for _, want := range []string{"3 verdicts flipped", "| `cost.8xRTXPRO6000.usd_per_hour` | ≈$14.00/h | ≈$140.00/h | sources pricing:RunPod 2026-08-06 → pricing:RunPod 2026-12-01 | 9 |", "## moonshotai/Kimi-K3", "### Verdicts that flipped", "`fit.cheapest_serving`", "24xRTXPRO6000", "pricing:RunPod 2026-12-01", "`cost.8xRTXPRO6000.usd_per_hour`", "$140.00/h"} {
+	for _, want := range []string{"2 verdicts flipped", "| `cost.8xH200.usd_per_hour` | ≈$29.00/h | ≈$290.00/h | sources pricing:RunPod 2026-08-06 → pricing:RunPod 2026-12-01 | 9 |", "## moonshotai/Kimi-K3", "### Verdicts that flipped", "`fit.cheapest_serving`", "16xH200", "pricing:RunPod 2026-12-01", "`cost.8xH200.usd_per_hour`", "$290.00/h"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
@@ -67,7 +67,7 @@ func TestDiffReportsPriceChange(t *testing.T) {
 	flipped := false
 	for _, m := range rep.Changed {
 		for _, f := range m.Facts {
-			if m.Model == "moonshotai/Kimi-K3" && f.Key == "fit.cheapest_serving" && f.Flip && f.Old.Value == "24xRTXPRO6000" && f.New.Value != f.Old.Value {
+			if m.Model == "moonshotai/Kimi-K3" && f.Key == "fit.cheapest_serving" && f.Flip && f.Old.Value == "16xH200" && f.New.Value != f.Old.Value {
 				flipped = true
 			}
 		}

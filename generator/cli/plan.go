@@ -48,10 +48,14 @@ func (a *app) planCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan (ORG/NAME[@REV] | --config FILE|DIR) [flags]",
 		Short: "Size a model: parameters, bytes, memory, fit, cost and download time",
-		Long: `plan sizes one model and prints a report: the answer first (checkpoint size,
-fit with margins on the chosen hardware, smallest layouts, cheapest $/h,
-download time), then the facts grouped by parameters, architecture, bytes,
-memory, fit, speed and cost. --all prints every fact with its derivation.
+		Long: `plan sizes one model and prints the answer: the deployments an engine would
+launch (cheapest per million output tokens, fastest single stream, smallest,
+best single host, best local machine), each on one line with its engine,
+parallelism, KV cache width, longest context, concurrency, speed, $/h and $/M;
+a verdict for each layout --hardware names; the download time and the
+assumptions; then the launch command of the top choice. --all adds the full
+matrix: every fact grouped by parameters, architecture, bytes, memory, fit,
+speed and cost, with its derivation.
 
 ORG/NAME[@REV] works from any directory. Inside a site (a directory with
 hugo-like.yaml, or --source) the synced snapshot data/hub/ORG/NAME is used
@@ -87,7 +91,7 @@ assumptions the flags do not set.`,
 	f.StringVar(&pf.config, "config", "", "config.json to size, or a directory holding config.json (and hf_quant_config.json)")
 	f.StringVar(&pf.format, "format", "text", "output: text, markdown or json (the facts document)")
 	f.BoolVar(&pf.asJSON, "json", false, "same as --format json")
-	f.BoolVar(&pf.all, "all", false, "print every fact with its derivation or reason")
+	f.BoolVar(&pf.all, "all", false, "print the full matrix: every fact with its derivation or reason")
 	f.BoolVar(&pf.offline, "offline", false, "make no request: answer from the site snapshot or the user cache")
 	f.StringSliceVar(&pf.hardware, "hardware", nil, "layouts to give a fit verdict for, COUNTxACCELERATOR (repeatable or comma list: 8xH200,4xB200)")
 	f.Int64Var(&pf.context, "context", 0, "tokens per sequence the serving verdict assumes (default: the site's sizing.servingContext)")
@@ -171,6 +175,7 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 		MemoryBytes:  acceleratorMemory(env.cat),
 		Inputs:       catalogDates(env),
 		All:          pf.all,
+		Asked:        asked(pf.hardware),
 	}
 	// The report is printed whole before any verdict on the sizing (an
 	// exit status for what could not be derived) is returned.
@@ -183,6 +188,20 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 		}
 	}
 	return nil
+}
+
+// asked lists the layouts --hardware named (each flag value may be a comma
+// list), in the order given.
+func asked(hw []string) []string {
+	var out []string
+	for _, h := range hw {
+		for _, p := range strings.Split(h, ",") {
+			if p = strings.TrimSpace(p); p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 func writePlan(w io.Writer, format string, rep *planreport.Report) error {

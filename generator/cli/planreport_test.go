@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -95,6 +96,13 @@ func TestPlanReportShape(t *testing.T) {
 				t.Errorf("%v: fact %s printed %d times", args, k, n)
 			}
 		}
+		if !slices.Contains(args, "--all") {
+			// The answer and the top choice's command, no sections.
+			if len(lines) > 60 || indexOf(titles, "Parameters") >= 0 {
+				t.Errorf("%v: %d lines, titles %q: want at most 60 and no sections", args, len(lines), titles)
+			}
+			continue
+		}
 		want := []string{"Answer", "Parameters", "Architecture", "Bytes", "Memory", "Fit", "Cost"}
 		at := -1
 		for _, w := range want {
@@ -106,6 +114,65 @@ func TestPlanReportShape(t *testing.T) {
 		}
 		if !strings.Contains(out, "\nAnswer\n  checkpoint ") {
 			t.Errorf("%v: the answer does not start with the checkpoint size", args)
+		}
+	}
+}
+
+// TestPlanIsShortForEveryShippedModel: the default report of every model
+// of the fixture site (the shipped snapshots) is at most 60 lines, its
+// answer at most 25, every choice line states the cache width, context
+// and concurrency, and the command that follows is the top choice's.
+func TestPlanIsShortForEveryShippedModel(t *testing.T) {
+	for _, model := range []string{
+		"Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-Next-80B-A3B-Thinking", "deepseek-ai/DeepSeek-V3",
+		"meta-llama/Llama-3.1-8B", "mistralai/Mixtral-8x7B-v0.1", "moonshotai/Kimi-K2.5",
+		"moonshotai/Kimi-K3", "moonshotai/Kimi-Linear-48B-A3B-Instruct", "openai/gpt-oss-20b",
+	} {
+		code, out, errs := run("--source", fixtureSite, "plan", model, "--offline")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", model, code, errs)
+		}
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		start, end := indexOf(lines, "Answer"), -1
+		for i := start + 1; i < len(lines); i++ {
+			if lines[i] == "" {
+				end = i
+				break
+			}
+		}
+		if len(lines) > 60 || start < 0 || end-start-1 > 25 {
+			t.Errorf("%s: %d lines, answer %d lines:\n%s", model, len(lines), end-start-1, out)
+		}
+		// A choice is its labelled line and the continuation lines
+		// (indented past the label column) below it.
+		choice := map[string]string{}
+		label := ""
+		for _, l := range lines[start+1 : end] {
+			if !strings.HasPrefix(l, "   ") {
+				f := strings.SplitN(strings.TrimSpace(l), "  ", 2)
+				label = f[0]
+				choice[label] = strings.TrimSpace(l[len("  "+label):])
+				continue
+			}
+			choice[label] += " " + strings.TrimSpace(l)
+		}
+		for _, c := range []string{"cheapest per token", "fastest stream", "smallest"} {
+			line, ok := choice[c]
+			if !ok {
+				t.Errorf("%s: no %s line", model, c)
+				continue
+			}
+			if line == "none deployable" || strings.HasPrefix(line, "the ") {
+				continue
+			}
+			for _, want := range []string{" KV; ≤", " tokens; ", " of "} {
+				if !strings.Contains(line, want) {
+					t.Errorf("%s: %s line lacks %q: %q", model, c, want, line)
+				}
+			}
+		}
+		if !strings.Contains(out, "\nLaunch (") {
+			t.Errorf("%s: no launch command", model)
 		}
 	}
 }

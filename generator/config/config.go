@@ -125,7 +125,9 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("sizing.servingcontext", 131072)
 	v.SetDefault("sizing.concurrency", 1)
 	v.SetDefault("sizing.gpumemoryutilization", 0.90)
-	v.SetDefault("sizing.reservepergpubytes", 0)
+	// 2 GiB per GPU beyond the 0.90 for activations and CUDA graphs, as the
+	// shipped site states it: plan outside a site judges a GPU as a build does.
+	v.SetDefault("sizing.reservepergpubytes", 2147483648)
 	v.SetDefault("sizing.tensorparallelsizes", []int64{1, 2, 4, 8})
 	v.SetDefault("sizing.downloadbytespersecond", 126.3e6)
 	v.SetDefault("sizing.downloadsource", "")

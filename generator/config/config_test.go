@@ -156,3 +156,16 @@ func TestParseHardware(t *testing.T) {
 		}
 	}
 }
+
+// Outside a site plan uses the built-in settings: the same per-GPU reserve
+// and memory share as the shipped site, so one model on one GPU gets the
+// same margin in any directory.
+func TestBuiltinReserveMatchesShippedSite(t *testing.T) {
+	s, err := Builtin(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Sizing.ReservePerGPUBytes != 2<<30 || s.Sizing.GPUMemoryUtilization != 0.9 {
+		t.Errorf("built-in reserve %d B, utilization %v; want 2 GiB and 0.90", s.Sizing.ReservePerGPUBytes, s.Sizing.GPUMemoryUtilization)
+	}
+}

@@ -49,27 +49,32 @@ func (m *Model) answer(cat *catalog.Catalog, rs []claims.Review) *Answer {
 			m.labels[key] = q
 		}
 	}
-	params := m.d("params.total")
-	if f := m.Facts.Get("params.active_no_embedding"); f.Known() {
-		params += " total, " + f.Display + " activated per token"
-	}
-	add("parameters", params, "params.total")
+	add("parameters", ParametersLine(m.Facts), "params.total")
 	add("size on disk", m.d("bytes.checkpoint"), "bytes.checkpoint")
+	// The deployments an engine would launch, each with the context,
+	// concurrency and cache width it assumes; a choice that repeats an
+	// earlier one is named, not repeated.
+	for i, c := range Choices {
+		key := "deploy." + c.Key + ".layout"
+		label, ok := Chosen(m.Facts, c.Key)
+		if !ok {
+			add(c.Label, "none deployable: "+reasonOf(m.Facts.Get(key), "no deployment in this build"), key)
+			continue
+		}
+		if prev, ok := Repeats(m.Facts, i); ok {
+			add(c.Label, "the "+prev+" layout", key)
+			continue
+		}
+		add(c.Label, ChoiceLine(m.Facts, label), key)
+	}
+	if label, choice, ok := Top(m.Facts); ok {
+		add("launch ("+choice+")", render.Code(m.d("deploy."+label+".command")), "deploy."+label+".command")
+	}
 	text, key := m.referenceFit()
-	add("fits the reference layouts", text, key)
-	add("smallest layout per class", m.smallestPerClass(cat), "")
-	cfg := ""
-	if f := m.Facts.Get("fit.cheapest_serving"); f.Known() {
-		cfg = f.Display
+	if c := m.Facts.Get("fit.context"); c.Known() {
+		text = fmt.Sprintf("at %s tokens × %s sequence(s), %s KV: %s", c.Display, m.d("fit.concurrency"), strings.ToUpper(m.d("fit.kv_dtype")), text)
 	}
-	if cfg == "" {
-		add("cheapest serving", "unknown: "+reasonOf(m.Facts.Get("fit.cheapest_serving"), "no priced configuration in the catalog serves it"), "fit.cheapest_serving")
-	} else {
-		add("cheapest serving", HWLabel(cfg)+" at "+m.d("cost.cheapest_serving.usd_per_hour"), "cost.cheapest_serving.usd_per_hour")
-	}
-	mtok, speed := "cost."+cfg+".usd_per_million_output_tokens", "speed."+cfg+".decode_tokens_per_second"
-	add("$ per million output tokens", m.perConfig(mtok, cfg, "price per token"), mtok)
-	add("decode speed (batch 1)", m.perConfig(speed, cfg, "decode speed prediction"), speed)
+	add("reference layouts", text, key)
 	dl := m.d("download.seconds")
 	if f := m.Facts.Get("download.bytes_per_second"); f.Known() {
 		dl += " at " + f.Display
@@ -77,19 +82,6 @@ func (m *Model) answer(cat *catalog.Catalog, rs []claims.Review) *Answer {
 	add("download", dl, "download.seconds")
 	add("claims", ClaimsTally(rs), "")
 	return a
-}
-
-// perConfig is the display of a per-configuration fact of the cheapest
-// serving configuration, or unknown with the reason.
-func (m *Model) perConfig(key, cfg, what string) string {
-	if cfg == "" {
-		return "unknown: no priced configuration serves it"
-	}
-	f := m.Facts.Get(key)
-	if f.Known() {
-		return f.Display
-	}
-	return "unknown: " + reasonOf(f, "this build has no "+what+" for "+HWLabel(cfg))
 }
 
 func reasonOf(f *facts.Fact, fallback string) string {
@@ -204,33 +196,6 @@ func (m *Model) SmallestLayout(cat *catalog.Catalog, class string) (Layout, bool
 	return best, found
 }
 
-// smallestPerClass names, for each class of hardware, the smallest layout
-// that serves the model.
-func (m *Model) smallestPerClass(cat *catalog.Catalog) string {
-	if cat == nil {
-		return "unknown: no hardware catalog"
-	}
-	has := map[string]bool{}
-	for _, acc := range cat.Accelerators {
-		has[acc.Class] = true
-	}
-	var parts []string
-	for _, c := range catalog.Classes {
-		if !has[c] {
-			continue
-		}
-		if l, ok := m.SmallestLayout(cat, c); ok {
-			parts = append(parts, c+": "+l.String())
-		} else {
-			parts = append(parts, c+": none serves it")
-		}
-	}
-	if len(parts) == 0 {
-		return "unknown: the hardware catalog gives no accelerator classes"
-	}
-	return strings.Join(parts, "; ")
-}
-
 // ClaimsTally counts verdicts: "13 checked: 5 supported, 6 refuted, 2
 // misleading". The index prints the same tally.
 func ClaimsTally(rs []claims.Review) string {
@@ -265,15 +230,26 @@ func (a *Answer) Table() *render.Table {
 }
 
 // HubLinks are the model's Hub page, its file listing and its config.json
-// at the pinned revision (the default branch when none was recorded).
-type HubLinks struct{ Page, Files, Config string }
+// at the pinned revision (the default branch when none was recorded), and
+// At, the words the links carry: a link to main is not "at this revision".
+type HubLinks struct{ Page, Files, Config, At string }
 
 // Hub returns the model's Hub links.
 func (m *Model) Hub() HubLinks {
-	rev := m.Revision
+	rev, at := m.Revision, "at this revision"
 	if rev == "" {
-		rev = "main"
+		rev, at = "main", "on main (the snapshot recorded no revision)"
 	}
 	base := "https://huggingface.co/" + m.ModelID
-	return HubLinks{Page: base, Files: base + "/tree/" + rev, Config: base + "/blob/" + rev + "/config.json"}
+	return HubLinks{Page: base, Files: base + "/tree/" + rev, Config: base + "/blob/" + rev + "/config.json", At: at}
+}
+
+// ParametersLine is the parameter count as the answer gives it: total and
+// activated per token (without the input embedding). plan prints the same.
+func ParametersLine(s *facts.Set) string {
+	out := display(s, "params.total")
+	if f := s.Get("params.active_no_embedding"); f.Known() {
+		out += " total, " + f.Display + " activated per token"
+	}
+	return out
 }

@@ -428,13 +428,26 @@ func (m *Model) speedTable() *render.Table {
 		Header: []string{"layout", "decode, one sequence", "decode, at max concurrency", "time to first token", "$ per million output tokens", "experts in host RAM, one sequence"},
 		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Right, render.Right},
 	}
+	// Deployable layouts only; the others are named in one row.
+	var cannot []string
 	for _, hw := range m.Hardware {
 		if m.Facts.Get("speed."+hw+".decode_tokens_per_second") == nil {
 			continue
 		}
-		t.Rows = append(t.Rows, []string{hw, m.d("speed." + hw + ".decode_tokens_per_second"),
+		if ok, known := m.Facts.Get("deploy." + hw + ".deployable").Bool(); known && !ok {
+			cannot = append(cannot, HWLabel(hw))
+			continue
+		}
+		label := hw
+		if l := m.Facts.Get("deploy." + hw + ".layout"); l.Known() {
+			label = HWLabel(hw) + ", " + m.d("deploy."+hw+".engine") + " " + l.Display
+		}
+		t.Rows = append(t.Rows, []string{label, m.d("speed." + hw + ".decode_tokens_per_second"),
 			m.d("speed." + hw + ".decode_tokens_per_second_at_max_concurrency"), m.d("speed." + hw + ".prefill_seconds"),
 			m.d("cost." + hw + ".usd_per_million_output_tokens"), m.d("offload." + hw + ".experts_in_host_ram.decode_tokens_per_second")})
+	}
+	if len(cannot) > 0 {
+		t.Rows = append(t.Rows, []string{"not deployable: " + strings.Join(cannot, ", ") + " (their deploy facts say why)", "—", "—", "—", "—", "—"})
 	}
 	return t
 }

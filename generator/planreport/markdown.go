@@ -35,6 +35,17 @@ func Markdown(w io.Writer, r *Report) error {
 	}
 	b.WriteString("\n## Answer\n\n")
 	b.WriteString(mdRows(r.answer(), append([]string{""}, valueHead...), false, false))
+	for _, l := range r.launch() {
+		b.WriteString("\n## " + l.title + "\n\n```sh\n" + l.command + "\n```\n")
+		if l.notes != "" {
+			b.WriteString("\n" + (&render.Table{Header: []string{"beside the command"}, Rows: [][]string{{l.notes}}}).Markdown())
+		}
+	}
+	if !r.All {
+		b.WriteString("\n" + moreLine(r) + "\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	for _, s := range r.sections() {
 		b.WriteString("\n## " + s.title + "\n\n")
 		head := append([]string{"fact"}, valueHead...)

@@ -15,6 +15,7 @@ import (
 
 	"dossier/generator/config"
 	"dossier/generator/facts"
+	"dossier/generator/page"
 )
 
 // Width is the widest line the text report prints.
@@ -37,6 +38,9 @@ type Report struct {
 	MemoryBytes map[string]int64
 	Inputs      []string // the catalogs used and their dates
 	All         bool     // every fact, with its derivation or reason
+	// Asked are the layouts the reader named (--hardware): the answer gives
+	// each its verdict.
+	Asked []string
 }
 
 // sectionPrefixes maps a key prefix (whole dot-separated segments) to its
@@ -214,26 +218,24 @@ func (r *Report) sections() []*section {
 		for _, k := range m.Facts.Keys() {
 			f := m.Facts.Get(k)
 			title := sectionOf(k)
-			if !r.All {
-				if isAlias(f) {
-					continue
+			if isAlias(f) {
+				continue
+			}
+			if kind, entity, column := r.entityOf(k); kind != "" {
+				if tables[title] == nil {
+					tables[title], cells[title] = map[string]*table{}, map[cellKey][]string{}
 				}
-				if kind, entity, column := r.entityOf(k); kind != "" {
-					if tables[title] == nil {
-						tables[title], cells[title] = map[string]*table{}, map[cellKey][]string{}
-					}
-					t := tables[title][kind]
-					if t == nil {
-						t = &table{entity: kind}
-						tables[title][kind] = t
-					}
-					if !slices.Contains(t.columns, column) {
-						t.columns = append(t.columns, column)
-					}
-					ck := cellKey{kind, entity + "\x00" + modelTagIf(n, mi), column}
-					cells[title][ck] = []string{short(f)}
-					continue
+				t := tables[title][kind]
+				if t == nil {
+					t = &table{entity: kind}
+					tables[title][kind] = t
 				}
+				if !slices.Contains(t.columns, column) {
+					t.columns = append(t.columns, column)
+				}
+				ck := cellKey{kind, entity + "\x00" + modelTagIf(n, mi), column}
+				cells[title][ck] = []string{short(f)}
+				continue
 			}
 			rw := rows[k]
 			if rw == nil {
@@ -367,41 +369,6 @@ func short(f *facts.Fact) string {
 	return d
 }
 
-// answer is the box a reader reads first: label and a value per model.
-func (r *Report) answer() []*row {
-	n := len(r.Models)
-	var out []*row
-	add := func(label string, fn func(s *facts.Set) string) {
-		rw := &row{key: label, values: make([]string, n)}
-		some := false
-		for i, m := range r.Models {
-			rw.values[i] = fn(m.Facts)
-			some = some || rw.values[i] != ""
-		}
-		if some {
-			out = append(out, rw)
-		}
-	}
-	add("checkpoint", checkpoint)
-	add("parameters", parameters)
-	for _, hw := range r.Hardware {
-		add(hw, func(s *facts.Set) string { return fitLine(s, hw) })
-	}
-	add("smallest layouts", func(s *facts.Set) string { return r.smallest(s) })
-	add("cheapest serving", cheapest)
-	// Per-token price and decode speed of that layout, when the build
-	// predicts them.
-	add("$ per M output tokens", func(s *facts.Set) string {
-		return ofCheapest(s, "cost.", ".usd_per_million_output_tokens")
-	})
-	add("decode speed", func(s *facts.Set) string {
-		return ofCheapest(s, "speed.", ".decode_tokens_per_second")
-	})
-	add("download", download)
-	add("assumes", func(s *facts.Set) string { return display(s, "fit.assumptions") })
-	return out
-}
-
 func display(s *facts.Set, key string) string {
 	f := s.Get(key)
 	if f == nil {
@@ -440,88 +407,7 @@ func parameters(s *facts.Set) string {
 	if !t.Known() {
 		return value(t, false)
 	}
-	out := t.Display + " total"
-	if a := s.Get("params.active"); a.Known() && a.Display != t.Display {
-		out += ", " + a.Display + " active per token"
-	}
-	return out
-}
-
-func fitLine(s *facts.Set, hw string) string {
-	rest := s.Get("fit." + hw + ".at_rest")
-	if rest == nil {
-		return ""
-	}
-	if !rest.Known() {
-		return value(rest, false)
-	}
-	out := rest.Display + " at rest (" + display(s, "fit."+hw+".margin_bytes") + ")"
-	if sv := s.Get("fit." + hw + ".serving"); sv.Known() {
-		out += "; serving " + sv.Display + " (" + display(s, "fit."+hw+".serving_margin_bytes") + ")"
-	}
-	if c := s.Get("cost." + hw + ".usd_per_hour"); c.Known() {
-		out += "; " + c.Display
-	}
-	return out
-}
-
-// smallest lists the three smallest deployable layouts that serve (or,
-// without a serving figure, that hold the weights), fewest GPUs first.
-func (r *Report) smallest(s *facts.Set) string {
-	type layout struct {
-		n  int64
-		id string
-	}
-	var ls []layout
-	what := "serving"
-	for _, id := range r.Accelerators {
-		n, ok := s.Get("fit.deployable_gpus_serving." + id).Int()
-		if !ok {
-			if n, ok = s.Get("fit.deployable_gpus." + id).Int(); !ok {
-				continue
-			}
-			what = "weights at rest"
-		}
-		ls = append(ls, layout{n, id})
-	}
-	if len(ls) == 0 {
-		if f := s.Get("fit.min_gpus"); f != nil && !f.Known() {
-			return "unknown (" + f.Reason + ")"
-		}
-		return ""
-	}
-	sort.SliceStable(ls, func(i, j int) bool {
-		if ls[i].n != ls[j].n {
-			return ls[i].n < ls[j].n
-		}
-		return r.MemoryBytes[ls[i].id] < r.MemoryBytes[ls[j].id]
-	})
-	var parts []string
-	for _, l := range ls[:min(3, len(ls))] {
-		parts = append(parts, fmt.Sprintf("%d × %s", l.n, l.id))
-	}
-	return strings.Join(parts, ", ") + " (" + what + ")"
-}
-
-func cheapest(s *facts.Set) string {
-	c := s.Get("fit.cheapest_serving")
-	if !c.Known() {
-		return ""
-	}
-	if p := display(s, "cost.cheapest_serving.usd_per_hour"); p != "" {
-		return c.Display + " at " + p
-	}
-	return c.Display
-}
-
-// ofCheapest is the display of prefix+layout+suffix for the cheapest
-// layout that serves, "" when there is none or no such fact.
-func ofCheapest(s *facts.Set, prefix, suffix string) string {
-	c := s.Get("fit.cheapest_serving")
-	if !c.Known() {
-		return ""
-	}
-	return display(s, prefix+c.Display+suffix)
+	return page.ParametersLine(s)
 }
 
 func download(s *facts.Set) string {

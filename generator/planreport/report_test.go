@@ -35,7 +35,7 @@ func TestNewFactsLandInTables(t *testing.T) {
 	s.Add(facts.Fact{Key: "serving.2xH100.weights_per_gpu_bytes", Value: int64(8e9), Unit: facts.UnitBytes})
 	s.Add(facts.Fact{Key: "speed.2xH100.decode_tokens_per_second", Value: 41.5, Unit: facts.UnitCount})
 	s.Add(facts.Fact{Key: "fit.cheapest_serving", Value: "2xH100", Unit: facts.UnitText})
-	r := &Report{Models: []Model{{Name: "acme/x@abc", Origin: "test", Facts: s}}, Hardware: []string{"2xH100"}, Accelerators: []string{"H100"}}
+	r := &Report{Models: []Model{{Name: "acme/x@abc", Origin: "test", Facts: s}}, Hardware: []string{"2xH100"}, Accelerators: []string{"H100"}, All: true}
 	var b strings.Builder
 	if err := Text(&b, r); err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestNewFactsLandInTables(t *testing.T) {
 		"  per layout  weights per gpu\n", "  2xH100      8.0 GB\n",
 		"\nSpeed\n\n  per layout  decode tokens per second\n",
 		"  per accelerator  min gpus\n",
-		"\n  decode speed      41.5\n", "\n  cheapest serving  2xH100\n",
+		"\n  fit.cheapest_serving  2xH100\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
@@ -86,4 +86,50 @@ func FuzzWrapShortcut(f *testing.F) {
 			t.Errorf("wrapWords(%q, %d) = %q, the shortcut gives it as is", s, width, got)
 		}
 	})
+}
+
+// TestAnswerStatesItsConditions: each choice of the answer is one line
+// with its engine, parallelism, cache width, context, concurrency, speed,
+// $/h and $/M; a choice that repeats an earlier one is named, not
+// repeated; without --all the report ends with the top choice's command.
+func TestAnswerStatesItsConditions(t *testing.T) {
+	s := facts.NewSet()
+	add := func(k string, v any, unit string) {
+		s.Add(facts.Fact{Key: k, Value: v, Unit: unit, Sources: []string{"test"}})
+	}
+	add("deploy.answer_context", int64(131072), facts.UnitTokens)
+	for _, c := range []string{"cheapest", "fastest", "smallest", "single_host"} {
+		add("deploy."+c+".layout", "2xH100", facts.UnitText)
+	}
+	add("deploy.2xH100.engine", "vllm", facts.UnitText)
+	add("deploy.2xH100.layout", "TP 2", facts.UnitText)
+	add("deploy.2xH100.kv_dtype", "fp8", facts.UnitText)
+	add("deploy.2xH100.max_context", int64(131072), facts.UnitTokens)
+	add("deploy.2xH100.max_concurrency.8192", int64(40), facts.UnitCount)
+	add("deploy.2xH100.max_concurrency.131072", int64(3), facts.UnitCount)
+	add("deploy.2xH100.command", "vllm serve acme/x --tensor-parallel-size 2 --max-model-len 131072 --kv-cache-dtype fp8 --gpu-memory-utilization 0.90", facts.UnitText)
+	add("speed.2xH100.decode_tokens_per_second", 41.5, facts.UnitTokensPerSec)
+	add("cost.2xH100.usd_per_hour", 4.0, facts.UnitUSDHour)
+	add("cost.2xH100.usd_per_million_output_tokens", 26.77, facts.UnitUSD)
+	r := &Report{Models: []Model{{Name: "acme/x@abc", Origin: "test", Facts: s}}}
+	var b strings.Builder
+	if err := Text(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"cheapest per token  2 × H100, vllm TP 2, FP8 KV; ≤131,072 tokens; 3 seqs of 131,072;",
+		"$4.00/h; $26.77/M tokens at one stream",
+		"fastest stream      the cheapest per token layout",
+		"best local          none deployable",
+		"\nLaunch (cheapest per token: 2xH100)\n  vllm serve acme/x --tensor-parallel-size 2 --max-model-len 131072 --kv-cache-dtype fp8 \\\n    --gpu-memory-utilization 0.90\n",
+		"--all prints the full matrix",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("answer lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\nSpeed\n") {
+		t.Errorf("sections printed without --all:\n%s", out)
+	}
 }

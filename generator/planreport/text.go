@@ -16,6 +16,21 @@ func Text(w io.Writer, r *Report) error {
 	r.textHeader(&b)
 	b.WriteString("\nAnswer\n")
 	r.textRows(&b, r.answer(), false)
+	for _, l := range r.launch() {
+		b.WriteString("\n" + l.title + "\n")
+		for _, line := range shellLines(l.command, Width-2) {
+			b.WriteString("  " + line + "\n")
+		}
+		if l.notes != "" {
+			grid(&b, 4, []int{Width - 4}, [][]string{{l.notes}})
+		}
+	}
+	if !r.All {
+		b.WriteString("\n")
+		grid(&b, 0, []int{Width}, [][]string{{moreLine(r)}})
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	for _, s := range r.sections() {
 		b.WriteString("\n" + s.title + "\n")
 		r.textRows(&b, s.rows, r.All)

@@ -549,10 +549,14 @@ func display(v *Value) string {
 	return v.Display
 }
 
-// isVerdict marks facts that are verdicts: fit booleans and the cheapest
-// configuration that serves.
+// isVerdict marks facts that are verdicts: fit booleans, the cheapest
+// configuration that serves, and the deployments the answer names.
 func isVerdict(key string, a, b *facts.Fact) bool {
 	if strings.HasPrefix(key, "fit.") && (strings.HasSuffix(key, ".at_rest") || strings.HasSuffix(key, ".serving") || key == "fit.cheapest_serving") {
+		return true
+	}
+	switch key {
+	case "deploy.cheapest.layout", "deploy.fastest.layout", "deploy.smallest.layout", "deploy.single_host.layout", "deploy.local.layout":
 		return true
 	}
 	_, ab := a.Bool()

@@ -2,6 +2,7 @@ package site
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"dossier/generator/content"
@@ -41,15 +42,21 @@ func publishedPageRules(p *content.Page, file string, strict bool) []Diagnostic 
 	return ds
 }
 
+// pinnedBlob matches a file of a GitHub or Hub repository at a full
+// commit sha.
+var pinnedBlob = regexp.MustCompile(`^https://(github\.com|huggingface\.co)/[^/]+/[^/]+/(blob|resolve|raw)/[0-9a-f]{40}/`)
+
 // unarchivedSources warns on each web source of a page with neither an
 // archived copy nor a hash of the document as read, nor a reason why: a
 // page edited after the review could not be shown as it stood. The
-// model's own Hub repository is exempt: the snapshot pins its commit.
+// model's own Hub repository is exempt: the snapshot pins its commit; so
+// is a file of a repository at a commit (…/blob/<sha>/…), which is as
+// fixed as an archived copy.
 func unarchivedSources(p *content.Page, file string) []Diagnostic {
 	var ds []Diagnostic
 	hub := "https://huggingface.co/" + p.Front.Model
 	for i, s := range p.Front.Sources {
-		if !s.Web() || s.Archived != "" || s.SHA256 != "" || s.Unarchived != "" || strings.TrimSuffix(s.URL, "/") == hub {
+		if !s.Web() || s.Archived != "" || s.SHA256 != "" || s.Unarchived != "" || strings.TrimSuffix(s.URL, "/") == hub || pinnedBlob.MatchString(s.URL) {
 			continue
 		}
 		ds = append(ds, Diagnostic{file, s.Line, "warning", fmt.Sprintf("field sources[%d]: %s is read on the web but has no archived copy (archived:) or hash (sha256:); give one, or say why in unarchived:", i, s.ID)})

@@ -47,7 +47,7 @@ func TestCorrectionsLog(t *testing.T) {
 	}
 	first := commitAll(t, root, "2026-08-06", "first build")
 	pricing := filepath.Join(root, "data/pricing/runpod.yaml")
-	for old, new := range map[string]string{`as_of: "2026-08-06"`: `as_of: "2026-12-01"`, "usd_per_hour: 14\n": "usd_per_hour: 140\n"} {
+	for old, new := range map[string]string{`as_of: "2026-08-06"`: `as_of: "2026-12-01"`, "usd_per_hour: 29\n": "usd_per_hour: 290\n"} {
 		b, _ := os.ReadFile(pricing)
 		if !strings.Contains(string(b), old) {
 			t.Fatalf("%s lacks %q", pricing, old)
@@ -94,7 +94,7 @@ func TestCorrectionsLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	html, _ := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.html"))
-	if !strings.Contains(string(html), "Corrections") || !strings.Contains(string(html), "24xRTXPRO6000 → ") {
+	if !strings.Contains(string(html), "Corrections") || !strings.Contains(string(html), "16xH200 → ") {
 		t.Error("the K3 page does not show its corrections log")
 	}
 	if md, _ := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.md")); strings.Contains(string(md), "Corrections") {

@@ -8,6 +8,7 @@ import (
 
 	"dossier/generator/catalog"
 	"dossier/generator/config"
+	"dossier/generator/deploy"
 	"dossier/generator/facts"
 )
 
@@ -45,6 +46,11 @@ func (c *calc) fit() {
 	assume := fmt.Sprintf("%s × %d concurrent sequence(s), per GPU as vLLM and SGLang place the model: %d%% of each GPU's memory usable (gpu_memory_utilization), %s",
 		ctxText, sz.Concurrency, int(math.Round(sz.GPUMemoryUtilization*100)), reserve)
 	c.add("fit.assumptions", assume, facts.UnitText, "site sizing settings", "site:hugo-like.yaml")
+	// The same conditions one by one, for the verdicts that state them.
+	primary, _, kvWhy := c.kvDTypes()
+	c.add("fit.context", ctx, facts.UnitTokens, "the context the serving verdicts assume (sizing.servingContext, capped at the model's own)", "site:hugo-like.yaml", srcConfig)
+	c.add("fit.concurrency", sz.Concurrency, facts.UnitCount, "sequences the serving verdicts assume (sizing.concurrency)", "site:hugo-like.yaml")
+	c.add("fit.kv_dtype", dtypeName(primary), facts.UnitText, "the cache width the serving verdicts assume: "+kvWhy, "site:hugo-like.yaml", srcConfig)
 	if cacheOK {
 		c.add("fit.cache_bytes", cacheBytes, facts.UnitBytes, "KV + state at the serving context × concurrency, one copy (a node-level view; the verdicts count per GPU)", srcConfig)
 	}
@@ -67,6 +73,7 @@ func (c *calc) fit() {
 		return
 	}
 	w := c.weightSplit(tb, tsrc)
+	c.plans = &planner{w: w, memo: map[quoteKey][]deploy.Candidate{}}
 	done := map[string]servingResult{}
 	for _, hw := range c.in.Hardware {
 		n, id, _ := config.ParseHardware(hw)
@@ -106,7 +113,7 @@ func (c *calc) fit() {
 			if r.atRest && atRest == 0 {
 				atRest = n
 			}
-			if r.known && r.fits && serves == 0 {
+			if _, deployable := c.chosen(acc, n); r.known && r.fits && serves == 0 && deployable {
 				serves = n
 				serving = append(serving, candidate{label: label(n), id: id, n: n})
 			}
@@ -149,6 +156,7 @@ func (c *calc) fit() {
 	for _, id := range ids {
 		c.minGPUsAtContexts(c.in.Catalog.Accelerators[id], tb, w)
 	}
+	c.deployments(ids, w)
 }
 
 // minGPUsAtContexts records, at each of the site's contexts, the GPU count

@@ -35,6 +35,9 @@ const (
 	opCheapest
 	// opIdle prices the GPUs idle while the weights download.
 	opIdle
+	// opDeployCheapest names the deployment (cands) with the fewest $ per
+	// million output tokens.
+	opDeployCheapest
 )
 
 // costOp is one question the model stage leaves to the prices, with the
@@ -146,6 +149,8 @@ func (c *calc) answer(op costOp) error {
 				f.Display = "≈" + f.Display
 			}
 		}
+	case opDeployCheapest:
+		c.deployCheapest(op.cands)
 	default:
 		return fmt.Errorf("sizing: cost question of kind %d", op.kind)
 	}
@@ -246,7 +251,7 @@ func DecodeModelSide(b []byte) (*ModelSide, error) {
 	n := r.Count()
 	for range n {
 		op := costOp{kind: opKind(r.Byte())}
-		if op.kind < opLayout || op.kind > opIdle {
+		if op.kind < opLayout || op.kind > opDeployCheapest {
 			r.Fail("unknown cost question")
 		}
 		switch r.Byte() {

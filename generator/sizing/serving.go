@@ -232,11 +232,11 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 	f := c.add("fit."+cfg+".margin_bytes", total-tb, facts.UnitBytes, fmt.Sprintf("%d × %s − tensor bytes", n, capText), w.src, hsrc)
 	f.Display = marginDisplay(total - tb)
 	res.atRest = tb <= total
-	p := placementFor(n, sz.TensorParallelSizes, int64(acc.GPUsPerNode))
+	p := c.placementOf(acc, n)
 	main, withMTP := c.perGPU(w, p)
 	if full {
 		c.add("serving."+cfg+".placement", p.String(), facts.UnitText,
-			fmt.Sprintf("tensor parallel within up to %d GPUs of one %d-GPU node (sizing.tensorParallelSizes), pipeline stages beyond", p.tp, acc.GPUsPerNode), "site:hugo-like.yaml", hsrc)
+			fmt.Sprintf("the tensor and pipeline parallelism of deploy.%s (the first layout the engines accept and the memory holds; else the first they accept; else TP %d within a %d-GPU node)", cfg, p.tp, acc.GPUsPerNode), "site:hugo-like.yaml", hsrc, srcDeploy)
 		c.add("serving."+cfg+".weights_bytes_per_gpu", main, facts.UnitBytes, fmt.Sprintf("%s on the tightest GPU under %s; multi-token-prediction modules not loaded", w.how, p), w.src, srcAnalytic)
 	} else {
 		c.add("serving."+cfg+".weights_bytes_per_gpu", main, facts.UnitBytes, "tightest GPU under "+p.String()+", placed as for the configured entries", w.src, srcAnalytic)
@@ -348,7 +348,7 @@ func (c *calc) gpuBudget(acc *catalog.Accelerator) int64 {
 // hold on their tightest GPU the weights and the primary-dtype cache of the
 // stated concurrency at ctx tokens; missing is why the cache is unknown.
 func (c *calc) servesAt(acc *catalog.Accelerator, n int64, w weights, ctx int64) (fits bool, missing string) {
-	p := placementFor(n, c.in.Sizing.TensorParallelSizes, int64(acc.GPUsPerNode))
+	p := c.placementOf(acc, n)
 	main, _ := c.perGPU(w, p)
 	primary, _, _ := c.kvDTypes()
 	g, missing := c.cacheOn(p, primary)
@@ -361,7 +361,7 @@ func (c *calc) servesAt(acc *catalog.Accelerator, n int64, w weights, ctx int64)
 // speedOfLayout predicts speed for n GPUs of acc placed as serveOne places
 // them, for a layout the matrix found rather than a configured entry.
 func (c *calc) speedOfLayout(cfg string, acc *catalog.Accelerator, n int64, w weights) {
-	p := placementFor(n, c.in.Sizing.TensorParallelSizes, int64(acc.GPUsPerNode))
+	p := c.placementOf(acc, n)
 	main, _ := c.perGPU(w, p)
 	primary, _, _ := c.kvDTypes()
 	g, missing := c.cacheOn(p, primary)

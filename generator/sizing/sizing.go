@@ -143,6 +143,8 @@ type calc struct {
 	// ops are the questions the model stage leaves to the prices
 	// (modelside.go).
 	ops []costOp
+	// plans are the deployment candidates per layout (deploy.go).
+	plans *planner
 }
 
 type quoteKey struct {
