@@ -7,6 +7,7 @@ package arch
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -22,8 +23,18 @@ type LayerKind string
 const (
 	Full    LayerKind = "full"    // full (global) attention: a KV cache that grows with context
 	Sliding LayerKind = "sliding" // sliding-window attention: cache capped at the window
-	Linear  LayerKind = "linear"  // linear attention / SSM: a fixed state per sequence
+	Linear  LayerKind = "linear"  // linear attention (KDA, Gated DeltaNet): a fixed state per sequence
+	SSM     LayerKind = "ssm"     // state-space mixer (Mamba, Mamba-2): conv + SSM state per sequence
+	Conv    LayerKind = "conv"    // gated short convolution (LFM2): a conv state per sequence
+	FFN     LayerKind = "ffn"     // a layer with no token mixer (Nemotron-H's MLP and MoE layers): no cache, no state
 )
+
+// StateKinds are the layer kinds that hold a fixed state per sequence
+// instead of a cache growing with the context.
+var StateKinds = []LayerKind{Linear, SSM, Conv}
+
+// Attends reports whether a layer of kind k keeps a per-token KV cache.
+func (k LayerKind) Attends() bool { return k == Full || k == Sliding }
 
 // Attention is the attention mechanism of the full layers.
 type Attention string
@@ -85,6 +96,22 @@ type Architecture struct {
 	LinearVHeadDim   int64
 	LinearConvKernel int64
 
+	// State-space layers (Mamba-2 when SSMHeads > 0, else Mamba-1 with one
+	// state per inner channel).
+	SSMStateSize  int64  // ssm_state_size: N
+	SSMHeads      int64  // mamba_num_heads
+	SSMHeadDim    int64  // mamba_head_dim
+	SSMGroups     int64  // n_groups: B and C are shared within a group
+	SSMConvKernel int64  // conv_kernel
+	SSMInner      int64  // the mixer's inner width: heads × head_dim, else expand × hidden
+	SSMInnerSrc   string // how SSMInner was read
+	SSMStateDType string // mamba_ssm_cache_dtype when the config states one
+
+	// Short-convolution layers (LFM2): conv_L_cache − 1 positions of
+	// ConvChannels values each.
+	ConvCache    int64 // conv_L_cache
+	ConvChannels int64 // hidden_size for LFM2
+
 	// Mixture of experts.
 	RoutedExperts      int64
 	ActiveExperts      int64
@@ -137,10 +164,24 @@ func (a *Architecture) Count(k LayerKind) int {
 // IsMoE reports whether the model routes tokens to experts.
 func (a *Architecture) IsMoE() bool { return a.RoutedExperts > 0 }
 
-// Hybrid reports whether the model mixes linear-attention layers with
-// attention layers. A model without a linear-layer list is not hybrid.
+// StateLayers counts the layers that hold a fixed state per sequence
+// (linear attention, state-space, convolution).
+func (a *Architecture) StateLayers() int {
+	n := 0
+	for _, k := range StateKinds {
+		n += a.Count(k)
+	}
+	return n
+}
+
+// AttentionLayers counts the layers that keep a KV cache.
+func (a *Architecture) AttentionLayers() int { return a.Count(Full) + a.Count(Sliding) }
+
+// Hybrid reports whether the model mixes state-holding layers (linear
+// attention, state-space, convolution) with attention layers. A model
+// without a layer list is not hybrid.
 func (a *Architecture) Hybrid() bool {
-	return a.Count(Linear) > 0 && a.Count(Linear) < len(a.LayerKinds)
+	return a.StateLayers() > 0 && a.AttentionLayers() > 0
 }
 
 // FullLayers1 returns the 1-based numbers of the full-attention layers.
@@ -159,8 +200,17 @@ func (a *Architecture) FullLayers1() []int {
 // [4, 8, …, 92, 93] has a cadence of 4 despite one gap of 1. Ties go to
 // the larger gap. ok is false when fewer than two full layers exist or
 // every layer is full.
-func (a *Architecture) Cadence() (int, bool) {
-	full := a.FullLayers1()
+func (a *Architecture) Cadence() (int, bool) { return a.CadenceOf(Full) }
+
+// CadenceOf is Cadence for the layers of kind k: the mode of the gaps
+// between consecutive layers of that kind, counted in layers of any kind.
+func (a *Architecture) CadenceOf(k LayerKind) (int, bool) {
+	var full []int
+	for i, l := range a.LayerKinds {
+		if l == k {
+			full = append(full, i+1)
+		}
+	}
 	if len(full) < 2 || len(full) == len(a.LayerKinds) {
 		return 0, false
 	}
@@ -197,12 +247,24 @@ func Parse(config, hfQuant []byte) (*Architecture, error) {
 
 type parser struct {
 	a          *Architecture
+	prefix     string           // "text_config." when the backbone is wrapped
 	layoutRule modeltree.Layout // the family's layout defaults (registry)
-	err        error
+	// patternMoE are the MoE layers a hybrid_override_pattern marks (E),
+	// patternMoESet whether a pattern was read at all.
+	patternMoE    []int
+	patternMoESet bool
+	err           error
 }
 
-// keep records the first error so the field reads below stay linear.
+// keep records the first error so the field reads below stay linear. A
+// size stated per layer with differing values is valid in the family's
+// own code: it makes what depends on it unknown, not the config bad.
 func (p *parser) keep(err error) {
+	var pl *hfconfig.PerLayerError
+	if errors.As(err, &pl) {
+		p.a.Missing[strings.TrimPrefix(pl.Field, p.prefix)] = pl.Error()
+		return
+	}
 	if p.err == nil && err != nil {
 		p.err = err
 	}
@@ -236,6 +298,7 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 	} else if tc != nil {
 		text, prefix, a.Wrapped = tc, "text_config.", true
 	}
+	p.prefix = prefix
 	a.HasVision = top.Has("vision_config")
 	a.Family, err = text.Str(prefix, "model_type")
 	p.keep(err)
@@ -328,7 +391,7 @@ func (p *parser) attention(text obj, prefix string) {
 	if a.Heads > 0 && kv > 0 && (kv > a.Heads || a.Heads%kv != 0) {
 		p.keep(fmt.Errorf("field %s%s: expected a divisor of the %d attention heads (num_attention_heads), found %d", prefix, key, a.Heads, kv))
 	}
-	hd, key, err := text.Positive(prefix, "head_dim", "kv_channels")
+	hd, key, err := text.Positive(prefix, "head_dim", "kv_channels", "attention_head_dim")
 	p.keep(err)
 	switch {
 	case key != "" && hd > 0:
@@ -357,10 +420,10 @@ func (p *parser) layout(text obj, prefix string) {
 		kinds[i] = Full
 	}
 	a.LayoutSource = "every layer is full attention (no layer-kind field in config)"
-	window, err := optInt(text, prefix, "sliding_window")
+	window, _, err := text.Limit(prefix, "sliding_window")
 	p.keep(err)
 	if window == 0 && p.layoutRule.WindowKey != "" {
-		window, err = optInt(text, prefix, p.layoutRule.WindowKey)
+		window, _, err = text.Limit(prefix, p.layoutRule.WindowKey)
 		p.keep(err)
 	}
 	// Qwen configs apply sliding_window only with use_sliding_window
@@ -375,8 +438,10 @@ func (p *parser) layout(text obj, prefix string) {
 
 	lac, err := text.Sub(prefix, "linear_attn_config")
 	p.keep(err)
-	types, err := text.Strs(prefix, "layer_types")
-	p.keep(err)
+	listed := ""
+	if lac == nil {
+		listed = p.listedLayout(text, prefix, kinds)
+	}
 	interval := p.int(text, prefix, "full_attention_interval")
 
 	switch {
@@ -401,25 +466,16 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LinearKHeadDim = p.int(lac, lp, "head_dim")
 		a.LinearVHeadDim = a.LinearKHeadDim
 		a.LinearConvKernel = p.int(lac, lp, "short_conv_kernel_size")
-	case len(types) > 0:
-		if len(types) != n {
-			p.keep(fmt.Errorf("field %slayer_types: %d entries for %d layers", prefix, len(types), n))
+	case listed != "":
+		if listed == "-" { // read, but not sizable or not valid: Missing or p.err says why
 			return
 		}
-		for i, t := range types {
-			switch t {
-			case "full_attention", "attention":
-				kinds[i] = Full
-			case "sliding_attention", "chunked_attention":
-				kinds[i] = Sliding
-			case "linear_attention", "mamba", "deltanet":
-				kinds[i] = Linear
-			default:
-				p.keep(fmt.Errorf("field %slayer_types[%d]: unknown layer type %q", prefix, i, t))
-				return
-			}
+		a.LayoutSource = listed
+	case p.layoutRule.AllLayers != "":
+		for i := range kinds {
+			kinds[i] = LayerKind(p.layoutRule.AllLayers)
 		}
-		a.LayoutSource = "layer_types"
+		a.LayoutSource = fmt.Sprintf("every %s layer is %s (the family has one kind of mixer)", a.Family, p.layoutRule.AllLayers)
 	case interval > 0:
 		for i := range kinds {
 			if (i+1)%int(interval) != 0 {
@@ -482,6 +538,16 @@ func (p *parser) layout(text obj, prefix string) {
 	if window > 0 {
 		a.SlidingWindow = window
 	}
+	if containsKind(kinds, SSM) {
+		p.ssm(text, prefix)
+	}
+	if containsKind(kinds, Conv) {
+		a.ConvCache = p.int(text, prefix, "conv_L_cache")
+		a.ConvChannels = a.Hidden
+		if a.ConvCache == 0 {
+			a.Missing["conv_L_cache"] = "config lacks conv_L_cache, the short convolution's length"
+		}
+	}
 	if a.LinearKind == "" && containsKind(kinds, Linear) {
 		a.LinearKind = "gated_deltanet"
 		a.LinearKHeads = p.int(text, prefix, "linear_num_key_heads")
@@ -533,7 +599,7 @@ func (p *parser) moe(text obj, prefix string) {
 		a.Missing["num_experts_per_tok"] = "MoE config lacks num_experts_per_tok"
 	}
 	a.SharedExperts = p.int(text, prefix, "n_shared_experts", "num_shared_experts", "num_shared_expert", "moe_num_shared_experts")
-	a.SharedIntermediate = p.int(text, prefix, "shared_expert_intermediate_size")
+	a.SharedIntermediate = p.int(text, prefix, "shared_expert_intermediate_size", "moe_shared_expert_intermediate_size")
 	if a.SharedExperts == 0 && a.SharedIntermediate > 0 {
 		a.SharedExperts = 1
 	}
@@ -546,7 +612,40 @@ func (p *parser) moe(text obj, prefix string) {
 		a.ExpertHidden = a.Hidden
 	}
 	a.MTPLayers = p.int(text, prefix, "num_nextn_predict_layers")
+	if p.patternMoESet {
+		a.MoELayers = p.patternMoE
+		return
+	}
+	if text.Has("mlp_layer_types") {
+		// GLM-5: "dense" or "sparse" per layer.
+		types, err := text.Strs(prefix, "mlp_layer_types")
+		p.keep(err)
+		if err == nil && len(types) != int(a.Layers) {
+			p.keep(fmt.Errorf("field %smlp_layer_types: %d entries for %d layers", prefix, len(types), a.Layers))
+		}
+		for i, t := range types {
+			if t == "sparse" || t == "moe" {
+				a.MoELayers = append(a.MoELayers, i)
+			}
+		}
+		return
+	}
 	firstDense := p.int(text, prefix, "first_k_dense_replace", "moe_layer_start_index")
+	if text.IsList("moe_layer_freq") {
+		// MiMo-V2-Flash, MiniMax-M3: one 0/1 flag per layer.
+		flags, err := text.Ints(prefix, "moe_layer_freq")
+		p.keep(err)
+		if err == nil && len(flags) != int(a.Layers) {
+			p.keep(fmt.Errorf("field %smoe_layer_freq: %d per-layer flags for %d layers", prefix, len(flags), a.Layers))
+			return
+		}
+		for i, f := range flags {
+			if f != 0 && int64(i) >= firstDense {
+				a.MoELayers = append(a.MoELayers, i)
+			}
+		}
+		return
+	}
 	freq, freqKey, err := text.Int(prefix, "moe_layer_freq", "decoder_sparse_step")
 	p.keep(err)
 	if freq <= 0 {
@@ -612,6 +711,9 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	q.Ignore = append(ign, mnc...)
 	q.BlockSize, err = qc.Ints(pre, "weight_block_size")
 	p.keep(err)
+	if q.Method == "" && qc.Has("quant_algo") {
+		q.Method = "modelopt" // a ModelOpt export that omits quant_method (modeltree reads it so too)
+	}
 	if q.Method == "modelopt" {
 		// A ModelOpt export may carry its hf_quant_config.json section in
 		// config.json: nested under "quantization" or flat.
@@ -622,6 +724,9 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 		} else {
 			p.modeloptSection(qc, pre)
 		}
+		if q.KVCacheBits == 0 {
+			p.kvScheme(qc, pre)
+		}
 		return
 	}
 	switch q.Method {
@@ -630,13 +735,7 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	case "mxfp4":
 		q.Bits, q.Type, q.GroupSize, q.ScaleDType = 4, "float", 32, "uint8"
 	}
-	if kv, err := qc.Sub(pre, "kv_cache_scheme"); err != nil {
-		p.keep(err)
-	} else if kv != nil {
-		if bits := p.int(kv, pre+"kv_cache_scheme.", "num_bits"); bits > 0 {
-			q.KVCacheBits, q.KVCacheSrc = bits, fmt.Sprintf("%d-bit KV cache (%skv_cache_scheme)", bits, pre)
-		}
-	}
+	p.kvScheme(qc, pre)
 	groups, err := qc.Sub(pre, "config_groups")
 	p.keep(err)
 	names := make([]string, 0, len(groups))
@@ -674,6 +773,38 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 			q.ScaleDType = a.TorchDType
 		}
 	}
+}
+
+// kvScheme reads a compressed-tensors kv_cache_scheme: an object with
+// num_bits, or a scheme name, which transformers also takes.
+func (p *parser) kvScheme(qc obj, pre string) {
+	a, q := p.a, &p.a.Quant
+	if hfconfig.Kind(qc["kv_cache_scheme"]) == "a string" {
+		// transformers' compressed-tensors config also takes a scheme name.
+		name, err := qc.Str(pre, "kv_cache_scheme")
+		p.keep(err)
+		if bits := kvSchemeBits(name); bits > 0 {
+			q.KVCacheBits, q.KVCacheSrc = bits, fmt.Sprintf("%s KV cache (%skv_cache_scheme)", name, pre)
+		} else {
+			a.Missing["kv_cache_scheme"] = fmt.Sprintf("field %skv_cache_scheme: scheme %q is not one dossier knows the width of", pre, name)
+		}
+	} else if kv, err := qc.Sub(pre, "kv_cache_scheme"); err != nil {
+		p.keep(err)
+	} else if kv != nil {
+		if bits := p.int(kv, pre+"kv_cache_scheme.", "num_bits"); bits > 0 {
+			q.KVCacheBits, q.KVCacheSrc = bits, fmt.Sprintf("%d-bit KV cache (%skv_cache_scheme)", bits, pre)
+		}
+	}
+}
+
+// kvSchemeBits is the width of a KV-cache scheme named by a string; 0 when
+// not known.
+func kvSchemeBits(name string) int64 {
+	switch strings.ToUpper(name) {
+	case "FP8", "FP8_E4M3", "FP8_E5M2", "INT8":
+		return 8
+	}
+	return 0
 }
 
 // modelopt reads a sibling hf_quant_config.json: NVIDIA ModelOpt's

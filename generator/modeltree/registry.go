@@ -40,6 +40,9 @@ type Layout struct {
 	SlidingPattern int
 	// SlidingPatternKey is the config field that overrides SlidingPattern.
 	SlidingPatternKey string
+	// AllLayers is the kind of every layer of a family that has one kind
+	// of mixer and no per-layer field ("ssm" for Mamba-2); "" otherwise.
+	AllLayers string
 	// WindowKey names the field holding the local layers' window when it
 	// is not sliding_window (Llama 4's attention_chunk_size: chunked
 	// attention caches at most one chunk).

@@ -1,0 +1,159 @@
+package arch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// layerTypes maps the per-layer type names configs use to a kind.
+// transformers' layer_types (Qwen3-Next, Gemma 3, GLM-5, LFM2,
+// GraniteMoeHybrid), layers_block_type (Jamba, Bamba, Zamba) and the like.
+var layerTypes = map[string]LayerKind{
+	"full_attention": Full, "attention": Full, "global_attention": Full,
+	// DeepSeek sparse attention (GLM-5, DeepSeek-V3.2): MLA whose indexer
+	// picks the keys; the whole cache is kept.
+	"deepseek_sparse_attention": Full,
+	"sliding_attention":         Sliding, "chunked_attention": Sliding, "local_attention": Sliding,
+	"linear_attention": Linear, "deltanet": Linear,
+	"mamba": SSM, "mamba2": SSM,
+	"conv": Conv, "short_conv": Conv,
+}
+
+// patternKinds maps the letters of Nemotron-H's hybrid_override_pattern:
+// M a Mamba-2 mixer, * attention, - an MLP, E a mixture-of-experts MLP.
+var patternKinds = map[rune]LayerKind{'M': SSM, '*': Full, '-': FFN, 'E': FFN}
+
+// listedLayout fills kinds from a per-layer field of config.json and
+// returns the layout's source; "" when the config lists no layer kinds,
+// "-" when it lists them but they cannot be sized (Missing says why) or
+// are not valid (p.err says why).
+func (p *parser) listedLayout(text obj, prefix string, kinds []LayerKind) string {
+	a, n := p.a, len(kinds)
+	bad := func(format string, args ...any) string {
+		p.keep(fmt.Errorf(format, args...))
+		return "-"
+	}
+	unknown := func(field, value string) string {
+		a.Missing["layer_kinds"] = fmt.Sprintf("field %s%s: layer type %q is not one dossier can size (known: attention, sliding, linear attention, mamba, conv)", prefix, field, value)
+		return "-"
+	}
+	for _, key := range []string{"layer_types", "layers_block_type"} {
+		if !text.Has(key) {
+			continue
+		}
+		types, err := text.Strs(prefix, key)
+		if err != nil {
+			p.keep(err)
+			return "-"
+		}
+		if len(types) != n {
+			return bad("field %s%s: %d entries for %d layers", prefix, key, len(types), n)
+		}
+		for i, t := range types {
+			k, ok := layerTypes[strings.ToLower(t)]
+			if !ok {
+				return unknown(fmt.Sprintf("%s[%d]", key, i), t)
+			}
+			kinds[i] = k
+		}
+		return key
+	}
+	if text.Has("hybrid_override_pattern") {
+		pat, err := text.Str(prefix, "hybrid_override_pattern")
+		if err != nil {
+			p.keep(err)
+			return "-"
+		}
+		rs := []rune(pat)
+		if len(rs) != n {
+			return bad("field %shybrid_override_pattern: %d letters for %d layers", prefix, len(rs), n)
+		}
+		for i, r := range rs {
+			k, ok := patternKinds[r]
+			if !ok {
+				return unknown(fmt.Sprintf("hybrid_override_pattern[%d]", i), string(r))
+			}
+			kinds[i] = k
+			if r == 'E' {
+				p.patternMoE = append(p.patternMoE, i)
+			}
+		}
+		p.patternMoESet = true
+		return "hybrid_override_pattern (M Mamba-2, * attention, - MLP, E MoE)"
+	}
+	// Lists of the attention layers (0-based); every other layer is a
+	// state-space mixer (Bamba) or a short convolution (LFM2).
+	for _, f := range []struct {
+		key  string
+		rest LayerKind
+	}{{"attn_layer_indices", SSM}, {"full_attn_idxs", Conv}} {
+		if !text.Has(f.key) {
+			continue
+		}
+		idx, err := text.Ints(prefix, f.key)
+		if err != nil {
+			p.keep(err)
+			return "-"
+		}
+		for i := range kinds {
+			kinds[i] = f.rest
+		}
+		for _, l := range idx {
+			if l >= int64(n) {
+				return bad("field %s%s: layer %d outside 0..%d (the list is 0-based)", prefix, f.key, l, n-1)
+			}
+			kinds[l] = Full
+		}
+		return f.key + " (0-based attention layers; the others " + string(f.rest) + ")"
+	}
+	// Jamba: attention on layer i when i % attn_layer_period ==
+	// attn_layer_offset, Mamba on the others.
+	if text.Has("attn_layer_period") {
+		period, _, err := text.Positive(prefix, "attn_layer_period")
+		p.keep(err)
+		offset, _, err2 := text.Int(prefix, "attn_layer_offset")
+		p.keep(err2)
+		if err != nil || err2 != nil {
+			return "-"
+		}
+		for i := range kinds {
+			kinds[i] = SSM
+			if int64(i)%period == offset {
+				kinds[i] = Full
+			}
+		}
+		return fmt.Sprintf("attn_layer_period %d, attn_layer_offset %d (attention where layer %% period = offset, Mamba elsewhere)", period, offset)
+	}
+	return ""
+}
+
+// ssm reads the state-space mixer's dimensions under the names Mamba-2
+// (mamba2), Nemotron-H, Bamba, GraniteMoeHybrid, FalconH1 and Jamba use.
+func (p *parser) ssm(text obj, prefix string) {
+	a := p.a
+	a.SSMStateSize = p.need(text, prefix, "ssm_state_size", "ssm_state_size", "mamba_d_state", "state_size")
+	a.SSMHeads = p.int(text, prefix, "mamba_num_heads", "mamba_n_heads")
+	a.SSMHeadDim = p.int(text, prefix, "mamba_head_dim", "mamba_d_head")
+	if a.SSMHeads == 0 && a.Family == "mamba2" {
+		// Mamba2Config names them num_heads / head_dim: no attention to clash with.
+		a.SSMHeads = p.int(text, prefix, "num_heads")
+		a.SSMHeadDim = p.int(text, prefix, "head_dim")
+	}
+	a.SSMGroups = p.int(text, prefix, "n_groups", "mamba_n_groups", "mamba_num_groups")
+	if a.SSMGroups == 0 {
+		a.SSMGroups = 1
+	}
+	a.SSMConvKernel = p.need(text, prefix, "conv_kernel", "conv_kernel", "mamba_d_conv", "mamba_conv_kernel")
+	expand := p.int(text, prefix, "mamba_expand", "expand")
+	switch {
+	case a.SSMHeads > 0 && a.SSMHeadDim > 0:
+		a.SSMInner, a.SSMInnerSrc = a.SSMHeads*a.SSMHeadDim, "mamba_num_heads × mamba_head_dim"
+	case expand > 0 && a.Hidden > 0:
+		a.SSMInner, a.SSMInnerSrc = expand*a.Hidden, "expand × hidden_size"
+	default:
+		a.Missing["ssm_inner"] = "config lacks mamba_num_heads × mamba_head_dim and expand"
+	}
+	dt, err := text.Str(prefix, "mamba_ssm_cache_dtype")
+	p.keep(err)
+	a.SSMStateDType = dt
+}
