@@ -1,0 +1,75 @@
+package sizing_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"dossier/generator/arch"
+	"dossier/generator/catalog"
+	"dossier/generator/site"
+	"dossier/generator/sizing"
+)
+
+// familyConfig reads a real config among the family test inputs.
+func familyConfig(t *testing.T, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "modeltree", "testdata", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestStateSpaceStateByHand: Nemotron 3 Nano's 23 Mamba-2 layers each keep
+// 64 heads × 64 × 128 SSM state in FP32 (mamba_ssm_cache_dtype) and a conv
+// state of (4 − 1) × (4096 + 2 × 8 × 128) channels at 2 B; its 6
+// attention layers cache 2 × 2 KV heads × 128 × 2 B per token.
+func TestStateSpaceStateByHand(t *testing.T) {
+	cfg := familyConfig(t, "nemotron_h/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json")
+	s := compute(t, cfg, nil, nil)
+	perLayer := int64(64*64*128*4 + 3*(4096+2*8*128)*2)
+	if got := intOf(t, s, "state.bytes_per_sequence_per_ssm_layer"); got != perLayer {
+		t.Errorf("SSM state per layer = %d, want %d", got, perLayer)
+	}
+	if got := intOf(t, s, "state.bytes_per_sequence"); got != 23*perLayer {
+		t.Errorf("state per sequence = %d, want %d", got, 23*perLayer)
+	}
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 6*2*2*128*2 {
+		t.Errorf("KV per token = %d, want %d", got, 6*2*2*128*2)
+	}
+	if got := intOf(t, s, "arch.layers_state_space"); got != 23 {
+		t.Errorf("state-space layers = %d", got)
+	}
+	if v, ok := s.Get("arch.hybrid").Bool(); !ok || !v {
+		t.Error("Nemotron-H is a hybrid")
+	}
+	if got := s.Get("arch.layer_kinds").Value; got != "M-M-MF-M-M-MF-M-M-MF-M-M-MF-M-M-MF-M-M-M-MF-M-M-M-M-" {
+		t.Errorf("layer kinds %v", got)
+	}
+	if r, ok := s.Get("arch.linear_to_full_ratio").Float(); !ok || r != 23.0/6 {
+		t.Errorf("state-to-full ratio %v", r)
+	}
+	// 128K tokens of KV plus the state, for one sequence.
+	if got := intOf(t, s, "memory.per_sequence_at.131072"); got != 6*2*2*128*2*131072+23*perLayer {
+		t.Errorf("per sequence at 128K = %d", got)
+	}
+
+	// At TP 8 each rank holds 8 of the 64 heads and 1 of the 8 groups.
+	a, err := arch.Parse(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, anErr := site.Analytic(cfg, nil)
+	cat, err := catalog.Load(filepath.Join(servingDir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sz := assumptions()
+	sz.ReservePerGPUBytes = 2 << 30
+	sv := sizing.Compute(sizing.Input{Model: "nemotron", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: sz, Hardware: []string{"8xH100"}, Catalog: cat})
+	perRank := int64(8*64*128*4 + 3*(8*64+2*1*128)*2)
+	if got := intOf(t, sv, "serving.8xH100.state_bytes_per_gpu_per_sequence"); got != 23*perRank {
+		t.Errorf("8xH100 state per GPU = %d, want %d", got, 23*perRank)
+	}
+}
