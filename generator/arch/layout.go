@@ -106,6 +106,9 @@ func (p *parser) listedLayout(text obj, prefix string, kinds []LayerKind) string
 		}
 		return f.key + " (0-based attention layers; the others " + string(f.rest) + ")"
 	}
+	if text.Has("block_configs") {
+		return p.blockConfigs(text, prefix, kinds)
+	}
 	// Jamba: attention on layer i when i % attn_layer_period ==
 	// attn_layer_offset, Mamba on the others.
 	if text.Has("attn_layer_period") {
@@ -156,4 +159,65 @@ func (p *parser) ssm(text obj, prefix string) {
 	dt, err := text.Str(prefix, "mamba_ssm_cache_dtype")
 	p.keep(err)
 	a.SSMStateDType = dt
+}
+
+// blockConfigs reads nemotron-nas (DeciLM) per-layer blocks: a layer whose
+// attention is a no-op (or a plain linear map) keeps no cache; the others
+// are GQA with num_attention_heads / n_heads_in_group KV heads.
+func (p *parser) blockConfigs(text obj, prefix string, kinds []LayerKind) string {
+	a := p.a
+	blocks, err := text.Objects(prefix, "block_configs")
+	if err != nil {
+		p.keep(err)
+		return "-"
+	}
+	if len(blocks) != len(kinds) {
+		p.keep(fmt.Errorf("field %sblock_configs: %d blocks for %d layers", prefix, len(blocks), len(kinds)))
+		return "-"
+	}
+	var kv int64
+	kvSame := true
+	for i, b := range blocks {
+		bp := fmt.Sprintf("%sblock_configs[%d].", prefix, i)
+		att, err := b.Sub(bp, "attention")
+		if err != nil || att == nil {
+			p.keep(err)
+			if err == nil {
+				p.keep(fmt.Errorf("field %sattention: missing", bp))
+			}
+			return "-"
+		}
+		ap := bp + "attention."
+		noop, err := att.Bool(ap, "no_op")
+		p.keep(err)
+		linear, err := att.Bool(ap, "replace_with_linear")
+		p.keep(err)
+		if noop || linear {
+			kinds[i] = FFN
+			continue
+		}
+		group, _, err := att.Positive(ap, "n_heads_in_group")
+		p.keep(err)
+		if err != nil {
+			return "-"
+		}
+		if group == 0 || a.Heads == 0 || a.Heads%group != 0 {
+			a.Missing["num_key_value_heads"] = fmt.Sprintf("field %sn_heads_in_group: %d does not divide the %d attention heads", ap, group, a.Heads)
+			kvSame = false
+			continue
+		}
+		if kv != 0 && kv != a.Heads/group {
+			kvSame = false
+		}
+		kv = a.Heads / group
+	}
+	switch {
+	case kvSame && kv > 0:
+		a.KVHeads = kv
+		delete(a.Missing, "num_key_value_heads")
+	case !kvSame && a.Missing["num_key_value_heads"] == "":
+		a.KVHeads = 0
+		a.Missing["num_key_value_heads"] = "block_configs give the attention layers different KV head counts: not supported"
+	}
+	return "block_configs (per-layer blocks; a no-op or linear attention keeps no cache)"
 }

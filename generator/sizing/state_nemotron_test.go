@@ -73,3 +73,21 @@ func TestStateSpaceStateByHand(t *testing.T) {
 		t.Errorf("8xH100 state per GPU = %d, want %d", got, 23*perRank)
 	}
 }
+
+// TestNemotronNASKVByHand: only the 49 layers with attention cache K and V,
+// 8 KV heads (64 / n_heads_in_group 8) × 128 each.
+func TestNemotronNASKVByHand(t *testing.T) {
+	s := compute(t, familyConfig(t, "nemotron-nas/nvidia__Llama-3_3-Nemotron-Super-49B-v1.config.json"), nil, nil)
+	if got := intOf(t, s, "kv.bytes_per_token_per_layer"); got != 2*8*128*2 {
+		t.Errorf("KV per layer = %d, want %d", got, 2*8*128*2)
+	}
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 49*2*8*128*2 {
+		t.Errorf("KV per token = %d, want %d", got, 49*2*8*128*2)
+	}
+	if got := intOf(t, s, "state.bytes_per_sequence"); got != 0 {
+		t.Errorf("state = %d", got)
+	}
+	if got := intOf(t, s, "params.total"); got != 49_867_145_216 {
+		t.Errorf("params.total = %d", got)
+	}
+}

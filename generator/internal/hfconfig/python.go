@@ -139,3 +139,21 @@ type PerLayerError struct {
 func (e *PerLayerError) Error() string {
 	return fmt.Sprintf("field %s: per-layer values differ (%v, %v): not supported", e.Field, e.A, e.B)
 }
+
+// Objects reads a list of objects (nemotron-nas block_configs); absent
+// reads nil.
+func (o Object) Objects(prefix, key string) ([]Object, error) {
+	if !o.Has(key) {
+		return nil, nil
+	}
+	var os []Object
+	if err := json.Unmarshal(o[key], &os); err != nil {
+		return nil, fmt.Errorf("field %s%s: expected a list of objects, found %s", prefix, key, Short(o[key]))
+	}
+	for i, x := range os {
+		if x == nil {
+			return nil, fmt.Errorf("field %s%s[%d]: expected an object, found null", prefix, key, i)
+		}
+	}
+	return os, nil
+}
