@@ -80,6 +80,17 @@ func buildNemotronH(top *reader, hfq []byte) (*Inventory, error) {
 	if err := top.Err(); err != nil {
 		return nil, err
 	}
+	// Nemotron 3 Super routes its experts through a latent projection and
+	// ships MTP layers of its own pattern: tensors this tree does not
+	// enumerate, so it declines rather than undercount.
+	for _, k := range []string{"moe_latent_size", "mtp_hybrid_override_pattern"} {
+		if top.has(k) {
+			return nil, fmt.Errorf("nemotron_h: field %s: latent MoE and MTP layers are not supported", top.field(k))
+		}
+	}
+	if top.intOpt("num_nextn_predict_layers", 0) > 0 {
+		return nil, fmt.Errorf("nemotron_h: field %s: MTP layers are not supported", top.field("num_nextn_predict_layers"))
+	}
 	if int64(len(pattern)) != L {
 		return nil, fmt.Errorf("nemotron_h: field hybrid_override_pattern: %d letters for %d layers", len(pattern), L)
 	}

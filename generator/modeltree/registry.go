@@ -68,7 +68,10 @@ type Check struct {
 	// NonEmbedding: the figure leaves out the input embedding and the
 	// output head (model cards of Qwen and EXAONE state it so).
 	NonEmbedding bool
-	Source       string // where it is published (URL)
+	// ExcludesMTP: the figure leaves out the multi-token-prediction
+	// layers (a technical report's main-model count).
+	ExcludesMTP bool
+	Source      string // where it is published (URL)
 }
 
 // registry lists every family. An explicit table, not init() side
@@ -84,7 +87,7 @@ func registry() []Family {
 		qwen2MoeFamily(), olmoeFamily(), phimoeFamily(), deepseekV2Family(),
 		glm4MoeFamily(), ernie45MoeFamily(), minimaxM2Family(), hunyuanMoeFamily(),
 		gemma3Family(), mistral3Family(), deepseekV32Family(), llama4Family(),
-		nemotronHFamily(), nemotronNASFamily(),
+		nemotronHFamily(), nemotronNASFamily(), glmMoeDsaFamily(),
 	}
 }
 

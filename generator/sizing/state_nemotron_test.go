@@ -91,3 +91,19 @@ func TestNemotronNASKVByHand(t *testing.T) {
 		t.Errorf("params.total = %d", got)
 	}
 }
+
+// TestGLM5KVByHand: GLM-5's 78 DSA layers each cache the MLA latent
+// (kv_lora_rank 512 + qk_rope_head_dim 64) and the indexer's key
+// (index_head_dim 128), 2 B each.
+func TestGLM5KVByHand(t *testing.T) {
+	s := compute(t, familyConfig(t, "glm_moe_dsa/zai-org__GLM-5.config.json"), nil, nil)
+	if got := intOf(t, s, "kv.bytes_per_token_per_layer"); got != (512+64+128)*2 {
+		t.Errorf("KV per layer = %d, want %d", got, (512+64+128)*2)
+	}
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 78*(512+64+128)*2 {
+		t.Errorf("KV per token = %d", got)
+	}
+	if got := intOf(t, s, "moe.layers"); got != 75 {
+		t.Errorf("MoE layers = %d, want 75 (the report's table)", got)
+	}
+}
