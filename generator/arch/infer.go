@@ -264,4 +264,3 @@ func (in *Inferred) KVValuesPerToken() int64 {
 	}
 	return n
 }
-
