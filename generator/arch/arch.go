@@ -630,6 +630,18 @@ func (p *parser) moe(text obj, prefix string) {
 		}
 		return
 	}
+	if text.Has("expert_layer_period") {
+		// Jamba: experts on layer i when i % expert_layer_period == expert_layer_offset.
+		period, _, err := text.Positive(prefix, "expert_layer_period")
+		p.keep(err)
+		offset := p.int(text, prefix, "expert_layer_offset")
+		for i := int64(0); period > 0 && i < a.Layers; i++ {
+			if i%period == offset {
+				a.MoELayers = append(a.MoELayers, int(i))
+			}
+		}
+		return
+	}
 	firstDense := p.int(text, prefix, "first_k_dense_replace", "moe_layer_start_index")
 	if text.IsList("moe_layer_freq") {
 		// MiMo-V2-Flash, MiniMax-M3: one 0/1 flag per layer.

@@ -78,6 +78,9 @@ func TestInferredEqualsTheFamilysOwn(t *testing.T) {
 					want = (a.LinearConvKernel - 1) * (2*a.LinearKHeads*a.LinearKHeadDim + a.LinearVHeads*a.LinearVHeadDim)
 				case SSM:
 					want = (a.SSMConvKernel - 1) * (a.SSMInner + 2*a.SSMGroups*a.SSMStateSize)
+					if a.SSMHeads == 0 { // Mamba-1 convolves x alone
+						want = (a.SSMConvKernel - 1) * a.SSMInner
+					}
 				}
 				if in.ConvValues[i] != want {
 					t.Fatalf("layer %d (%s): conv state %d by shapes, %d by config", i, k, in.ConvValues[i], want)

@@ -107,3 +107,26 @@ func TestGLM5KVByHand(t *testing.T) {
 		t.Errorf("MoE layers = %d, want 75 (the report's table)", got)
 	}
 }
+
+// TestJambaStateByHand: Jamba-1.5-Mini's 28 Mamba-1 layers keep
+// inner (2 × 4096) × d_state 16 SSM values at 4 B and (4 − 1) × 8192 conv
+// values at 2 B; its 4 attention layers cache 2 × 8 × 128 values at 2 B.
+func TestJambaStateByHand(t *testing.T) {
+	s := compute(t, familyConfig(t, "jamba/ai21labs__AI21-Jamba-1.5-Mini.config.json"), nil, nil)
+	per := int64(8192*16*4 + 3*8192*2)
+	if got := intOf(t, s, "state.bytes_per_sequence_per_ssm_layer"); got != per {
+		t.Errorf("Mamba state per layer = %d, want %d", got, per)
+	}
+	if got := intOf(t, s, "state.bytes_per_sequence"); got != 28*per {
+		t.Errorf("state per sequence = %d, want %d", got, 28*per)
+	}
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 4*2*8*128*2 {
+		t.Errorf("KV per token = %d, want %d", got, 4*2*8*128*2)
+	}
+	if got := intOf(t, s, "moe.layers"); got != 16 {
+		t.Errorf("MoE layers = %d, want 16 (odd layers)", got)
+	}
+	if got := intOf(t, s, "params.total"); got != 51_570_323_328 {
+		t.Errorf("params.total = %d", got)
+	}
+}
