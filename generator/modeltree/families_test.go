@@ -119,3 +119,24 @@ func TestPublishedActive(t *testing.T) {
 		}
 	}
 }
+
+// TestQwen3VLSplit: the page that counts Qwen3-VL-8B-Instruct's stored
+// tensors gives the vision model as 576.4M and the language model as
+// 8.191B; the tree's components reproduce both at that rounding.
+func TestQwen3VLSplit(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "qwen3_vl", "Qwen__Qwen3-VL-8B-Instruct.config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := FromConfig(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := inv.ParamsByComponent()
+	if vit := c[CompVision] + c[CompProjector]; vit < 576_350_000 || vit >= 576_450_000 {
+		t.Errorf("vision tower + mergers = %d, published 576.4M", vit)
+	}
+	if lm := c[CompText]; lm < 8_190_500_000 || lm >= 8_191_500_000 {
+		t.Errorf("language model = %d, published 8.191B", lm)
+	}
+}

@@ -87,7 +87,7 @@ func registry() []Family {
 		qwen2MoeFamily(), olmoeFamily(), phimoeFamily(), deepseekV2Family(),
 		glm4MoeFamily(), ernie45MoeFamily(), minimaxM2Family(), hunyuanMoeFamily(),
 		gemma3Family(), mistral3Family(), deepseekV32Family(), llama4Family(),
-		nemotronHFamily(), nemotronNASFamily(), glmMoeDsaFamily(), jambaFamily(),
+		nemotronHFamily(), nemotronNASFamily(), glmMoeDsaFamily(), jambaFamily(), qwen3VLFamily(),
 	}
 }
 

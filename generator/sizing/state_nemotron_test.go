@@ -130,3 +130,15 @@ func TestJambaStateByHand(t *testing.T) {
 		t.Errorf("params.total = %d", got)
 	}
 }
+
+// TestQwen3VLKVByHand: the text decoder (text_config) sizes the cache: 36
+// layers × 2 × 8 KV heads × 128 × 2 B; the vision tower caches nothing.
+func TestQwen3VLKVByHand(t *testing.T) {
+	s := compute(t, familyConfig(t, "qwen3_vl/Qwen__Qwen3-VL-8B-Instruct.config.json"), nil, nil)
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 36*2*8*128*2 {
+		t.Errorf("KV per token = %d, want %d", got, 36*2*8*128*2)
+	}
+	if got := intOf(t, s, "params.total"); got != 8_767_123_696 {
+		t.Errorf("params.total = %d", got)
+	}
+}
