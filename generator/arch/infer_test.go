@@ -81,6 +81,8 @@ func TestInferredEqualsTheFamilysOwn(t *testing.T) {
 					if a.SSMHeads == 0 { // Mamba-1 convolves x alone
 						want = (a.SSMConvKernel - 1) * a.SSMInner
 					}
+				case Conv:
+					want = (a.ConvCache - 1) * a.ConvChannels
 				}
 				if in.ConvValues[i] != want {
 					t.Fatalf("layer %d (%s): conv state %d by shapes, %d by config", i, k, in.ConvValues[i], want)
@@ -104,7 +106,7 @@ func TestInferredEqualsTheFamilysOwn(t *testing.T) {
 			}
 		})
 	}
-	for _, k := range []string{"full", "linear", "ssm", "ffn", "mla", "gqa", "moe", "head_dim"} {
+	for _, k := range []string{"full", "linear", "ssm", "conv", "ffn", "mla", "gqa", "moe", "head_dim"} {
 		if seen[k] == 0 {
 			t.Errorf("no fixture exercised %s: %v", k, seen)
 		}

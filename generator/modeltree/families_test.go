@@ -140,3 +140,23 @@ func TestQwen3VLSplit(t *testing.T) {
 		t.Errorf("language model = %d, published 8.191B", lm)
 	}
 }
+
+// TestSmolLM3Shards: HuggingFaceTB/SmolLM3-3B ships two BF16 shards of
+// 4,966,315,264 and 1,183,919,744 bytes holding 326 tensors (listing in
+// github.com/fetchwiki/HuggingFaceTB-SmolLM3-3B model_files.json at
+// 2db8990c473c6b73b340dde39f1f323e8ab305e4). The tree's tensors fill them
+// but for the two safetensors headers, a few tens of KiB.
+func TestSmolLM3Shards(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "smollm3", "HuggingFaceTB__SmolLM3-3B.config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := FromConfig(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const shards = 4_966_315_264 + 1_183_919_744
+	if headers := shards - inv.TensorBytes(); headers <= 0 || headers > 64<<10 || inv.Count() != 326 {
+		t.Errorf("tensor bytes %d (%d tensors) leave %d bytes of headers in %d", inv.TensorBytes(), inv.Count(), headers, int64(shards))
+	}
+}

@@ -142,3 +142,33 @@ func TestQwen3VLKVByHand(t *testing.T) {
 		t.Errorf("params.total = %d", got)
 	}
 }
+
+// TestLFM2StateByHand: LFM2-1.2B's 10 short-convolution layers keep the
+// last conv_L_cache − 1 = 2 inputs of 2,048 channels at 2 B; its 6
+// attention layers cache 2 × 8 KV heads × 64 values at 2 B per token.
+func TestLFM2StateByHand(t *testing.T) {
+	s := compute(t, familyConfig(t, "lfm2/LiquidAI__LFM2-1.2B.config.json"), nil, nil)
+	if got := intOf(t, s, "state.bytes_per_sequence_per_conv_layer"); got != 2*2048*2 {
+		t.Errorf("conv state per layer = %d, want %d", got, 2*2048*2)
+	}
+	if got := intOf(t, s, "state.bytes_per_sequence"); got != 10*2*2048*2 {
+		t.Errorf("state per sequence = %d", got)
+	}
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 6*2*8*64*2 {
+		t.Errorf("KV per token = %d, want %d", got, 6*2*8*64*2)
+	}
+	if got := intOf(t, s, "arch.layers_convolution"); got != 10 {
+		t.Errorf("conv layers = %d", got)
+	}
+	if got := intOf(t, s, "params.total"); got != 1_170_340_608 {
+		t.Errorf("params.total = %d, the model card's 1,170,340,608", got)
+	}
+}
+
+// TestSmolLM3KVByHand: 36 layers × 2 × 4 KV heads × 128 × 2 B.
+func TestSmolLM3KVByHand(t *testing.T) {
+	s := compute(t, familyConfig(t, "smollm3/HuggingFaceTB__SmolLM3-3B.config.json"), nil, nil)
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 36*2*4*128*2 {
+		t.Errorf("KV per token = %d, want %d", got, 36*2*4*128*2)
+	}
+}
