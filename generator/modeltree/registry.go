@@ -71,7 +71,10 @@ type Check struct {
 	// ExcludesMTP: the figure leaves out the multi-token-prediction
 	// layers (a technical report's main-model count).
 	ExcludesMTP bool
-	Source      string // where it is published (URL)
+	// TextOnly: the figure is the language model's alone (no MTP layers,
+	// no vision tower or projector), as Qwen's cards state it.
+	TextOnly bool
+	Source   string // where it is published (URL)
 }
 
 // registry lists every family. An explicit table, not init() side
@@ -88,7 +91,7 @@ func registry() []Family {
 		glm4MoeFamily(), ernie45MoeFamily(), minimaxM2Family(), hunyuanMoeFamily(),
 		gemma3Family(), mistral3Family(), deepseekV32Family(), llama4Family(),
 		nemotronHFamily(), nemotronNASFamily(), glmMoeDsaFamily(), jambaFamily(), qwen3VLFamily(),
-		lfm2Family(), smollm3Family(),
+		lfm2Family(), smollm3Family(), qwen3_5Family(),
 	}
 }
 

@@ -172,3 +172,21 @@ func TestSmolLM3KVByHand(t *testing.T) {
 		t.Errorf("KV per token = %d, want %d", got, 36*2*4*128*2)
 	}
 }
+
+// TestQwen3_5StateByHand: Qwen3.5-35B-A3B's 30 Gated DeltaNet layers each
+// keep 32 value heads × 128 × 128 recurrent state at 4 B and
+// (4 − 1) × (2 × 16 × 128 + 32 × 128) conv values at 2 B; its 10 gated
+// attention layers cache 2 × 2 KV heads × 256 at 2 B per token.
+func TestQwen3_5StateByHand(t *testing.T) {
+	s := compute(t, familyConfig(t, "qwen3_5/Qwen__Qwen3.5-35B-A3B.config.json"), nil, nil)
+	per := int64(32*128*128*4 + 3*(2*16*128+32*128)*2)
+	if got := intOf(t, s, "state.bytes_per_sequence_per_layer"); got != per {
+		t.Errorf("DeltaNet state per layer = %d, want %d", got, per)
+	}
+	if got := intOf(t, s, "state.bytes_per_sequence"); got != 30*per {
+		t.Errorf("state per sequence = %d, want %d", got, 30*per)
+	}
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 10*2*2*256*2 {
+		t.Errorf("KV per token = %d, want %d", got, 10*2*2*256*2)
+	}
+}
