@@ -125,3 +125,16 @@ func TestCadenceOfAnyKind(t *testing.T) {
 		t.Errorf("hybrid %v state %d", a.Hybrid(), a.StateLayers())
 	}
 }
+
+// MiMo-V2-Flash: hybrid_layer_pattern marks 9 global and 39 sliding
+// layers; the sliding layers' own KV head count (8, the global 4) is
+// declined as unknown, not sized with the global shape.
+func TestMiMoPattern(t *testing.T) {
+	a := load(t, "XiaomiMiMo__MiMo-V2-Flash.json")
+	if a.Count(Full) != 9 || a.Count(Sliding) != 39 || a.SlidingWindow != 128 || a.VHeadDim != 128 || a.HeadDim != 192 {
+		t.Errorf("full %d sliding %d window %d v %d head %d", a.Count(Full), a.Count(Sliding), a.SlidingWindow, a.VHeadDim, a.HeadDim)
+	}
+	if !strings.Contains(a.Missing["sliding_kv"], "8 KV heads") {
+		t.Errorf("sliding_kv: %q", a.Missing["sliding_kv"])
+	}
+}

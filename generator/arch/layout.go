@@ -106,6 +106,29 @@ func (p *parser) listedLayout(text obj, prefix string, kinds []LayerKind) string
 		}
 		return f.key + " (0-based attention layers; the others " + string(f.rest) + ")"
 	}
+	if text.IsList("hybrid_layer_pattern") {
+		// MiMo-V2-Flash: 0 global attention, 1 sliding-window attention.
+		flags, err := text.Ints(prefix, "hybrid_layer_pattern")
+		if err != nil {
+			p.keep(err)
+			return "-"
+		}
+		if len(flags) != n {
+			return bad("field %shybrid_layer_pattern: %d entries for %d layers", prefix, len(flags), n)
+		}
+		for i, f := range flags {
+			switch f {
+			case 0:
+				kinds[i] = Full
+			case 1:
+				kinds[i] = Sliding
+			default:
+				return unknown(fmt.Sprintf("hybrid_layer_pattern[%d]", i), fmt.Sprint(f))
+			}
+		}
+		p.swaShapes(text, prefix)
+		return "hybrid_layer_pattern (0 global, 1 sliding-window attention)"
+	}
 	if text.Has("block_configs") {
 		return p.blockConfigs(text, prefix, kinds)
 	}
@@ -220,4 +243,21 @@ func (p *parser) blockConfigs(text obj, prefix string, kinds []LayerKind) string
 		a.Missing["num_key_value_heads"] = "block_configs give the attention layers different KV head counts: not supported"
 	}
 	return "block_configs (per-layer blocks; a no-op or linear attention keeps no cache)"
+}
+
+// swaShapes reads the sliding layers' own attention shape (MiMo's swa_
+// keys) and the value head dim; where they differ from the global layers',
+// the per-token cache of the sliding layers is not the global layers' and
+// is recorded as unknown rather than sized with the wrong shape.
+func (p *parser) swaShapes(text obj, prefix string) {
+	a := p.a
+	kv := p.int(text, prefix, "swa_num_key_value_heads")
+	hd := p.int(text, prefix, "swa_head_dim")
+	vd := p.int(text, prefix, "swa_v_head_dim")
+	switch {
+	case kv != 0 && kv != a.KVHeads:
+		a.Missing["sliding_kv"] = fmt.Sprintf("the sliding-window layers cache %d KV heads (%sswa_num_key_value_heads), the global layers %d: per-kind KV shapes are not supported", kv, prefix, a.KVHeads)
+	case hd != 0 && hd != a.HeadDim, vd != 0 && vd != a.VHeadDim && a.VHeadDim != 0:
+		a.Missing["sliding_kv"] = fmt.Sprintf("the sliding-window layers' head dims (%sswa_head_dim %d, swa_v_head_dim %d) differ from the global layers': per-kind KV shapes are not supported", prefix, hd, vd)
+	}
 }

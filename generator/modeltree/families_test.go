@@ -106,6 +106,7 @@ func TestPublishedActive(t *testing.T) {
 		{"hunyuan_v1_moe/tencent__Hunyuan-A13B-Instruct.config.json", true, 13e9, 0.5e9, "https://huggingface.co/tencent/Hunyuan-A13B-Instruct: 13B active"},
 		{"minimax_m2/MiniMaxAI__MiniMax-M2.config.json", false, 10e9, 0.5e9, "https://huggingface.co/MiniMaxAI/MiniMax-M2: 10B active"},
 		{"ernie4_5_moe/baidu__ERNIE-4.5-21B-A3B-PT.config.json", true, 3e9, 0.5e9, "https://huggingface.co/baidu/ERNIE-4.5-21B-A3B-PT: 3B activated"},
+		{"mimo_v2_flash/XiaomiMiMo__MiMo-V2-Flash.config.json", true, 15e9, 0.5e9, "https://huggingface.co/XiaomiMiMo/MiMo-V2-Flash: 15B active"},
 		{"qwen3_5/Qwen__Qwen3.5-35B-A3B.config.json", true, 3e9, 0.5e9, "Qwen3.5/3.6-35B-A3B model card: 3B activated"},
 		{"jamba/ai21labs__AI21-Jamba-1.5-Mini.config.json", true, 12e9, 0.5e9, "https://arxiv.org/abs/2408.12570: Jamba-1.5-Mini, 12B active parameters"},
 		{"nemotron_h/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json", true, 3.6e9, 0.05e9, "https://replicate.com/nvidia/nemotron-3-nano-30b-a3b/readme: about 3.6 billion active"},

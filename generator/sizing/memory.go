@@ -43,6 +43,15 @@ func (c *calc) kvPerLayerRank(b, tp int64) (int64, string, string) {
 			return 0, "", reasonOr(a.Missing["num_key_value_heads"], reasonOr(a.Missing["head_dim"], "config lacks num_key_value_heads or head_dim"))
 		}
 		heads := max(ceilDiv(a.KVHeads, tp), 1)
+		if a.VHeadDim > 0 && a.VHeadDim != a.HeadDim {
+			// K at head_dim, V at v_head_dim (MiMo-V2-Flash: 192 and 128).
+			per, ok := c.product("KV cache per layer and token", term{"KV heads per rank", heads}, term{"head_dim + v_head_dim", a.HeadDim + a.VHeadDim}, term{"sizing.kvDtypeBytes", b})
+			if !ok {
+				return 0, "", "overflow"
+			}
+			how := fmt.Sprintf("max(%d KV heads ÷ TP %d, 1) = %d head(s) × (K head_dim %d + V v_head_dim %d) × %d B", a.KVHeads, tp, heads, a.HeadDim, a.VHeadDim, b)
+			return per, how, ""
+		}
 		per, ok := c.product("KV cache per layer and token", term{"2 (K and V)", 2}, term{"KV heads per rank", heads}, term{"head_dim", a.HeadDim}, term{"sizing.kvDtypeBytes", b})
 		if !ok {
 			return 0, "", "overflow"
@@ -143,6 +152,9 @@ func (c *calc) memory() {
 	kvOK := why == "" || full+sl == 0
 	if sl > 0 && a.SlidingWindow <= 0 {
 		why, kvOK = "sliding-window layers without a sliding_window size in config", false
+	}
+	if sl > 0 && a.Missing["sliding_kv"] != "" {
+		why, kvOK = a.Missing["sliding_kv"], false
 	}
 	if full+sl > 0 && !kvOK {
 		c.s.Unknown("kv.bytes_per_token", facts.UnitBytes, why)

@@ -145,6 +145,9 @@ func (c *calc) cachePerGPU(p placement, b int64) (gpuCache, string) {
 		if sl > 0 && a.SlidingWindow <= 0 {
 			return g, "sliding-window layers without a sliding_window size in config"
 		}
+		if sl > 0 && a.Missing["sliding_kv"] != "" {
+			return g, a.Missing["sliding_kv"]
+		}
 		g.full, g.sliding = full*per, sl*per
 		g.how = fmt.Sprintf("%d full-attention layer(s) per GPU × %s", full, how)
 		if sl > 0 {

@@ -3,6 +3,7 @@ package sizing_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"dossier/generator/arch"
@@ -188,5 +189,21 @@ func TestQwen3_5StateByHand(t *testing.T) {
 	}
 	if got := intOf(t, s, "kv.bytes_per_token"); got != 10*2*2*256*2 {
 		t.Errorf("KV per token = %d, want %d", got, 10*2*2*256*2)
+	}
+}
+
+// TestNarrowValueHeads: a GQA layer whose value head is narrower than its
+// key head (MiMo-V2-Flash's global layers: K 192, V 128, 4 KV heads)
+// caches 4 × (192 + 128) values per token, not 2 × 4 × 192.
+func TestNarrowValueHeads(t *testing.T) {
+	s := compute(t, []byte(`{"model_type":"mimo_v2_flash","hidden_size":4096,"num_hidden_layers":2,"num_attention_heads":64,
+		"num_key_value_heads":4,"head_dim":192,"v_head_dim":128,"vocab_size":8,"max_position_embeddings":8192,
+		"hybrid_layer_pattern":[0,0],"moe_layer_freq":[0,0],"n_routed_experts":4,"num_experts_per_tok":2,"moe_intermediate_size":8,"intermediate_size":8}`), nil, nil)
+	if got := intOf(t, s, "kv.bytes_per_token_per_layer"); got != 4*(192+128)*2 {
+		t.Errorf("KV per layer = %d, want %d", got, 4*(192+128)*2)
+	}
+	m := compute(t, familyConfig(t, "mimo_v2_flash/XiaomiMiMo__MiMo-V2-Flash.config.json"), nil, nil)
+	if f := m.Get("kv.bytes_per_token"); f == nil || f.Known() || !strings.Contains(f.Reason, "swa_num_key_value_heads") {
+		t.Errorf("MiMo's KV with sliding layers of their own shape: %+v", f)
 	}
 }
