@@ -404,6 +404,26 @@ func (p *parser) attention(text obj, prefix string) {
 	if a.KVHeads == 0 {
 		a.Missing["num_key_value_heads"] = "config lacks num_key_value_heads"
 	}
+	p.kvShapeKeys(text, prefix)
+}
+
+// kvShapeKeys records keys that give some layers a cache shape other than
+// num_key_value_heads × head_dim (Gemma 4's global layers: their own head
+// dim and KV heads, K shared as V). Sizing every layer with the one shape
+// would be wrong, so the cache is unknown with the key named.
+func (p *parser) kvShapeKeys(text obj, prefix string) {
+	a := p.a
+	if gh := p.int(text, prefix, "global_head_dim"); gh != 0 && gh != a.HeadDim {
+		a.Missing["kv_shape"] = fmt.Sprintf("field %sglobal_head_dim: the global layers' head dim %d differs from head_dim %d; per-kind KV shapes are not supported", prefix, gh, a.HeadDim)
+	}
+	if gk := p.int(text, prefix, "num_global_key_value_heads"); gk != 0 && gk != a.KVHeads {
+		a.Missing["kv_shape"] = fmt.Sprintf("field %snum_global_key_value_heads: the global layers cache %d KV heads, the others %d; per-kind KV shapes are not supported", prefix, gk, a.KVHeads)
+	}
+	if keq, err := text.Bool(prefix, "attention_k_eq_v"); err == nil && keq {
+		a.Missing["kv_shape"] = fmt.Sprintf("field %sattention_k_eq_v: keys double as values; the cache that leaves is not modelled", prefix)
+	} else {
+		p.keep(err)
+	}
 }
 
 func (p *parser) layout(text obj, prefix string) {

@@ -138,3 +138,24 @@ func TestMiMoPattern(t *testing.T) {
 		t.Errorf("sliding_kv: %q", a.Missing["sliding_kv"])
 	}
 }
+
+// Gemma 4's global layers have a head dim and KV head count of their own
+// and share K as V: one shape for every layer would size the cache
+// wrongly, so it is unknown with the field named.
+func TestPerKindKVShapesAreNotGuessed(t *testing.T) {
+	for key, cfg := range map[string]string{
+		"global_head_dim":            `"global_head_dim":512`,
+		"num_global_key_value_heads": `"num_global_key_value_heads":2`,
+		"attention_k_eq_v":           `"attention_k_eq_v":true`,
+	} {
+		a, err := Parse([]byte(`{"model_type":"gemma4","text_config":{"model_type":"gemma4_text","num_hidden_layers":2,"hidden_size":8,
+			"num_attention_heads":2,"num_key_value_heads":1,"head_dim":4,"layer_types":["sliding_attention","full_attention"],"sliding_window":4,`+cfg+`}}`), nil)
+		if err != nil || !strings.Contains(a.Missing["kv_shape"], "text_config."+key) {
+			t.Errorf("%s: err %v, kv_shape %q", key, err, a.Missing["kv_shape"])
+		}
+	}
+	a, _ := Parse([]byte(`{"model_type":"x","num_hidden_layers":1,"num_attention_heads":2,"head_dim":4,"global_head_dim":4,"attention_k_eq_v":false}`), nil)
+	if a.Missing["kv_shape"] != "" {
+		t.Errorf("equal shapes are one shape: %q", a.Missing["kv_shape"])
+	}
+}

@@ -39,6 +39,9 @@ func (c *calc) kvPerLayerRank(b, tp int64) (int64, string, string) {
 		}
 		return per * b, how, ""
 	case arch.GQA:
+		if r := a.Missing["kv_shape"]; r != "" {
+			return 0, "", r
+		}
 		if a.KVHeads == 0 || a.HeadDim == 0 {
 			return 0, "", reasonOr(a.Missing["num_key_value_heads"], reasonOr(a.Missing["head_dim"], "config lacks num_key_value_heads or head_dim"))
 		}
