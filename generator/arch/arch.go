@@ -595,11 +595,6 @@ func containsKind(ks []LayerKind, k LayerKind) bool {
 	return false
 }
 
-func optInt(o obj, prefix, key string) (int64, error) {
-	v, _, err := o.Int(prefix, key)
-	return v, err
-}
-
 func (p *parser) moe(text obj, prefix string) {
 	a := p.a
 	routed, routedKey, err := text.Positive(prefix, "n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")

@@ -68,10 +68,6 @@ func (c *calc) kvPerLayerRank(b, tp int64) (int64, string, string) {
 	return 0, "", "unknown attention kind"
 }
 
-// statePerLayer is the fixed state one linear-attention layer holds per
-// sequence on one GPU.
-func (c *calc) statePerLayer() (int64, string, string) { return c.statePerLayerRank(1) }
-
 // statePerLayerRank is the fixed state one linear-attention layer holds per
 // sequence on one of tp ranks: the recurrent state in the state dtype plus
 // the short-conv states (kernel − 1 positions of q, k and v) in the model
