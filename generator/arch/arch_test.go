@@ -158,7 +158,9 @@ func TestMissingIsReported(t *testing.T) {
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"moonshotai__Kimi-K3.json", "openai__gpt-oss-20b.json", "Qwen__Qwen3-Next-80B-A3B-Thinking.json"} {
+	for _, name := range []string{"moonshotai__Kimi-K3.json", "openai__gpt-oss-20b.json", "Qwen__Qwen3-Next-80B-A3B-Thinking.json",
+		"nvidia__Nemotron-H-56B-Base-8K.json", "LiquidAI__LFM2-1.2B.json", "nvidia__Llama-3_3-Nemotron-Super-49B-v1.json",
+		"XiaomiMiMo__MiMo-V2-Flash.json", "ai21labs__AI21-Jamba-1.5-Mini.json"} {
 		if b, err := os.ReadFile(configPath(name)); err == nil {
 			f.Add(b)
 		}
