@@ -22,6 +22,12 @@ func qwen3VLFamily() Family {
 			{Config: "qwen3_vl/Qwen__Qwen3-VL-8B-Instruct.config.json", Repo: "Qwen/Qwen3-VL-8B-Instruct",
 				Published: "8.767B", Params: 8_767_000_000, Tolerance: 500_000,
 				Source: "https://huggingface.co/OpenExplorer/Qwen3-VL-8B-Instruct (counted from the tensors of the upstream checkpoint: 8.767B total, ViT 576.4M, LM 8.191B; retrieved 2026-12-04); the Hub lists Qwen/Qwen3-VL-8B-Instruct at 9B"},
+			{Config: "qwen3_vl/Qwen__Qwen3-VL-4B-Instruct.config.json", Repo: "Qwen/Qwen3-VL-4B-Instruct",
+				Published: "4.438B", Params: 4_438_000_000, Tolerance: 500_000,
+				Source: "https://huggingface.co/OpenExplorer/Qwen3-VL-4B-Instruct (counted from the upstream checkpoint's tensors: 4.438B total, ViT 415.3M, LM 4.022B; retrieved 2026-12-04)"},
+			{Config: "qwen3_vl/Qwen__Qwen3-VL-2B-Instruct.config.json", Repo: "Qwen/Qwen3-VL-2B-Instruct",
+				Published: "2.128B", Params: 2_128_000_000, Tolerance: 500_000,
+				Source: "https://huggingface.co/OpenExplorer/Qwen3-VL-2B-Instruct (counted from the upstream checkpoint's tensors: 2.128B total, ViT 407.0M, LM 1.721B; retrieved 2026-12-04)"},
 		}}
 }
 
