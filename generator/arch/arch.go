@@ -343,6 +343,14 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 		a.Missing["max_position_embeddings"] = "config lacks max_position_embeddings / max_seq_len / n_positions / model_max_length"
 	}
 	a.Layers = p.need(text, prefix, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
+	if a.Layers == 0 && p.err == nil {
+		// Nemotron-H's config class derives the layer count from its
+		// per-layer list when num_hidden_layers is not stated.
+		if n := perLayerLen(text); n > 0 {
+			a.Layers = n
+			delete(a.Missing, "num_hidden_layers")
+		}
+	}
 	a.Intermediate = p.int(text, prefix, "intermediate_size")
 	tied, err := text.Bool(prefix, "tie_word_embeddings")
 	p.keep(err)
@@ -577,6 +585,18 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LinearConvKernel = p.int(text, prefix, "linear_conv_kernel_dim")
 	}
 	a.LayerKinds = kinds
+}
+
+// perLayerLen is the length of a per-layer list that fixes the layer
+// count (layers_block_type, hybrid_override_pattern), 0 when none does.
+func perLayerLen(text obj) int64 {
+	if ts, err := text.Strs("", "layers_block_type"); err == nil && len(ts) > 0 {
+		return int64(len(ts))
+	}
+	if pat, err := text.Str("", "hybrid_override_pattern"); err == nil && pat != "" {
+		return int64(len([]rune(pat)))
+	}
+	return 0
 }
 
 func familyName(f string) string {

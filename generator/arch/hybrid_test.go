@@ -159,3 +159,20 @@ func TestPerKindKVShapesAreNotGuessed(t *testing.T) {
 		t.Errorf("equal shapes are one shape: %q", a.Missing["kv_shape"])
 	}
 }
+
+// Nemotron 3 Ultra lists its layers by name (layers_block_type with mamba,
+// attention, moe) and states no num_hidden_layers: the list fixes the
+// count, and its moe entries are the MoE layers.
+func TestLayersBlockTypeNamesEveryLayer(t *testing.T) {
+	a, err := Parse([]byte(`{"model_type":"nemotron_h","hidden_size":8,"num_attention_heads":2,"n_routed_experts":4,"num_experts_per_tok":2,
+		"layers_block_type":["mamba","moe","attention","mlp","mamba","moe"],"ssm_state_size":4,"conv_kernel":4,"mamba_num_heads":2,"mamba_head_dim":4}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Layers != 6 || a.Missing["num_hidden_layers"] != "" || a.Count(SSM) != 2 || a.Count(FFN) != 3 || a.Count(Full) != 1 {
+		t.Errorf("layers %d (%q), kinds %v", a.Layers, a.Missing["num_hidden_layers"], a.LayerKinds)
+	}
+	if len(a.MoELayers) != 2 || a.MoELayers[0] != 1 || a.MoELayers[1] != 5 {
+		t.Errorf("MoE layers %v, want [1 5]", a.MoELayers)
+	}
+}

@@ -17,6 +17,8 @@ var layerTypes = map[string]LayerKind{
 	"linear_attention": Linear, "deltanet": Linear,
 	"mamba": SSM, "mamba2": SSM,
 	"conv": Conv, "short_conv": Conv,
+	// Nemotron-H's layers_block_type names the layers without a mixer.
+	"mlp": FFN, "moe": FFN,
 }
 
 // patternKinds maps the letters of Nemotron-H's hybrid_override_pattern:
@@ -49,12 +51,25 @@ func (p *parser) listedLayout(text obj, prefix string, kinds []LayerKind) string
 		if len(types) != n {
 			return bad("field %s%s: %d entries for %d layers", prefix, key, len(types), n)
 		}
+		var moe []int
+		ffn := false
 		for i, t := range types {
 			k, ok := layerTypes[strings.ToLower(t)]
 			if !ok {
 				return unknown(fmt.Sprintf("%s[%d]", key, i), t)
 			}
 			kinds[i] = k
+			switch strings.ToLower(t) {
+			case "moe":
+				moe = append(moe, i)
+				ffn = true
+			case "mlp":
+				ffn = true
+			}
+		}
+		if ffn {
+			// The list names which layers route: they are the MoE layers.
+			p.patternMoE, p.patternMoESet = moe, true
 		}
 		return key
 	}

@@ -65,8 +65,24 @@ func buildNemotronH(top *reader, hfq []byte) (*Inventory, error) {
 	}
 	H := top.size("hidden_size")
 	V := top.size("vocab_size")
-	L := top.size("num_hidden_layers")
 	pattern := top.str("hybrid_override_pattern")
+	if pattern == "" {
+		// Newer releases list the layers by name; the letters are the same.
+		letters := map[string]byte{"mamba": 'M', "attention": '*', "mlp": '-', "moe": 'E'}
+		var bs []byte
+		for i, t := range top.strs("layers_block_type") {
+			c, ok := letters[t]
+			if !ok {
+				return nil, fmt.Errorf("nemotron_h: field %s[%d]: layer type %q is not one of mamba, attention, mlp, moe", top.field("layers_block_type"), i, t)
+			}
+			bs = append(bs, c)
+		}
+		pattern = string(bs)
+	}
+	L := int64(len(pattern))
+	if top.has("num_hidden_layers") || L == 0 {
+		L = top.size("num_hidden_layers")
+	}
 	tie := top.boolOpt("tie_word_embeddings", false)
 	heads := top.size("num_attention_heads")
 	kv := top.sizeOpt("num_key_value_heads", heads)
