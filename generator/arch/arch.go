@@ -234,11 +234,27 @@ type obj = hfconfig.Object
 
 // Parse reads a config.json. hfQuant is a sibling hf_quant_config.json or nil.
 func Parse(config, hfQuant []byte) (*Architecture, error) {
+	return ParseWithTensors(config, hfQuant, nil)
+}
+
+// ParseWithTensors is Parse with the checkpoint's tensors (names and
+// shapes from its safetensors headers; nil when not at hand). For a family
+// whose layout neither config.json nor the registry gives, the layer kinds
+// are then inferred from the tensors (Infer) and say so in LayoutSource;
+// the cache the tensors show is checked against the config's head counts.
+func ParseWithTensors(config, hfQuant []byte, ts []TensorShape) (*Architecture, error) {
 	top, err := hfconfig.Decode(config, "config.json")
 	if err != nil {
 		return nil, err
 	}
 	p := &parser{a: &Architecture{Missing: map[string]string{}}}
+	if len(ts) > 0 {
+		if in, err := Infer(ts); err == nil {
+			p.inferred = in
+		} else {
+			p.a.Missing["inferred"] = "tensor shapes: " + err.Error()
+		}
+	}
 	if err := p.parse(top, hfQuant); err != nil {
 		return nil, err
 	}
@@ -253,6 +269,7 @@ type parser struct {
 	// patternMoESet whether a pattern was read at all.
 	patternMoE    []int
 	patternMoESet bool
+	inferred      *Inferred // from the checkpoint's tensors, nil without them
 	err           error
 }
 
@@ -366,6 +383,7 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 		return p.err
 	}
 	p.moe(text, prefix)
+	p.checkInferred()
 	p.quant(top, text, prefix, hfQuant)
 	return p.err
 }
@@ -537,10 +555,18 @@ func (p *parser) layout(text obj, prefix string) {
 			}
 		}
 		a.LayoutSource = fmt.Sprintf("a %d-token local window on every layer but each %d-th, which is global (%s)", window, n, src)
+	case !a.FamilyKnown && p.inferred != nil && len(p.inferred.LayerKinds) == n && window == 0 && !windowed(text, prefix):
+		// The tensors show each layer's mixer; without a sliding_window
+		// the attending layers are full attention.
+		copy(kinds, p.inferred.LayerKinds)
+		a.LayoutSource = fmt.Sprintf("%s (%sN.*)", InferredSource, p.inferred.Prefix)
 	case !a.FamilyKnown:
 		// An unknown family may mix attention, sliding windows and state-space
 		// layers by its own convention: do not guess "all full attention".
 		a.SlidingWindow = window
+		if p.inferred != nil {
+			a.Missing["inferred"] = fmt.Sprintf("tensor shapes show %d layers (config: %d) under %s; they do not tell which layers attend within a window (sliding_window %d, %s)", len(p.inferred.LayerKinds), n, p.inferred.Prefix, window, strings.Join(windowKeys, ", "))
+		}
 		a.LayoutSource = ""
 		a.Missing["layer_kinds"] = fmt.Sprintf("unsupported family %s: config.json lists no layer kinds (layer_types, linear_attn_config, full_attention_interval) and the family's default layout is not known", familyName(a.Family))
 		return
@@ -585,6 +611,22 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LinearConvKernel = p.int(text, prefix, "linear_conv_kernel_dim")
 	}
 	a.LayerKinds = kinds
+}
+
+// windowKeys name local-attention windows families state under other
+// names than sliding_window (Llama 4's chunks, MiMo's sliding_window_size).
+var windowKeys = []string{"attention_chunk_size", "sliding_window_size", "local_window_size"}
+
+// windowed reports whether the config states a local-attention window
+// under one of windowKeys: tensors alone then cannot tell which layers
+// attend locally.
+func windowed(text obj, prefix string) bool {
+	for _, k := range windowKeys {
+		if v, _, err := text.Limit(prefix, k); err == nil && v > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // perLayerLen is the length of a per-layer list that fixes the layer

@@ -264,3 +264,31 @@ func (in *Inferred) KVValuesPerToken() int64 {
 	}
 	return n
 }
+
+// checkInferred compares what the tensors show with what config.json
+// states, once both are read: an attending layer's cache per token must be
+// the config's K and V widths, and experts the tensors route over must be
+// the config's. A disagreement leaves the dependent facts unknown with
+// both figures named; the tensors are not taken over the config.
+func (p *parser) checkInferred() {
+	a, in := p.a, p.inferred
+	if in == nil || a.LayoutSource == "" || !strings.HasPrefix(a.LayoutSource, InferredSource) {
+		return
+	}
+	want := 2 * a.KVHeads * a.HeadDim
+	if a.VHeadDim > 0 && a.Attention == GQA {
+		want = a.KVHeads * (a.HeadDim + a.VHeadDim)
+	}
+	if a.Attention == MLA {
+		want = a.KVLoraRank + a.QKRopeDim + a.IndexHeadDim
+	}
+	for i, v := range in.KVValues {
+		if v != 0 && v != want {
+			a.Missing["kv_shape"] = fmt.Sprintf("layer %d caches %d values per token by its tensor shapes, %d by config.json's head counts", i, v, want)
+			break
+		}
+	}
+	if in.RoutedExperts > 0 && a.RoutedExperts == 0 {
+		a.Missing["num_experts"] = fmt.Sprintf("the tensors route over %d experts on %d layers (%s); config.json names no expert count", in.RoutedExperts, len(in.MoELayers), InferredSource)
+	}
+}

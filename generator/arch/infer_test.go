@@ -1,13 +1,18 @@
 package arch
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"dossier/generator/internal/hfconfig"
 	"dossier/generator/modeltree"
 )
+
+var hfconfigStandard = hfconfig.Standard
 
 // TestInferredEqualsTheFamilysOwn: for every registry family's real
 // config, the checkpoint's tensors (names and shapes as the family's
@@ -155,4 +160,69 @@ func TestInferOddLayouts(t *testing.T) {
 	if _, err := Infer([]TensorShape{{"lm_head.weight", []int64{4, 4}}}); err == nil {
 		t.Error("no layers: want an error")
 	}
+}
+
+// TestUnknownFamilyFromItsTensors: every registry family's config, renamed
+// to a model_type dossier does not know, parsed with its checkpoint's
+// tensors: where config.json lists no layer kinds, they come from the
+// tensors ("inferred from tensor shapes") and equal the family's own; the
+// cache the tensors show agrees with the config's head counts.
+func TestUnknownFamilyFromItsTensors(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "modeltree", "testdata", "*", "*.config.json"))
+	inferred := 0
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := Parse(b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv, err := modeltree.FromConfig(b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ts []TensorShape
+		for x := range inv.All() {
+			ts = append(ts, TensorShape{Name: x.Name, Shape: x.Shape})
+		}
+		var cfg map[string]any
+		if err := json.Unmarshal(hfconfigStandard(b), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		cfg["model_type"] = "unknown_" + own.Family
+		if tc, ok := cfg["text_config"].(map[string]any); ok {
+			tc["model_type"] = "unknown_" + own.Family
+		}
+		renamed, _ := json.Marshal(cfg)
+		a, err := ParseWithTensors(renamed, nil, ts)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(p), err)
+		}
+		if a.FamilyKnown {
+			t.Fatalf("%s: renamed family still known", filepath.Base(p))
+		}
+		if !strings.HasPrefix(a.LayoutSource, InferredSource) {
+			continue // the config lists its kinds, or a window leaves them open
+		}
+		inferred++
+		if !slices.Equal(a.LayerKinds, own.LayerKinds) {
+			t.Errorf("%s: inferred %v, the family's own %v", filepath.Base(p), kindString(a.LayerKinds), kindString(own.LayerKinds))
+		}
+		if r := a.Missing["kv_shape"]; r != "" && own.Missing["kv_shape"] == "" {
+			t.Errorf("%s: %s", filepath.Base(p), r)
+		}
+	}
+	if inferred < 15 {
+		t.Errorf("only %d families' layouts were inferred", inferred)
+	}
+}
+
+func kindString(ks []LayerKind) string {
+	var b strings.Builder
+	for _, k := range ks {
+		b.WriteString(string(k)[:1])
+	}
+	return b.String()
 }
