@@ -176,3 +176,16 @@ func TestLayersBlockTypeNamesEveryLayer(t *testing.T) {
 		t.Errorf("MoE layers %v, want [1 5]", a.MoELayers)
 	}
 }
+
+// Mamba-2's layout is the family's: every layer a Mamba-2 mixer, sized
+// from num_heads, head_dim, state_size, n_groups and conv_kernel.
+func TestMamba2EveryLayer(t *testing.T) {
+	a, err := Parse([]byte(`{"model_type":"mamba2","hidden_size":4096,"num_hidden_layers":64,"vocab_size":32768,"num_heads":128,
+		"head_dim":64,"state_size":128,"n_groups":8,"conv_kernel":4,"expand":2,"time_step_limit":[0.0,Infinity]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Count(SSM) != 64 || a.Hybrid() || a.SSMHeads != 128 || a.SSMHeadDim != 64 || a.SSMStateSize != 128 || a.SSMGroups != 8 || a.SSMInner != 8192 {
+		t.Errorf("ssm %d heads %d×%d state %d groups %d inner %d (%s)", a.Count(SSM), a.SSMHeads, a.SSMHeadDim, a.SSMStateSize, a.SSMGroups, a.SSMInner, a.LayoutSource)
+	}
+}

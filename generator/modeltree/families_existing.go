@@ -106,3 +106,12 @@ func glmMoeDsaFamily() Family {
 			Published: "744B", Params: 744_000_000_000, Tolerance: 500_000_000,
 			Source: "GLM-5 technical report, arXiv:2602.15763, architecture table: 744B total parameters, 40B activated, 1 MTP layer (counted apart)"}}}
 }
+
+// Mamba-2 (mamba2): every layer is a Mamba-2 mixer (transformers'
+// Mamba2Config has no attention and no per-layer list). Only the layout
+// is registered: no complete released config.json was found to check a
+// module tree against (testdata/SOURCES.md), so the tensors come from a
+// snapshot's headers.
+func mamba2Family() Family {
+	return Family{Name: "mamba2", ModelTypes: []string{"mamba2"}, Layout: Layout{AllLayers: "ssm"}}
+}

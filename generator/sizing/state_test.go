@@ -39,3 +39,21 @@ func TestConvAndMamba1StateByHand(t *testing.T) {
 		t.Errorf("state without ssm_state_size: %+v", f)
 	}
 }
+
+// TestMamba2StateByHand: a pure Mamba-2 keeps no KV cache; each layer
+// keeps 128 heads × 64 × state 128 at 4 B and (4 − 1) × (8192 + 2 × 8 ×
+// 128) conv values at 2 B.
+func TestMamba2StateByHand(t *testing.T) {
+	s := compute(t, []byte(`{"model_type":"mamba2","hidden_size":4096,"num_hidden_layers":64,"vocab_size":32768,"num_heads":128,
+		"head_dim":64,"state_size":128,"n_groups":8,"conv_kernel":4,"expand":2,"max_position_embeddings":262144}`), nil, nil)
+	per := int64(128*64*128*4 + 3*(8192+2*8*128)*2)
+	if got := intOf(t, s, "state.bytes_per_sequence_per_ssm_layer"); got != per {
+		t.Errorf("state per layer = %d, want %d", got, per)
+	}
+	if got := intOf(t, s, "state.bytes_per_sequence"); got != 64*per {
+		t.Errorf("state per sequence = %d", got)
+	}
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 0 {
+		t.Errorf("KV per token = %d, want 0", got)
+	}
+}
