@@ -205,18 +205,18 @@ func (a *Architecture) Cadence() (int, bool) { return a.CadenceOf(Full) }
 // CadenceOf is Cadence for the layers of kind k: the mode of the gaps
 // between consecutive layers of that kind, counted in layers of any kind.
 func (a *Architecture) CadenceOf(k LayerKind) (int, bool) {
-	var full []int
+	var at []int
 	for i, l := range a.LayerKinds {
 		if l == k {
-			full = append(full, i+1)
+			at = append(at, i+1)
 		}
 	}
-	if len(full) < 2 || len(full) == len(a.LayerKinds) {
+	if len(at) < 2 || len(at) == len(a.LayerKinds) {
 		return 0, false
 	}
 	counts := map[int]int{}
 	prev := 0
-	for _, l := range full {
+	for _, l := range at {
 		counts[l-prev]++
 		prev = l
 	}
