@@ -7,6 +7,7 @@ package arch
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -22,8 +23,18 @@ type LayerKind string
 const (
 	Full    LayerKind = "full"    // full (global) attention: a KV cache that grows with context
 	Sliding LayerKind = "sliding" // sliding-window attention: cache capped at the window
-	Linear  LayerKind = "linear"  // linear attention / SSM: a fixed state per sequence
+	Linear  LayerKind = "linear"  // linear attention (KDA, Gated DeltaNet): a fixed state per sequence
+	SSM     LayerKind = "ssm"     // state-space mixer (Mamba, Mamba-2): conv + SSM state per sequence
+	Conv    LayerKind = "conv"    // gated short convolution (LFM2): a conv state per sequence
+	FFN     LayerKind = "ffn"     // a layer with no token mixer (Nemotron-H's MLP and MoE layers): no cache, no state
 )
+
+// StateKinds are the layer kinds that hold a fixed state per sequence
+// instead of a cache growing with the context.
+var StateKinds = []LayerKind{Linear, SSM, Conv}
+
+// Attends reports whether a layer of kind k keeps a per-token KV cache.
+func (k LayerKind) Attends() bool { return k == Full || k == Sliding }
 
 // Attention is the attention mechanism of the full layers.
 type Attention string
@@ -85,6 +96,22 @@ type Architecture struct {
 	LinearVHeadDim   int64
 	LinearConvKernel int64
 
+	// State-space layers (Mamba-2 when SSMHeads > 0, else Mamba-1 with one
+	// state per inner channel).
+	SSMStateSize  int64  // ssm_state_size: N
+	SSMHeads      int64  // mamba_num_heads
+	SSMHeadDim    int64  // mamba_head_dim
+	SSMGroups     int64  // n_groups: B and C are shared within a group
+	SSMConvKernel int64  // conv_kernel
+	SSMInner      int64  // the mixer's inner width: heads × head_dim, else expand × hidden
+	SSMInnerSrc   string // how SSMInner was read
+	SSMStateDType string // mamba_ssm_cache_dtype when the config states one
+
+	// Short-convolution layers (LFM2): conv_L_cache − 1 positions of
+	// ConvChannels values each.
+	ConvCache    int64 // conv_L_cache
+	ConvChannels int64 // hidden_size for LFM2
+
 	// Mixture of experts.
 	RoutedExperts      int64
 	ActiveExperts      int64
@@ -137,10 +164,24 @@ func (a *Architecture) Count(k LayerKind) int {
 // IsMoE reports whether the model routes tokens to experts.
 func (a *Architecture) IsMoE() bool { return a.RoutedExperts > 0 }
 
-// Hybrid reports whether the model mixes linear-attention layers with
-// attention layers. A model without a linear-layer list is not hybrid.
+// StateLayers counts the layers that hold a fixed state per sequence
+// (linear attention, state-space, convolution).
+func (a *Architecture) StateLayers() int {
+	n := 0
+	for _, k := range StateKinds {
+		n += a.Count(k)
+	}
+	return n
+}
+
+// AttentionLayers counts the layers that keep a KV cache.
+func (a *Architecture) AttentionLayers() int { return a.Count(Full) + a.Count(Sliding) }
+
+// Hybrid reports whether the model mixes state-holding layers (linear
+// attention, state-space, convolution) with attention layers. A model
+// without a layer list is not hybrid.
 func (a *Architecture) Hybrid() bool {
-	return a.Count(Linear) > 0 && a.Count(Linear) < len(a.LayerKinds)
+	return a.StateLayers() > 0 && a.AttentionLayers() > 0
 }
 
 // FullLayers1 returns the 1-based numbers of the full-attention layers.
@@ -159,14 +200,23 @@ func (a *Architecture) FullLayers1() []int {
 // [4, 8, …, 92, 93] has a cadence of 4 despite one gap of 1. Ties go to
 // the larger gap. ok is false when fewer than two full layers exist or
 // every layer is full.
-func (a *Architecture) Cadence() (int, bool) {
-	full := a.FullLayers1()
-	if len(full) < 2 || len(full) == len(a.LayerKinds) {
+func (a *Architecture) Cadence() (int, bool) { return a.CadenceOf(Full) }
+
+// CadenceOf is Cadence for the layers of kind k: the mode of the gaps
+// between consecutive layers of that kind, counted in layers of any kind.
+func (a *Architecture) CadenceOf(k LayerKind) (int, bool) {
+	var at []int
+	for i, l := range a.LayerKinds {
+		if l == k {
+			at = append(at, i+1)
+		}
+	}
+	if len(at) < 2 || len(at) == len(a.LayerKinds) {
 		return 0, false
 	}
 	counts := map[int]int{}
 	prev := 0
-	for _, l := range full {
+	for _, l := range at {
 		counts[l-prev]++
 		prev = l
 	}
@@ -184,11 +234,27 @@ type obj = hfconfig.Object
 
 // Parse reads a config.json. hfQuant is a sibling hf_quant_config.json or nil.
 func Parse(config, hfQuant []byte) (*Architecture, error) {
+	return ParseWithTensors(config, hfQuant, nil)
+}
+
+// ParseWithTensors is Parse with the checkpoint's tensors (names and
+// shapes from its safetensors headers; nil when not at hand). For a family
+// whose layout neither config.json nor the registry gives, the layer kinds
+// are then inferred from the tensors (Infer) and say so in LayoutSource;
+// the cache the tensors show is checked against the config's head counts.
+func ParseWithTensors(config, hfQuant []byte, ts []TensorShape) (*Architecture, error) {
 	top, err := hfconfig.Decode(config, "config.json")
 	if err != nil {
 		return nil, err
 	}
 	p := &parser{a: &Architecture{Missing: map[string]string{}}}
+	if len(ts) > 0 {
+		if in, err := Infer(ts); err == nil {
+			p.inferred = in
+		} else {
+			p.a.Missing["inferred"] = "tensor shapes: " + err.Error()
+		}
+	}
 	if err := p.parse(top, hfQuant); err != nil {
 		return nil, err
 	}
@@ -197,12 +263,25 @@ func Parse(config, hfQuant []byte) (*Architecture, error) {
 
 type parser struct {
 	a          *Architecture
+	prefix     string           // "text_config." when the backbone is wrapped
 	layoutRule modeltree.Layout // the family's layout defaults (registry)
-	err        error
+	// patternMoE are the MoE layers a hybrid_override_pattern marks (E),
+	// patternMoESet whether a pattern was read at all.
+	patternMoE    []int
+	patternMoESet bool
+	inferred      *Inferred // from the checkpoint's tensors, nil without them
+	err           error
 }
 
-// keep records the first error so the field reads below stay linear.
+// keep records the first error so the field reads below stay linear. A
+// size stated per layer with differing values is valid in the family's
+// own code: it makes what depends on it unknown, not the config bad.
 func (p *parser) keep(err error) {
+	var pl *hfconfig.PerLayerError
+	if errors.As(err, &pl) {
+		p.a.Missing[strings.TrimPrefix(pl.Field, p.prefix)] = pl.Error()
+		return
+	}
 	if p.err == nil && err != nil {
 		p.err = err
 	}
@@ -236,6 +315,7 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 	} else if tc != nil {
 		text, prefix, a.Wrapped = tc, "text_config.", true
 	}
+	p.prefix = prefix
 	a.HasVision = top.Has("vision_config")
 	a.Family, err = text.Str(prefix, "model_type")
 	p.keep(err)
@@ -280,6 +360,14 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 		a.Missing["max_position_embeddings"] = "config lacks max_position_embeddings / max_seq_len / n_positions / model_max_length"
 	}
 	a.Layers = p.need(text, prefix, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
+	if a.Layers == 0 && p.err == nil {
+		// Nemotron-H's config class derives the layer count from its
+		// per-layer list when num_hidden_layers is not stated.
+		if n := perLayerLen(text); n > 0 {
+			a.Layers = n
+			delete(a.Missing, "num_hidden_layers")
+		}
+	}
 	a.Intermediate = p.int(text, prefix, "intermediate_size")
 	tied, err := text.Bool(prefix, "tie_word_embeddings")
 	p.keep(err)
@@ -295,6 +383,7 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 		return p.err
 	}
 	p.moe(text, prefix)
+	p.checkInferred()
 	p.quant(top, text, prefix, hfQuant)
 	return p.err
 }
@@ -328,7 +417,7 @@ func (p *parser) attention(text obj, prefix string) {
 	if a.Heads > 0 && kv > 0 && (kv > a.Heads || a.Heads%kv != 0) {
 		p.keep(fmt.Errorf("field %s%s: expected a divisor of the %d attention heads (num_attention_heads), found %d", prefix, key, a.Heads, kv))
 	}
-	hd, key, err := text.Positive(prefix, "head_dim", "kv_channels")
+	hd, key, err := text.Positive(prefix, "head_dim", "kv_channels", "attention_head_dim")
 	p.keep(err)
 	switch {
 	case key != "" && hd > 0:
@@ -340,6 +429,26 @@ func (p *parser) attention(text obj, prefix string) {
 	}
 	if a.KVHeads == 0 {
 		a.Missing["num_key_value_heads"] = "config lacks num_key_value_heads"
+	}
+	p.kvShapeKeys(text, prefix)
+}
+
+// kvShapeKeys records keys that give some layers a cache shape other than
+// num_key_value_heads × head_dim (Gemma 4's global layers: their own head
+// dim and KV heads, K shared as V). Sizing every layer with the one shape
+// would be wrong, so the cache is unknown with the key named.
+func (p *parser) kvShapeKeys(text obj, prefix string) {
+	a := p.a
+	if gh := p.int(text, prefix, "global_head_dim"); gh != 0 && gh != a.HeadDim {
+		a.Missing["kv_shape"] = fmt.Sprintf("field %sglobal_head_dim: the global layers' head dim %d differs from head_dim %d; per-kind KV shapes are not supported", prefix, gh, a.HeadDim)
+	}
+	if gk := p.int(text, prefix, "num_global_key_value_heads"); gk != 0 && gk != a.KVHeads {
+		a.Missing["kv_shape"] = fmt.Sprintf("field %snum_global_key_value_heads: the global layers cache %d KV heads, the others %d; per-kind KV shapes are not supported", prefix, gk, a.KVHeads)
+	}
+	if keq, err := text.Bool(prefix, "attention_k_eq_v"); err == nil && keq {
+		a.Missing["kv_shape"] = fmt.Sprintf("field %sattention_k_eq_v: keys double as values; the cache that leaves is not modelled", prefix)
+	} else {
+		p.keep(err)
 	}
 }
 
@@ -357,10 +466,10 @@ func (p *parser) layout(text obj, prefix string) {
 		kinds[i] = Full
 	}
 	a.LayoutSource = "every layer is full attention (no layer-kind field in config)"
-	window, err := optInt(text, prefix, "sliding_window")
+	window, _, err := text.Limit(prefix, "sliding_window")
 	p.keep(err)
 	if window == 0 && p.layoutRule.WindowKey != "" {
-		window, err = optInt(text, prefix, p.layoutRule.WindowKey)
+		window, _, err = text.Limit(prefix, p.layoutRule.WindowKey)
 		p.keep(err)
 	}
 	// Qwen configs apply sliding_window only with use_sliding_window
@@ -375,8 +484,10 @@ func (p *parser) layout(text obj, prefix string) {
 
 	lac, err := text.Sub(prefix, "linear_attn_config")
 	p.keep(err)
-	types, err := text.Strs(prefix, "layer_types")
-	p.keep(err)
+	listed := ""
+	if lac == nil {
+		listed = p.listedLayout(text, prefix, kinds)
+	}
 	interval := p.int(text, prefix, "full_attention_interval")
 
 	switch {
@@ -401,25 +512,16 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LinearKHeadDim = p.int(lac, lp, "head_dim")
 		a.LinearVHeadDim = a.LinearKHeadDim
 		a.LinearConvKernel = p.int(lac, lp, "short_conv_kernel_size")
-	case len(types) > 0:
-		if len(types) != n {
-			p.keep(fmt.Errorf("field %slayer_types: %d entries for %d layers", prefix, len(types), n))
+	case listed != "":
+		if listed == "-" { // read, but not sizable or not valid: Missing or p.err says why
 			return
 		}
-		for i, t := range types {
-			switch t {
-			case "full_attention", "attention":
-				kinds[i] = Full
-			case "sliding_attention", "chunked_attention":
-				kinds[i] = Sliding
-			case "linear_attention", "mamba", "deltanet":
-				kinds[i] = Linear
-			default:
-				p.keep(fmt.Errorf("field %slayer_types[%d]: unknown layer type %q", prefix, i, t))
-				return
-			}
+		a.LayoutSource = listed
+	case p.layoutRule.AllLayers != "":
+		for i := range kinds {
+			kinds[i] = LayerKind(p.layoutRule.AllLayers)
 		}
-		a.LayoutSource = "layer_types"
+		a.LayoutSource = fmt.Sprintf("every %s layer is %s (the family has one kind of mixer)", a.Family, p.layoutRule.AllLayers)
 	case interval > 0:
 		for i := range kinds {
 			if (i+1)%int(interval) != 0 {
@@ -453,10 +555,18 @@ func (p *parser) layout(text obj, prefix string) {
 			}
 		}
 		a.LayoutSource = fmt.Sprintf("a %d-token local window on every layer but each %d-th, which is global (%s)", window, n, src)
+	case !a.FamilyKnown && p.inferred != nil && len(p.inferred.LayerKinds) == n && window == 0 && !windowed(text, prefix):
+		// The tensors show each layer's mixer; without a sliding_window
+		// the attending layers are full attention.
+		copy(kinds, p.inferred.LayerKinds)
+		a.LayoutSource = fmt.Sprintf("%s (%sN.*)", InferredSource, p.inferred.Prefix)
 	case !a.FamilyKnown:
 		// An unknown family may mix attention, sliding windows and state-space
 		// layers by its own convention: do not guess "all full attention".
 		a.SlidingWindow = window
+		if p.inferred != nil {
+			a.Missing["inferred"] = fmt.Sprintf("tensor shapes show %d layers (config: %d) under %s; they do not tell which layers attend within a window (sliding_window %d, %s)", len(p.inferred.LayerKinds), n, p.inferred.Prefix, window, strings.Join(windowKeys, ", "))
+		}
 		a.LayoutSource = ""
 		a.Missing["layer_kinds"] = fmt.Sprintf("unsupported family %s: config.json lists no layer kinds (layer_types, linear_attn_config, full_attention_interval) and the family's default layout is not known", familyName(a.Family))
 		return
@@ -482,6 +592,16 @@ func (p *parser) layout(text obj, prefix string) {
 	if window > 0 {
 		a.SlidingWindow = window
 	}
+	if containsKind(kinds, SSM) {
+		p.ssm(text, prefix)
+	}
+	if containsKind(kinds, Conv) {
+		a.ConvCache = p.int(text, prefix, "conv_L_cache")
+		a.ConvChannels = a.Hidden
+		if a.ConvCache == 0 {
+			a.Missing["conv_L_cache"] = "config lacks conv_L_cache, the short convolution's length"
+		}
+	}
 	if a.LinearKind == "" && containsKind(kinds, Linear) {
 		a.LinearKind = "gated_deltanet"
 		a.LinearKHeads = p.int(text, prefix, "linear_num_key_heads")
@@ -491,6 +611,34 @@ func (p *parser) layout(text obj, prefix string) {
 		a.LinearConvKernel = p.int(text, prefix, "linear_conv_kernel_dim")
 	}
 	a.LayerKinds = kinds
+}
+
+// windowKeys name local-attention windows families state under other
+// names than sliding_window (Llama 4's chunks, MiMo's sliding_window_size).
+var windowKeys = []string{"attention_chunk_size", "sliding_window_size", "local_window_size"}
+
+// windowed reports whether the config states a local-attention window
+// under one of windowKeys: tensors alone then cannot tell which layers
+// attend locally.
+func windowed(text obj, prefix string) bool {
+	for _, k := range windowKeys {
+		if v, _, err := text.Limit(prefix, k); err == nil && v > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// perLayerLen is the length of a per-layer list that fixes the layer
+// count (layers_block_type, hybrid_override_pattern), 0 when none does.
+func perLayerLen(text obj) int64 {
+	if ts, err := text.Strs("", "layers_block_type"); err == nil && len(ts) > 0 {
+		return int64(len(ts))
+	}
+	if pat, err := text.Str("", "hybrid_override_pattern"); err == nil && pat != "" {
+		return int64(len([]rune(pat)))
+	}
+	return 0
 }
 
 func familyName(f string) string {
@@ -507,11 +655,6 @@ func containsKind(ks []LayerKind, k LayerKind) bool {
 		}
 	}
 	return false
-}
-
-func optInt(o obj, prefix, key string) (int64, error) {
-	v, _, err := o.Int(prefix, key)
-	return v, err
 }
 
 func (p *parser) moe(text obj, prefix string) {
@@ -533,7 +676,7 @@ func (p *parser) moe(text obj, prefix string) {
 		a.Missing["num_experts_per_tok"] = "MoE config lacks num_experts_per_tok"
 	}
 	a.SharedExperts = p.int(text, prefix, "n_shared_experts", "num_shared_experts", "num_shared_expert", "moe_num_shared_experts")
-	a.SharedIntermediate = p.int(text, prefix, "shared_expert_intermediate_size")
+	a.SharedIntermediate = p.int(text, prefix, "shared_expert_intermediate_size", "moe_shared_expert_intermediate_size")
 	if a.SharedExperts == 0 && a.SharedIntermediate > 0 {
 		a.SharedExperts = 1
 	}
@@ -546,7 +689,52 @@ func (p *parser) moe(text obj, prefix string) {
 		a.ExpertHidden = a.Hidden
 	}
 	a.MTPLayers = p.int(text, prefix, "num_nextn_predict_layers")
+	if p.patternMoESet {
+		a.MoELayers = p.patternMoE
+		return
+	}
+	if text.Has("mlp_layer_types") {
+		// GLM-5: "dense" or "sparse" per layer.
+		types, err := text.Strs(prefix, "mlp_layer_types")
+		p.keep(err)
+		if err == nil && len(types) != int(a.Layers) {
+			p.keep(fmt.Errorf("field %smlp_layer_types: %d entries for %d layers", prefix, len(types), a.Layers))
+		}
+		for i, t := range types {
+			if t == "sparse" || t == "moe" {
+				a.MoELayers = append(a.MoELayers, i)
+			}
+		}
+		return
+	}
+	if text.Has("expert_layer_period") {
+		// Jamba: experts on layer i when i % expert_layer_period == expert_layer_offset.
+		period, _, err := text.Positive(prefix, "expert_layer_period")
+		p.keep(err)
+		offset := p.int(text, prefix, "expert_layer_offset")
+		for i := int64(0); period > 0 && i < a.Layers; i++ {
+			if i%period == offset {
+				a.MoELayers = append(a.MoELayers, int(i))
+			}
+		}
+		return
+	}
 	firstDense := p.int(text, prefix, "first_k_dense_replace", "moe_layer_start_index")
+	if text.IsList("moe_layer_freq") {
+		// MiMo-V2-Flash, MiniMax-M3: one 0/1 flag per layer.
+		flags, err := text.Ints(prefix, "moe_layer_freq")
+		p.keep(err)
+		if err == nil && len(flags) != int(a.Layers) {
+			p.keep(fmt.Errorf("field %smoe_layer_freq: %d per-layer flags for %d layers", prefix, len(flags), a.Layers))
+			return
+		}
+		for i, f := range flags {
+			if f != 0 && int64(i) >= firstDense {
+				a.MoELayers = append(a.MoELayers, i)
+			}
+		}
+		return
+	}
 	freq, freqKey, err := text.Int(prefix, "moe_layer_freq", "decoder_sparse_step")
 	p.keep(err)
 	if freq <= 0 {
@@ -612,6 +800,9 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	q.Ignore = append(ign, mnc...)
 	q.BlockSize, err = qc.Ints(pre, "weight_block_size")
 	p.keep(err)
+	if q.Method == "" && qc.Has("quant_algo") {
+		q.Method = "modelopt" // a ModelOpt export that omits quant_method (modeltree reads it so too)
+	}
 	if q.Method == "modelopt" {
 		// A ModelOpt export may carry its hf_quant_config.json section in
 		// config.json: nested under "quantization" or flat.
@@ -622,6 +813,9 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 		} else {
 			p.modeloptSection(qc, pre)
 		}
+		if q.KVCacheBits == 0 {
+			p.kvScheme(qc, pre)
+		}
 		return
 	}
 	switch q.Method {
@@ -630,13 +824,7 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 	case "mxfp4":
 		q.Bits, q.Type, q.GroupSize, q.ScaleDType = 4, "float", 32, "uint8"
 	}
-	if kv, err := qc.Sub(pre, "kv_cache_scheme"); err != nil {
-		p.keep(err)
-	} else if kv != nil {
-		if bits := p.int(kv, pre+"kv_cache_scheme.", "num_bits"); bits > 0 {
-			q.KVCacheBits, q.KVCacheSrc = bits, fmt.Sprintf("%d-bit KV cache (%skv_cache_scheme)", bits, pre)
-		}
-	}
+	p.kvScheme(qc, pre)
 	groups, err := qc.Sub(pre, "config_groups")
 	p.keep(err)
 	names := make([]string, 0, len(groups))
@@ -674,6 +862,38 @@ func (p *parser) quant(top, text obj, prefix string, hfQuant []byte) {
 			q.ScaleDType = a.TorchDType
 		}
 	}
+}
+
+// kvScheme reads a compressed-tensors kv_cache_scheme: an object with
+// num_bits, or a scheme name, which transformers also takes.
+func (p *parser) kvScheme(qc obj, pre string) {
+	a, q := p.a, &p.a.Quant
+	if hfconfig.Kind(qc["kv_cache_scheme"]) == "a string" {
+		// transformers' compressed-tensors config also takes a scheme name.
+		name, err := qc.Str(pre, "kv_cache_scheme")
+		p.keep(err)
+		if bits := kvSchemeBits(name); bits > 0 {
+			q.KVCacheBits, q.KVCacheSrc = bits, fmt.Sprintf("%s KV cache (%skv_cache_scheme)", name, pre)
+		} else {
+			a.Missing["kv_cache_scheme"] = fmt.Sprintf("field %skv_cache_scheme: scheme %q is not one dossier knows the width of", pre, name)
+		}
+	} else if kv, err := qc.Sub(pre, "kv_cache_scheme"); err != nil {
+		p.keep(err)
+	} else if kv != nil {
+		if bits := p.int(kv, pre+"kv_cache_scheme.", "num_bits"); bits > 0 {
+			q.KVCacheBits, q.KVCacheSrc = bits, fmt.Sprintf("%d-bit KV cache (%skv_cache_scheme)", bits, pre)
+		}
+	}
+}
+
+// kvSchemeBits is the width of a KV-cache scheme named by a string; 0 when
+// not known.
+func kvSchemeBits(name string) int64 {
+	switch strings.ToUpper(name) {
+	case "FP8", "FP8_E4M3", "FP8_E5M2", "INT8":
+		return 8
+	}
+	return 0
 }
 
 // modelopt reads a sibling hf_quant_config.json: NVIDIA ModelOpt's

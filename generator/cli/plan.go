@@ -113,9 +113,10 @@ type planEnv struct {
 
 // planTarget is one model to size and where its inputs came from.
 type planTarget struct {
-	name   string // "org/name@sha", or the config.json path
-	origin string
-	input  sizing.Input
+	name    string // "org/name@sha", or the config.json path
+	origin  string
+	input   sizing.Input
+	tensors []arch.TensorShape // local safetensors headers beside config.json, if any
 }
 
 func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
@@ -396,11 +397,21 @@ func configTarget(path string) (planTarget, error) {
 		return planTarget{}, fmt.Errorf("flag --config: %w", err)
 	}
 	t := planTarget{name: name, origin: "config.json alone (no file listing)", input: sizing.Input{Model: name}}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		ts, shards, err := localTensors(path)
+		if err != nil {
+			return planTarget{}, fmt.Errorf("flag --config: %w", err)
+		}
+		if shards > 0 {
+			t.tensors = ts
+			t.origin = fmt.Sprintf("config.json and the safetensors headers of %d local shard(s) (no file listing)", shards)
+		}
+	}
 	return t.withConfig(conf, quant, name)
 }
 
 func (t planTarget) withConfig(conf, quant []byte, where string) (planTarget, error) {
-	ar, err := arch.Parse(conf, quant)
+	ar, err := arch.ParseWithTensors(conf, quant, t.tensors)
 	if err != nil {
 		return t, fmt.Errorf("%s: %w", where, err)
 	}

@@ -308,38 +308,38 @@ func TestPlanQwen(t *testing.T) {
 func TestPlanUnsupportedFamily(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.json")
-	cfg := `{"architectures":["Mamba2ForCausalLM"],"model_type":"mamba2","hidden_size":2560,"num_hidden_layers":64,
+	cfg := `{"architectures":["Zamba3ForCausalLM"],"model_type":"zamba3","hidden_size":2560,"num_hidden_layers":64,
 		"vocab_size":50288,"state_size":128,"num_heads":80,"head_dim":64,"expand":2,"n_groups":1,"conv_kernel":4,
 		"torch_dtype":"bfloat16"}`
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, doc, stderr := plan(t, path)
-	if code != 3 || !strings.Contains(stderr, "unsupported family \"mamba2\"") || !strings.Contains(stderr, "dossier families") {
+	if code != 3 || !strings.Contains(stderr, "unsupported family \"zamba3\"") || !strings.Contains(stderr, "dossier families") {
 		t.Fatalf("exit %d, want 3 naming the missing family support: %s", code, stderr)
 	}
 	s := &doc.Facts
 	wantBool(t, s, "analytic.supported", false)
-	if f := s.Get("analytic.supported"); !strings.Contains(f.Derivation, "unsupported family") || !strings.Contains(f.Derivation, "mamba2") {
+	if f := s.Get("analytic.supported"); !strings.Contains(f.Derivation, "unsupported family") || !strings.Contains(f.Derivation, "zamba3") {
 		t.Errorf("analytic.supported derivation %q, want the reason naming the family", f.Derivation)
 	}
 	// What config.json states is known.
 	wantInt(t, s, "arch.layers", 64)
 	wantInt(t, s, "arch.hidden_size", 2560)
 	wantInt(t, s, "arch.vocab_size", 50288)
-	if f := s.Get("arch.family"); f.Display != "mamba2" {
+	if f := s.Get("arch.family"); f.Display != "zamba3" {
 		t.Errorf("arch.family = %q", f.Display)
 	}
 	// The rest is unknown with a reason, not guessed: an SSM layer is not an
 	// attention layer, and no expert field does not prove it dense.
-	wantUnknown(t, s, "params.total", "mamba2")
+	wantUnknown(t, s, "params.total", "zamba3")
 	wantUnknown(t, s, "bytes.tensors", "unsupported family")
-	wantUnknown(t, s, "arch.hybrid", "unsupported family mamba2")
-	wantUnknown(t, s, "arch.layers_full_attention", "unsupported family mamba2")
-	wantUnknown(t, s, "kv.bytes_per_token", "unsupported family mamba2")
-	wantUnknown(t, s, "state.bytes_per_sequence", "unsupported family mamba2")
-	wantUnknown(t, s, "kv.bytes_at_context.131072", "unsupported family mamba2")
-	wantUnknown(t, s, "moe.experts_routed", "unsupported family mamba2")
+	wantUnknown(t, s, "arch.hybrid", "unsupported family zamba3")
+	wantUnknown(t, s, "arch.layers_full_attention", "unsupported family zamba3")
+	wantUnknown(t, s, "kv.bytes_per_token", "unsupported family zamba3")
+	wantUnknown(t, s, "state.bytes_per_sequence", "unsupported family zamba3")
+	wantUnknown(t, s, "kv.bytes_at_context.131072", "unsupported family zamba3")
+	wantUnknown(t, s, "moe.experts_routed", "unsupported family zamba3")
 	wantUnknown(t, s, "arch.attention", "num_attention_heads")
 	wantUnknown(t, s, "fit.min_gpus", "tensor bytes")
 	for _, k := range s.Keys() {
@@ -347,6 +347,29 @@ func TestPlanUnsupportedFamily(t *testing.T) {
 			t.Errorf("unknown fact %s has no reason", k)
 		}
 	}
+}
+
+// TestPlanMamba2State: mamba2's layout is registered (every layer a Mamba-2
+// mixer) but not its tensors: the state per sequence is sized from
+// config.json, the parameters are unknown (exit 3).
+func TestPlanMamba2State(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	cfg := `{"architectures":["Mamba2ForCausalLM"],"model_type":"mamba2","hidden_size":2560,"num_hidden_layers":64,
+		"vocab_size":50288,"state_size":128,"num_heads":80,"head_dim":64,"expand":2,"n_groups":1,"conv_kernel":4,
+		"torch_dtype":"bfloat16","max_position_embeddings":8192}`
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, doc, stderr := plan(t, path)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (no module tree): %s", code, stderr)
+	}
+	s := &doc.Facts
+	wantInt(t, s, "arch.layers_state_space", 64)
+	wantInt(t, s, "kv.bytes_per_token", 0)
+	// 80 heads × 64 × 128 × 4 B + (4 − 1) × (80·64 + 2·1·128) × 2 B, × 64 layers.
+	wantInt(t, s, "state.bytes_per_sequence", 64*(80*64*128*4+3*(80*64+2*128)*2))
+	wantUnknown(t, s, "params.total", "mamba2")
 }
 
 // TestPlanMalformedConfig: a bad config exits non-zero with one error naming

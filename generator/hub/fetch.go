@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"dossier/generator/internal/hfconfig"
 	"dossier/generator/safetensors"
 	"dossier/generator/snapshot"
 )
@@ -230,6 +231,9 @@ func (f *fetch) json(ctx context.Context, path string) (json.RawMessage, error) 
 	if err := f.checkCommit(path, meta); err != nil {
 		return nil, err
 	}
+	// Python's Infinity and NaN (Nemotron-H's time_step_limit) become
+	// JSON a snapshot can hold; arch and modeltree read them back.
+	b = hfconfig.Standard(b)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
 		if err == nil {

@@ -13,6 +13,7 @@ import (
 
 	"dossier/generator/hub"
 	"dossier/generator/hub/hubtest"
+	"dossier/generator/internal/hfconfig"
 	"dossier/generator/snapshot"
 )
 
@@ -289,7 +290,7 @@ func TestSyncBadConfig(t *testing.T) {
 	repo := smallRepo("acme/toy", 1)
 	for i := range repo.Files {
 		if repo.Files[i].Path == "config.json" {
-			repo.Files[i].Content = []byte(`{"num_hidden_layers": NaN}`)
+			repo.Files[i].Content = []byte(`{"num_hidden_layers": NaX}`)
 		}
 	}
 	srv := hubtest.New(t, repo)
@@ -403,5 +404,40 @@ func TestSyncRejectsAnswerFromAnotherCommit(t *testing.T) {
 	_, err := hub.Sync(context.Background(), c, t.TempDir(), "acme/toy", "", hub.Options{DryRun: true})
 	if err == nil || !strings.Contains(err.Error(), "model-00002-of-00002.safetensors came from commit "+hubtest.SHAFor("stale")) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestSyncPythonNumbers: a config.json with Python's Infinity (Nemotron-H's
+// time_step_limit) is what the Hub serves and transformers loads: sync
+// stores it as standard JSON, and arch reads the number back.
+func TestSyncPythonNumbers(t *testing.T) {
+	repo := smallRepo("acme/toy", 1)
+	for i := range repo.Files {
+		if repo.Files[i].Path == "config.json" {
+			var cfg map[string]json.RawMessage
+			if err := json.Unmarshal(repo.Files[i].Content, &cfg); err != nil {
+				t.Fatal(err)
+			}
+			body := strings.TrimSuffix(strings.TrimSpace(string(repo.Files[i].Content)), "}")
+			repo.Files[i].Content = []byte(body + `, "time_step_limit": [0.0, Infinity]}`)
+		}
+	}
+	srv := hubtest.New(t, repo)
+	c, _ := newClient(t, srv.URL(), "")
+	dir := t.TempDir()
+	if _, err := hub.Sync(context.Background(), c, dir, "acme/toy", "", hub.Options{}); err != nil {
+		t.Fatalf("a config with Infinity: %v", err)
+	}
+	snap, err := snapshot.Load(snapshot.Path(dir, "acme/toy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := hfconfig.Decode(snap.Config, "config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var limit []json.RawMessage
+	if err := json.Unmarshal(o["time_step_limit"], &limit); err != nil || len(limit) != 2 || hfconfig.NonFinite(limit[1]) != "Infinity" {
+		t.Errorf("stored time_step_limit %s", o["time_step_limit"])
 	}
 }

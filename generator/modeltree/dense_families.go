@@ -133,3 +133,14 @@ func deepseekV2Family() Family {
 		Checks: []Check{{Config: "deepseek_v2/deepseek-ai__DeepSeek-V2-Lite.config.json", Repo: "deepseek-ai/DeepSeek-V2-Lite",
 			Published: "15.7B", Params: 15_700_000_000, Tolerance: 50_000_000, Source: "https://huggingface.co/deepseek-ai/DeepSeek-V2-Lite (Hub safetensors: 15.7B params; card: 16B total, 2.4B activated)"}}}
 }
+
+// SmolLM3: Llama's tensors (NoPE on every fourth layer changes no
+// weight); transformers' SmolLM3Config ties the head by default, and the
+// release's config.json does not state it.
+func smollm3Family() Family {
+	return denseFamily("smollm3", []string{"smollm3"}, Layout{Sliding: SlidingOptIn},
+		decoderSpec{norms: llamaNorms, qkvBias: flag{key: "attention_bias"}, oBias: flag{key: "attention_bias"}, mlpBias: flag{key: "mlp_bias"}, tie: flag{key: "tie_word_embeddings", def: true}},
+		Check{Config: "smollm3/HuggingFaceTB__SmolLM3-3B.config.json", Repo: "HuggingFaceTB/SmolLM3-3B",
+			Published: "3.1B", Params: 3_100_000_000, Tolerance: 50_000_000,
+			Source: "https://github.com/docker/model-cards/blob/82c194becf72d24b63887386f32cae80d63f401b/ai/smollm3.md (\"a compact 3.1B parameter language model\"); the shard sizes pin it closer (TestSmolLM3Shards)"})
+}

@@ -1,5 +1,7 @@
 package modeltree
 
+import "fmt"
+
 // Registry entries of the families whose builders live in kimi.go,
 // deepseek.go, llama.go, qwen.go and gpt_oss.go.
 
@@ -79,4 +81,37 @@ func deepseekV32Family() Family {
 		Build: func(mt string, t *reader, h []byte) (*Inventory, error) { return buildDeepseek(mt)(t, h) },
 		Checks: []Check{{Config: "deepseek_v32/deepseek-ai__DeepSeek-V3.2-Exp.config.json", Repo: "deepseek-ai/DeepSeek-V3.2-Exp",
 			Published: "685B", Params: 685_000_000_000, Tolerance: 500_000_000, Source: "https://huggingface.co/deepseek-ai/DeepSeek-V3.2-Exp (Hub safetensors: 685B params)"}}}
+}
+
+// GLM-5 (glm_moe_dsa): DeepSeek-V3.2's layout — MLA with a lightning
+// indexer caching its own key, dense first_k_dense_replace layers, routed
+// plus one shared expert, one MTP layer — at GLM's sizes. A release whose
+// indexers are shared across layers (indexer_types "shared": GLM-5.2)
+// stores fewer indexer tensors, which this tree does not enumerate.
+func glmMoeDsaFamily() Family {
+	build := buildDeepseek("glm_moe_dsa")
+	return Family{Name: "glm_moe_dsa", ModelTypes: []string{"glm_moe_dsa"},
+		Build: func(_ string, t *reader, h []byte) (*Inventory, error) {
+			for i, s := range t.strs("indexer_types") {
+				if s != "full" {
+					return nil, fmt.Errorf("glm_moe_dsa: field %s[%d]: indexer type %q (an indexer shared across layers) is not supported", t.field("indexer_types"), i, s)
+				}
+			}
+			if err := t.Err(); err != nil {
+				return nil, err
+			}
+			return build(t, h)
+		},
+		Checks: []Check{{Config: "glm_moe_dsa/zai-org__GLM-5.config.json", Repo: "zai-org/GLM-5", ExcludesMTP: true,
+			Published: "744B", Params: 744_000_000_000, Tolerance: 500_000_000,
+			Source: "GLM-5 technical report, arXiv:2602.15763, architecture table: 744B total parameters, 40B activated, 1 MTP layer (counted apart)"}}}
+}
+
+// Mamba-2 (mamba2): every layer is a Mamba-2 mixer (transformers'
+// Mamba2Config has no attention and no per-layer list). Only the layout
+// is registered: no complete released config.json was found to check a
+// module tree against (testdata/SOURCES.md), so the tensors come from a
+// snapshot's headers.
+func mamba2Family() Family {
+	return Family{Name: "mamba2", ModelTypes: []string{"mamba2"}, Layout: Layout{AllLayers: "ssm"}}
 }

@@ -207,6 +207,11 @@ func parseQuant(qc *reader, hfq []byte, sc []scope) (*quant, error) {
 		}
 		return parseModelOpt(qc, sc)
 	case "":
+		// A ModelOpt export may write its section without quant_method
+		// (producer modelopt, quant_algo FP8): vLLM reads it as ModelOpt.
+		if qc.has("quant_algo") {
+			return parseModelOpt(qc, sc)
+		}
 		return nil, fmt.Errorf("config: missing required field %s", qc.field("quant_method"))
 	}
 	return nil, fmt.Errorf("%s: unsupported quant_method %q", qc.field("quant_method"), method)

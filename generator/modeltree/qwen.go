@@ -81,27 +81,55 @@ func buildQwen3Next(top *reader, hfq []byte) (*Inventory, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := readGQA(top)
-	g.qkNorm = true
-	L := top.size("num_hidden_layers")
-	m := readQwenMoE(top)
-	sharedI := top.intOpt("shared_expert_intermediate_size", 0)
-	interval := top.sizeOpt("full_attention_interval", 4)
-	types := top.strs("layer_types")
-	nk := top.size("linear_num_key_heads")
-	nv := top.size("linear_num_value_heads")
-	dk := top.size("linear_key_head_dim")
-	dv := top.size("linear_value_head_dim")
-	kernel := top.size("linear_conv_kernel_dim")
 	// The released Qwen3-Next checkpoints ship one MTP layer (mtp.*,
 	// 1,650,471,424 parameters for the 80B-A3B) that config.json does not
 	// declare: the Hub's 81.3 B counts it. A config that states the count wins.
 	mtp := top.intOpt("num_nextn_predict_layers", top.intOpt("mtp_num_hidden_layers", 1))
-	if err := top.Err(); err != nil {
-		return nil, err
+	moe, err := qwenNextText(b, top, top, "model.", mtp, false)
+	if err != nil {
+		return nil, fmt.Errorf("qwen3_next: %w", err)
+	}
+	inv := finish(b, "qwen3_next", moe,
+		"Qwen's \"A3B\" ≈ ActiveParams(true): non-expert params incl. embedding and lm_head + routed experts × k/E; MTP excluded")
+	if !top.has("num_nextn_predict_layers") && !top.has("mtp_num_hidden_layers") && mtp > 0 {
+		inv.Extras = "mtp.* (one multi-token-prediction layer)"
+	}
+	return inv, nil
+}
+
+// qwenNextText adds a Qwen3-Next-style text model read from t: the
+// embedding, layers and final norm under prefix ("model." or
+// "model.language_model."), lm_head (tie_word_embeddings read from top)
+// and mtp MTP layers under mtp.*. Every full_attention_interval-th layer
+// (or layer_types' full_attention) is gated full attention, the others
+// Gated DeltaNet; the MLP is a SwiGLU of intermediate_size when dense, else
+// Qwen's MoE with a gated shared expert.
+func qwenNextText(b *builder, top, t *reader, prefix string, mtp int64, dense bool) (moeInfo, error) {
+	g := readGQA(t)
+	g.qkNorm = true
+	L := t.size("num_hidden_layers")
+	V := t.size("vocab_size")
+	var m qwenMoE
+	var sharedI int64
+	if dense {
+		m.denseI = t.size("intermediate_size")
+	} else {
+		m = readQwenMoE(t)
+		sharedI = t.intOpt("shared_expert_intermediate_size", 0)
+	}
+	interval := t.sizeOpt("full_attention_interval", 4)
+	types := t.strs("layer_types")
+	nk := t.size("linear_num_key_heads")
+	nv := t.size("linear_num_value_heads")
+	dk := t.size("linear_key_head_dim")
+	dv := t.size("linear_value_head_dim")
+	kernel := t.size("linear_conv_kernel_dim")
+	tie := top.boolOpt("tie_word_embeddings", t.boolOpt("tie_word_embeddings", false))
+	if err := firstErr(top.Err(), t.Err()); err != nil {
+		return moeInfo{}, err
 	}
 	if err := checkWork(L+mtp, m.E); err != nil {
-		return nil, fmt.Errorf("qwen3_next: %w", err)
+		return moeInfo{}, err
 	}
 	full := func(i int64) bool {
 		if int(i) < len(types) {
@@ -118,15 +146,24 @@ func buildQwen3Next(top *reader, hfq []byte) (*Inventory, error) {
 		b.param(a+"q_norm.weight", 0, g.headDim)
 		b.param(a+"k_norm.weight", 0, g.headDim)
 	}
-	moe := func(lp string, i int64) {
+	mlp := func(lp string, i int64) {
+		if dense {
+			swiGLU(b, lp+"mlp.", g.H, m.denseI, 0)
+			return
+		}
 		if m.mlp(b, lp+"mlp.", i, g.H) && sharedI > 0 {
 			swiGLU(b, lp+"mlp.shared_expert.", g.H, sharedI, 0)
 			b.linear(lp+"mlp.shared_expert_gate", 0, 1, g.H)
 		}
 	}
-	decoderEnds(top, b, g.H)
+	b.component(CompText)
+	b.param(prefix+"embed_tokens.weight", embedFlags(tie), V, g.H)
+	b.param(prefix+"norm.weight", 0, g.H)
+	if !tie {
+		b.linear("lm_head", fHead, V, g.H)
+	}
 	kd, vd := nk*dk, nv*dv
-	for i, lp := range indexed("model.layers.", L) {
+	for i, lp := range indexed(prefix+"layers.", L) {
 		i := int64(i)
 		b.param(lp+"input_layernorm.weight", 0, g.H)
 		b.param(lp+"post_attention_layernorm.weight", 0, g.H)
@@ -142,11 +179,11 @@ func buildQwen3Next(top *reader, hfq []byte) (*Inventory, error) {
 			b.param(a+"norm.weight", 0, dv)
 			b.linear(a+"out_proj", 0, g.H, vd)
 		}
-		moe(lp, i)
+		mlp(lp, i)
 	}
 	if mtp > 0 {
 		// MTP as vLLM's qwen3_next_mtp loads it: fc over [embedding; hidden],
-		// two pre-fc norms, full-attention MoE layers and a final norm.
+		// two pre-fc norms, full-attention layers and a final norm.
 		b.component(CompMTP)
 		b.linear("mtp.fc", 0, g.H, 2*g.H)
 		b.param("mtp.pre_fc_norm_embedding.weight", 0, g.H)
@@ -155,18 +192,10 @@ func buildQwen3Next(top *reader, hfq []byte) (*Inventory, error) {
 			b.param(lp+"input_layernorm.weight", 0, g.H)
 			b.param(lp+"post_attention_layernorm.weight", 0, g.H)
 			attn(lp + "self_attn.")
-			moe(lp, int64(i))
+			mlp(lp, int64(i))
 		}
 		b.param("mtp.norm.weight", 0, g.H)
 		b.component(CompText)
 	}
-	if err := firstErr(top.Err(), b.err); err != nil {
-		return nil, fmt.Errorf("qwen3_next: %w", err)
-	}
-	inv := finish(b, "qwen3_next", moeInfo{m.E, m.k},
-		"Qwen's \"A3B\" ≈ ActiveParams(true): non-expert params incl. embedding and lm_head + routed experts × k/E; MTP excluded")
-	if !top.has("num_nextn_predict_layers") && !top.has("mtp_num_hidden_layers") && mtp > 0 {
-		inv.Extras = "mtp.* (one multi-token-prediction layer)"
-	}
-	return inv, nil
+	return moeInfo{m.E, m.k}, firstErr(top.Err(), b.err)
 }

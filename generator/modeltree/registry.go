@@ -40,6 +40,9 @@ type Layout struct {
 	SlidingPattern int
 	// SlidingPatternKey is the config field that overrides SlidingPattern.
 	SlidingPatternKey string
+	// AllLayers is the kind of every layer of a family that has one kind
+	// of mixer and no per-layer field ("ssm" for Mamba-2); "" otherwise.
+	AllLayers string
 	// WindowKey names the field holding the local layers' window when it
 	// is not sliding_window (Llama 4's attention_chunk_size: chunked
 	// attention caches at most one chunk).
@@ -65,7 +68,13 @@ type Check struct {
 	// NonEmbedding: the figure leaves out the input embedding and the
 	// output head (model cards of Qwen and EXAONE state it so).
 	NonEmbedding bool
-	Source       string // where it is published (URL)
+	// ExcludesMTP: the figure leaves out the multi-token-prediction
+	// layers (a technical report's main-model count).
+	ExcludesMTP bool
+	// TextOnly: the figure is the language model's alone (no MTP layers,
+	// no vision tower or projector), as Qwen's cards state it.
+	TextOnly bool
+	Source   string // where it is published (URL)
 }
 
 // registry lists every family. An explicit table, not init() side
@@ -81,6 +90,8 @@ func registry() []Family {
 		qwen2MoeFamily(), olmoeFamily(), phimoeFamily(), deepseekV2Family(),
 		glm4MoeFamily(), ernie45MoeFamily(), minimaxM2Family(), hunyuanMoeFamily(),
 		gemma3Family(), mistral3Family(), deepseekV32Family(), llama4Family(),
+		nemotronHFamily(), nemotronNASFamily(), glmMoeDsaFamily(), jambaFamily(), qwen3VLFamily(),
+		lfm2Family(), smollm3Family(), qwen3_5Family(), mimoV2FlashFamily(), mamba2Family(),
 	}
 }
 

@@ -316,6 +316,8 @@ func (m *Model) arch() *render.Table {
 		[2]string{"full-attention layers", "arch.layers_full_attention"},
 		[2]string{"linear-attention layers", "arch.layers_linear_attention"},
 		[2]string{"sliding-window layers", "arch.layers_sliding_attention"},
+		[2]string{"state-space (Mamba) layers", "arch.layers_state_space"},
+		[2]string{"short-convolution layers", "arch.layers_convolution"},
 		[2]string{"full-attention cadence", "arch.full_attention_cadence"},
 		[2]string{"linear : full", "arch.linear_to_full_ratio"},
 		[2]string{"hybrid", "arch.hybrid"},
@@ -343,6 +345,8 @@ func (m *Model) memory() *render.Table {
 		{"KV per token (all full layers)", "kv.bytes_per_token"},
 		{"KV per token (sliding layers, within the window)", "kv.sliding_bytes_per_token"},
 		{"linear-attention state per layer", "state.bytes_per_sequence_per_layer"},
+		{"state-space (Mamba) state per layer", "state.bytes_per_sequence_per_ssm_layer"},
+		{"short-convolution state per layer", "state.bytes_per_sequence_per_conv_layer"},
 		{"linear-attention state per sequence", "state.bytes_per_sequence"},
 	}
 	for _, k := range m.contexts() {

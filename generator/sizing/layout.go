@@ -19,7 +19,7 @@ func (c *calc) layout() {
 	if len(a.LayerKinds) == 0 {
 		// The layer count is known, what each layer does is not.
 		why := reasonOr(a.Missing["layer_kinds"], "config.json does not say which layers attend")
-		for _, k := range []string{"arch.layers_full_attention", "arch.layers_linear_attention", "arch.layers_sliding_attention", "arch.full_attention_cadence"} {
+		for _, k := range []string{"arch.layers_full_attention", "arch.layers_linear_attention", "arch.layers_sliding_attention", "arch.layers_state_space", "arch.layers_convolution", "arch.full_attention_cadence"} {
 			c.s.Unknown(k, facts.UnitCount, why)
 		}
 		c.s.Unknown("arch.hybrid", facts.UnitBool, why)
@@ -34,19 +34,27 @@ func (c *calc) layout() {
 	c.add("arch.layers_linear_attention", lin, facts.UnitCount, a.LayoutSource, srcConfig).Display =
 		fmt.Sprintf("%d (%s)", lin, facts.Percent(float64(lin)/float64(n)))
 	c.add("arch.layers_sliding_attention", sl, facts.UnitCount, a.LayoutSource, srcConfig)
-	c.add("arch.hybrid", a.Hybrid(), facts.UnitBool, "linear-attention layers beside attention layers", srcConfig)
-	c.add("arch.layer_kinds", kindString(a.LayerKinds), facts.UnitText, "one letter per layer: F full, L linear, S sliding", srcConfig)
+	ssm, conv := int64(a.Count(arch.SSM)), int64(a.Count(arch.Conv))
+	c.add("arch.layers_state_space", ssm, facts.UnitCount, a.LayoutSource, srcConfig)
+	c.add("arch.layers_convolution", conv, facts.UnitCount, a.LayoutSource, srcConfig)
+	c.add("arch.hybrid", a.Hybrid(), facts.UnitBool, "layers holding a per-sequence state (linear attention, state-space, convolution) beside attention layers", srcConfig)
+	c.add("arch.layer_kinds", kindString(a.LayerKinds), facts.UnitText, "one letter per layer: F full, L linear, S sliding, M state-space (Mamba), C convolution, - no token mixer", srcConfig)
 	if cad, ok := a.Cadence(); ok {
 		c.add("arch.full_attention_cadence", int64(cad), facts.UnitCount, "mode of the gaps between full-attention layers (not the minimum)", srcConfig).Display =
 			fmt.Sprintf("every %s layer", ordinal(cad))
 	} else {
 		c.s.Unknown("arch.full_attention_cadence", facts.UnitCount, "no repeating full-attention pattern: every layer is of one kind")
 	}
-	if full > 0 && lin > 0 {
-		c.add("arch.linear_to_full_ratio", float64(lin)/float64(full), facts.UnitRatio,
-			fmt.Sprintf("%d linear ÷ %d full (float division)", lin, full), srcConfig)
+	// The ratio counts every state-holding layer against full attention:
+	// a Mamba or convolution layer plays the part a linear layer does.
+	if st := int64(a.StateLayers()); full > 0 && st > 0 {
+		how := fmt.Sprintf("%d linear ÷ %d full (float division)", lin, full)
+		if st != lin {
+			how = fmt.Sprintf("%d state-holding layers (%d linear, %d state-space, %d convolution) ÷ %d full (float division)", st, lin, ssm, conv, full)
+		}
+		c.add("arch.linear_to_full_ratio", float64(st)/float64(full), facts.UnitRatio, how, srcConfig)
 	} else {
-		c.s.Unknown("arch.linear_to_full_ratio", facts.UnitRatio, "no linear-attention layers")
+		c.s.Unknown("arch.linear_to_full_ratio", facts.UnitRatio, "no linear-attention, state-space or convolution layers")
 	}
 }
 
@@ -92,6 +100,12 @@ func kindString(ks []arch.LayerKind) string {
 			b.WriteByte('L')
 		case arch.Sliding:
 			b.WriteByte('S')
+		case arch.SSM:
+			b.WriteByte('M')
+		case arch.Conv:
+			b.WriteByte('C')
+		case arch.FFN:
+			b.WriteByte('-')
 		}
 	}
 	return b.String()

@@ -39,10 +39,22 @@ func (c *calc) kvPerLayerRank(b, tp int64) (int64, string, string) {
 		}
 		return per * b, how, ""
 	case arch.GQA:
+		if r := a.Missing["kv_shape"]; r != "" {
+			return 0, "", r
+		}
 		if a.KVHeads == 0 || a.HeadDim == 0 {
 			return 0, "", reasonOr(a.Missing["num_key_value_heads"], reasonOr(a.Missing["head_dim"], "config lacks num_key_value_heads or head_dim"))
 		}
 		heads := max(ceilDiv(a.KVHeads, tp), 1)
+		if a.VHeadDim > 0 && a.VHeadDim != a.HeadDim {
+			// K at head_dim, V at v_head_dim (MiMo-V2-Flash: 192 and 128).
+			per, ok := c.product("KV cache per layer and token", term{"KV heads per rank", heads}, term{"head_dim + v_head_dim", a.HeadDim + a.VHeadDim}, term{"sizing.kvDtypeBytes", b})
+			if !ok {
+				return 0, "", "overflow"
+			}
+			how := fmt.Sprintf("max(%d KV heads ÷ TP %d, 1) = %d head(s) × (K head_dim %d + V v_head_dim %d) × %d B", a.KVHeads, tp, heads, a.HeadDim, a.VHeadDim, b)
+			return per, how, ""
+		}
 		per, ok := c.product("KV cache per layer and token", term{"2 (K and V)", 2}, term{"KV heads per rank", heads}, term{"head_dim", a.HeadDim}, term{"sizing.kvDtypeBytes", b})
 		if !ok {
 			return 0, "", "overflow"
@@ -55,10 +67,6 @@ func (c *calc) kvPerLayerRank(b, tp int64) (int64, string, string) {
 	}
 	return 0, "", "unknown attention kind"
 }
-
-// statePerLayer is the fixed state one linear-attention layer holds per
-// sequence on one GPU.
-func (c *calc) statePerLayer() (int64, string, string) { return c.statePerLayerRank(1) }
 
 // statePerLayerRank is the fixed state one linear-attention layer holds per
 // sequence on one of tp ranks: the recurrent state in the state dtype plus
@@ -138,22 +146,27 @@ func (c *calc) memory() {
 		c.cache = func(int64) (int64, bool) { return 0, false }
 		return
 	}
-	full, sl, lin := int64(a.Count(arch.Full)), int64(a.Count(arch.Sliding)), int64(a.Count(arch.Linear))
+	full, sl, lin := int64(a.Count(arch.Full)), int64(a.Count(arch.Sliding)), int64(a.StateLayers())
 	per, deriv, why := c.kvPerLayer()
 	kvOK := why == "" || full+sl == 0
 	if sl > 0 && a.SlidingWindow <= 0 {
 		why, kvOK = "sliding-window layers without a sliding_window size in config", false
 	}
+	if sl > 0 && a.Missing["sliding_kv"] != "" {
+		why, kvOK = a.Missing["sliding_kv"], false
+	}
 	if full+sl > 0 && !kvOK {
 		c.s.Unknown("kv.bytes_per_token", facts.UnitBytes, why)
 	} else {
 		c.add("kv.bytes_per_token_per_layer", per, facts.UnitBytes, deriv, srcConfig)
-		how := fmt.Sprintf("%d full-attention layers × %s; linear layers hold no per-token cache", full, facts.Int(per))
+		how := fmt.Sprintf("%d full-attention layers × %s; linear-attention, state-space and convolution layers hold no per-token cache", full, facts.Int(per))
 		switch {
 		case sl > 0:
 			how = fmt.Sprintf("%d full-attention layers × %s; the %d sliding-window layers stop growing at %s tokens (kv.sliding_bytes_per_token)", full, facts.Int(per), sl, facts.Int(a.SlidingWindow))
-		case lin == 0:
+		case lin == 0 && int64(len(a.LayerKinds)) == full:
 			how = fmt.Sprintf("%d full-attention layers × %s (every layer attends to the whole context)", full, facts.Int(per))
+		case lin == 0:
+			how = fmt.Sprintf("%d full-attention layers × %s; the other %d layers have no token mixer", full, facts.Int(per), int64(len(a.LayerKinds))-full)
 		}
 		perToken, ok1 := c.product("KV cache per token", term{"full-attention layers", full}, term{"bytes per layer and token", per})
 		slPerToken, ok2 := c.product("sliding KV cache per token", term{"sliding layers", sl}, term{"bytes per layer and token", per})
@@ -171,21 +184,18 @@ func (c *calc) memory() {
 	var state int64
 	stateOK := true
 	if lin > 0 {
-		sp, sderiv, swhy := c.statePerLayer()
+		var swhy, how string
+		state, how, swhy = c.stateLayers(1, 1, func(k arch.LayerKind, per int64, deriv string) {
+			c.add(stateFacts[k], per, facts.UnitBytes, deriv, srcConfig)
+		})
 		if swhy != "" {
 			c.s.Unknown("state.bytes_per_sequence", facts.UnitBytes, swhy)
 			stateOK = false
 		} else {
-			var ok bool
-			if state, ok = c.product("linear state per sequence", term{"linear layers", lin}, term{"bytes per layer", sp}); !ok {
-				stateOK = false
-			}
-			c.add("state.bytes_per_sequence_per_layer", sp, facts.UnitBytes, sderiv, srcConfig)
-			c.add("state.bytes_per_sequence", state, facts.UnitBytes,
-				fmt.Sprintf("%d linear layers × %s, independent of context", lin, facts.Int(sp)), srcConfig)
+			c.add("state.bytes_per_sequence", state, facts.UnitBytes, how+", independent of context", srcConfig)
 		}
 	} else {
-		c.add("state.bytes_per_sequence", int64(0), facts.UnitBytes, "no linear-attention layers", srcConfig)
+		c.add("state.bytes_per_sequence", int64(0), facts.UnitBytes, "no linear-attention, state-space or convolution layers", srcConfig)
 	}
 	at := func(n int64) (int64, bool) {
 		if !kvOK || !stateOK {
@@ -223,7 +233,7 @@ func (c *calc) memory() {
 		}
 		c.add("kv.bytes_at_context."+ns, kv, facts.UnitBytes, how, srcConfig)
 		if tot, ok := at(n); ok {
-			c.add("memory.per_sequence_at."+ns, tot, facts.UnitBytes, "KV cache + linear state for one sequence", srcConfig)
+			c.add("memory.per_sequence_at."+ns, tot, facts.UnitBytes, "KV cache + per-sequence state for one sequence", srcConfig)
 		}
 	}
 	c.cache = at

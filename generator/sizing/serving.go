@@ -135,7 +135,7 @@ func (c *calc) cachePerGPU(p placement, b int64) (gpuCache, string) {
 	}
 	full := ceilDiv(int64(a.Count(arch.Full)), p.pp)
 	sl := ceilDiv(int64(a.Count(arch.Sliding)), p.pp)
-	lin := ceilDiv(int64(a.Count(arch.Linear)), p.pp)
+	lin := ceilDiv(int64(a.StateLayers()), p.pp)
 	g := gpuCache{window: a.SlidingWindow}
 	if full+sl > 0 {
 		per, how, why := c.kvPerLayerRank(b, p.tp)
@@ -145,6 +145,9 @@ func (c *calc) cachePerGPU(p placement, b int64) (gpuCache, string) {
 		if sl > 0 && a.SlidingWindow <= 0 {
 			return g, "sliding-window layers without a sliding_window size in config"
 		}
+		if sl > 0 && a.Missing["sliding_kv"] != "" {
+			return g, a.Missing["sliding_kv"]
+		}
 		g.full, g.sliding = full*per, sl*per
 		g.how = fmt.Sprintf("%d full-attention layer(s) per GPU × %s", full, how)
 		if sl > 0 {
@@ -152,12 +155,12 @@ func (c *calc) cachePerGPU(p placement, b int64) (gpuCache, string) {
 		}
 	}
 	if lin > 0 {
-		sp, how, why := c.statePerLayerRank(p.tp)
+		st, how, why := c.stateLayers(p.tp, p.pp, nil)
 		if why != "" {
 			return g, why
 		}
-		g.state = lin * sp
-		g.how += fmt.Sprintf("; %d linear layer(s) per GPU hold %s each per sequence (%s)", lin, facts.Int(sp), how)
+		g.state = st
+		g.how += fmt.Sprintf("; per sequence and GPU the state of %s", how)
 	}
 	return g, ""
 }

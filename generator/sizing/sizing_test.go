@@ -127,18 +127,18 @@ func TestContextCap(t *testing.T) {
 // TestUnknownLayoutIsNotGuessed: a family whose layout the config does not
 // list gets no KV, state, hybrid or expert verdict, each with the reason.
 func TestUnknownLayoutIsNotGuessed(t *testing.T) {
-	cfg := []byte(`{"model_type":"mamba2","hidden_size":768,"num_hidden_layers":24,"vocab_size":50280,"torch_dtype":"float32"}`)
+	cfg := []byte(`{"model_type":"zamba3","hidden_size":768,"num_hidden_layers":24,"vocab_size":50280,"torch_dtype":"float32"}`)
 	s := compute(t, cfg, nil, nil)
 	if got := intOf(t, s, "arch.layers"); got != 24 {
 		t.Errorf("arch.layers = %d", got)
 	}
 	for _, k := range []string{"arch.hybrid", "arch.layers_full_attention", "kv.bytes_per_token", "state.bytes_per_sequence", "moe.experts_routed", "params.total", "bytes.tensors"} {
 		f := s.Get(k)
-		if f == nil || f.Known() || !strings.Contains(f.Reason, "mamba2") {
+		if f == nil || f.Known() || !strings.Contains(f.Reason, "zamba3") {
 			t.Errorf("%s = %+v, want unknown naming the family", k, f)
 		}
 	}
-	if f := s.Get("analytic.supported"); f.Value != false || !strings.Contains(f.Derivation, `unsupported family "mamba2"`) {
+	if f := s.Get("analytic.supported"); f.Value != false || !strings.Contains(f.Derivation, `unsupported family "zamba3"`) {
 		t.Errorf("analytic.supported = %+v", f)
 	}
 	// An unknown family that lists its layer kinds is sized from them.

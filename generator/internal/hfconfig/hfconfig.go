@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"dossier/generator/internal/jsoncheck"
 )
@@ -23,8 +24,11 @@ const MaxInt = 1 << 32
 type Object map[string]json.RawMessage
 
 // Decode decodes a file that must hold one JSON object. Valid JSON of
-// another kind (an array, null) is named as such.
+// another kind (an array, null) is named as such. Python's non-finite
+// numbers (Infinity, -Infinity, NaN), which transformers' json module
+// reads, are accepted: see Standard.
 func Decode(b []byte, file string) (Object, error) {
+	b = Standard(b)
 	if !json.Valid(b) {
 		var o Object
 		err := json.Unmarshal(b, &o) // reports where the syntax breaks
@@ -71,7 +75,8 @@ func Kind(t []byte) string {
 	return "a number"
 }
 
-// Has reports whether key is present and not null.
+// Has reports whether key is present and not null. A NaN is present: the
+// readers below say what it means for the field they read.
 func (o Object) Has(key string) bool {
 	r, ok := o[key]
 	return ok && string(r) != "null"
@@ -90,6 +95,14 @@ func (o Object) Int(prefix string, keys ...string) (v int64, key string, err err
 		if !o.Has(k) {
 			continue
 		}
+		switch NonFinite(o[k]) {
+		case "NaN":
+			// Python's NaN is "not a number": the size is unknown, as if
+			// the config did not state it.
+			continue
+		case "Infinity", "-Infinity":
+			return 0, "", fmt.Errorf("field %s%s: %s is out of range for a size", prefix, k, NonFinite(o[k]))
+		}
 		var f float64
 		if err := json.Unmarshal(o[k], &f); err != nil {
 			// Some families (Hunyuan) state a size per layer: a list of
@@ -100,7 +113,9 @@ func (o Object) Int(prefix string, keys ...string) (v int64, key string, err err
 			}
 			for _, x := range fs[1:] {
 				if x != fs[0] {
-					return 0, "", fmt.Errorf("field %s%s: per-layer values differ (%v, %v): not supported", prefix, k, fs[0], x)
+					// Valid in the family's own modeling code: a reader
+					// that handles per-layer values asks for them with Ints.
+					return 0, "", &PerLayerError{Field: prefix + k, A: fs[0], B: x}
 				}
 			}
 			f = fs[0]
@@ -139,7 +154,7 @@ func (o Object) Str(prefix, key string) (string, error) {
 		return "", nil
 	}
 	var s string
-	if err := json.Unmarshal(o[key], &s); err != nil {
+	if err := json.Unmarshal(o[key], &s); err != nil || strings.HasPrefix(s, sentinel) {
 		return "", fmt.Errorf("field %s%s: expected a string, found %s", prefix, key, Short(o[key]))
 	}
 	return s, nil
@@ -195,7 +210,7 @@ func (o Object) Strs(prefix, key string) ([]string, error) {
 		return nil, nil
 	}
 	var ss []string
-	if err := json.Unmarshal(o[key], &ss); err != nil {
+	if err := json.Unmarshal(o[key], &ss); err != nil || hasSentinel(ss) {
 		return nil, fmt.Errorf("field %s%s: expected a list of strings, found %s", prefix, key, Short(o[key]))
 	}
 	return ss, nil
@@ -203,6 +218,9 @@ func (o Object) Strs(prefix, key string) ([]string, error) {
 
 // Short is a value cut to 40 bytes for an error message.
 func Short(r json.RawMessage) string {
+	if nf := NonFinite(r); nf != "" {
+		return nf
+	}
 	s := string(r)
 	if len(s) > 40 {
 		s = s[:40] + "…"
