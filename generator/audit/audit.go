@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"dossier/generator/catalog"
+	"dossier/generator/internal/editdist"
 	"dossier/generator/pysnippet"
 )
 
@@ -324,8 +325,8 @@ func nearestID(id string, known []string) string {
 	best, bestD := "", 1<<30
 	for _, k := range known {
 		_, kn, _ := strings.Cut(strings.ToLower(k), "/")
-		d := editDistance(name, kn)
-		if full := editDistance(strings.ToLower(id), strings.ToLower(k)); full < d {
+		d := editdist.Levenshtein(name, kn)
+		if full := editdist.Levenshtein(strings.ToLower(id), strings.ToLower(k)); full < d {
 			d = full
 		}
 		if d < bestD || (d == bestD && k < best) {
@@ -336,26 +337,6 @@ func nearestID(id string, known []string) string {
 		return ""
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // remoteCode reports the versions of each package the model's own code

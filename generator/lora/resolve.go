@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"dossier/generator/arch"
+	"dossier/generator/internal/editdist"
 	"dossier/generator/modeltree"
 )
 
@@ -279,7 +280,7 @@ func closest(s string, names []string, n int) []string {
 	}
 	var cs []cand
 	for _, name := range names {
-		d := editDistance(s, name)
+		d := editdist.Levenshtein(s, name)
 		if d <= max(len(s), len(name))/2+1 {
 			cs = append(cs, cand{name, d})
 		}
@@ -295,26 +296,4 @@ func closest(s string, names []string, n int) []string {
 		out = append(out, c.name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance over bytes (module names are
-// ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
