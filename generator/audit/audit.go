@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -52,7 +53,9 @@ type Options struct {
 	// KnownSource says where Known came from, for the findings' source.
 	KnownSource string
 	// Resolve asks the Hub whether an id exists (nil: offline). It
-	// returns nil when the id resolves.
+	// returns nil when the id resolves, an error wrapping ErrNoSuchModel
+	// when the Hub answers that it does not, and any other error when the
+	// Hub could not be asked (then the id is checked as offline).
 	Resolve func(id string) error
 	// HubSource names the Hub endpoint for the findings' source.
 	HubSource string
@@ -85,7 +88,15 @@ type auditor struct {
 	o     Options
 	names map[string]binding
 	out   []Finding
+	// hubDown is why the Hub could not be asked, once a request failed
+	// for a reason other than its answer; later ids are not asked again.
+	hubDown error
 }
+
+// ErrNoSuchModel marks a Resolve error that is the Hub's answer: no model
+// by that id (or none this caller may see). Any other error means the Hub
+// was not reached, which says nothing about the id.
+var ErrNoSuchModel = errors.New("no such model on the Hub")
 
 func (a *auditor) add(f Finding) { a.out = append(a.out, f) }
 
@@ -298,22 +309,29 @@ func (a *auditor) checkID(id string, line int) (string, bool) {
 	if near != "" {
 		hint = "; the nearest id the site knows is " + near
 	}
-	if a.o.Resolve != nil {
+	if a.o.Resolve != nil && a.hubDown == nil {
 		err := a.o.Resolve(id)
-		if err == nil {
+		switch {
+		case err == nil:
 			return id, true
+		case errors.Is(err, ErrNoSuchModel):
+			a.add(Finding{Line: line, Severity: Error, Kind: KindModelID, Symbol: id,
+				Message: fmt.Sprintf("model id %q does not resolve on the Hub: %v%s", id, err, hint), Source: a.o.HubSource})
+			return near, false
 		}
-		a.add(Finding{Line: line, Severity: Error, Kind: KindModelID, Symbol: id,
-			Message: fmt.Sprintf("model id %q does not resolve on the Hub: %v%s", id, err, hint), Source: a.o.HubSource})
-		return near, false
+		a.hubDown = err
+	}
+	offline := "checked offline: the Hub was not asked"
+	if a.hubDown != nil {
+		offline = fmt.Sprintf("the Hub could not be asked: %v", a.hubDown)
 	}
 	if near != "" {
 		a.add(Finding{Line: line, Severity: Error, Kind: KindModelID, Symbol: id,
-			Message: fmt.Sprintf("model id %q is not a model the site has a snapshot of%s (checked offline: the Hub was not asked)", id, hint), Source: a.o.KnownSource})
+			Message: fmt.Sprintf("model id %q is not a model the site has a snapshot of%s (%s)", id, hint, offline), Source: a.o.KnownSource})
 		return near, false
 	}
 	a.add(Finding{Line: line, Severity: Warning, Kind: KindModelID, Symbol: id,
-		Message: fmt.Sprintf("model id %q is not among the site's snapshots and was not checked on the Hub (offline)", id), Source: a.o.KnownSource})
+		Message: fmt.Sprintf("model id %q is not among the site's snapshots and was not checked on the Hub (%s)", id, offline), Source: a.o.KnownSource})
 	return "", false
 }
 

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,7 +125,7 @@ func TestHubResolve(t *testing.T) {
 	var asked []string
 	opts := Options{Known: known, HubSource: "hub", Resolve: func(id string) error {
 		asked = append(asked, id)
-		return errors.New("401 Unauthorized")
+		return fmt.Errorf("%w: 401 Unauthorized", ErrNoSuchModel)
 	}}
 	fs := Check(sn, table(t), opts)
 	if len(fs) != 1 || fs[0].Line != 2 || fs[0].Severity != Error || !strings.Contains(fs[0].Message, "401") {
@@ -132,6 +133,40 @@ func TestHubResolve(t *testing.T) {
 	}
 	if strings.Join(asked, ",") != "acme/nope" {
 		t.Errorf("asked the Hub about %v; a known id needs no request", asked)
+	}
+}
+
+// TestHubUnreachable: a request that fails without the Hub's answer says
+// nothing about the id. The id is checked as offline (an error only when
+// the site knows a near id), the finding says why, and the Hub is not
+// asked again for the next id.
+func TestHubUnreachable(t *testing.T) {
+	src := "from transformers import AutoModel\n" +
+		"AutoModel.from_pretrained(\"acme/nope\")\n" +
+		"AutoModel.from_pretrained(\"kimi/kimi-k3\")\n"
+	sn, err := pysnippet.Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	opts := Options{Known: known, HubSource: "hub", KnownSource: "snapshots", Resolve: func(id string) error {
+		asked = append(asked, id)
+		return errors.New("dial tcp: lookup huggingface.co: no such host")
+	}}
+	fs := Check(sn, table(t), opts)
+	if got := summary(fs); len(got) != 2 || got[0] != "warning model_id acme/nope" || got[1] != "error model_id kimi/kimi-k3" {
+		t.Fatalf("findings %v, want a warning for acme/nope and an error for kimi/kimi-k3 (near moonshotai/Kimi-K3)", got)
+	}
+	for _, f := range fs {
+		if strings.Contains(f.Message, "does not resolve") || !strings.Contains(f.Message, "the Hub could not be asked: dial tcp") || f.Source != "snapshots" {
+			t.Errorf("line %d: %q (source %q): want the unreachable Hub named, not a verdict on the id", f.Line, f.Message, f.Source)
+		}
+	}
+	if !strings.Contains(fs[1].Message, "moonshotai/Kimi-K3") {
+		t.Errorf("kimi/kimi-k3: %q lacks the nearest known id", fs[1].Message)
+	}
+	if strings.Join(asked, ",") != "acme/nope" {
+		t.Errorf("asked the Hub about %v; after a failed request it is not asked again", asked)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"dossier/generator/audit"
 	"dossier/generator/catalog"
 	"dossier/generator/config"
+	"dossier/generator/hub"
 	"dossier/generator/pysnippet"
 )
 
@@ -221,7 +222,15 @@ func (a *app) hubResolver(ctx context.Context, opts *audit.Options) error {
 	opts.HubSource = client.Endpoint() + "/api/models/ORG/NAME"
 	opts.Resolve = func(id string) error {
 		_, err := client.ModelInfo(ctx, id, "")
-		return err
+		switch {
+		case err == nil, errors.Is(err, hub.ErrGated):
+			return nil // a gated repository exists
+		case errors.Is(err, hub.ErrNotFound), errors.Is(err, hub.ErrUnauthorized):
+			// Without a token the Hub answers 401 for an id that does not
+			// exist as for a private one: either way it does not resolve.
+			return fmt.Errorf("%w: %w", audit.ErrNoSuchModel, err)
+		}
+		return err // not an answer about the id: the network, a 5xx, a quota
 	}
 	return nil
 }
