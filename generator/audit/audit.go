@@ -359,7 +359,8 @@ func nearestID(id string, known []string) string {
 
 // remoteCode reports the versions of each package the model's own code
 // was found to run on: an error when a stated version is among those that
-// failed (or past them), a warning when no version is stated.
+// failed (or past them), a warning when no version is stated or the stated
+// one was not tried and lies outside the working ones.
 func (a *auditor) remoteCode(model string, line int) {
 	if model == "" {
 		return
@@ -377,11 +378,33 @@ func (a *auditor) remoteCode(model string, line int) {
 				Message: msg + " (no --" + w.Package + " given: pin one of the working versions)", Source: src})
 			continue
 		}
-		if failsAt(w, v) {
+		switch {
+		case failsAt(w, v):
 			a.add(Finding{Line: line, Severity: Error, Kind: KindRemoteCode, Symbol: w.Package,
 				Message: fmt.Sprintf("%s (%s %s is outside the working versions)", msg, w.Package, format(v)), Source: src})
+		case !bracketed(w, v):
+			// Below the oldest working version the symbol may not exist
+			// yet; past the newest it may be gone: untried is unknown.
+			a.add(Finding{Line: line, Severity: Warning, Kind: KindRemoteCode, Symbol: w.Package,
+				Message: fmt.Sprintf("%s (%s %s was not tried and is not between two working versions)", msg, w.Package, format(v)), Source: src})
 		}
 	}
+}
+
+// bracketed reports whether v lies between the oldest and the newest
+// version the window records as working (both included).
+func bracketed(w *catalog.Window, v Version) bool {
+	below, above := false, false
+	for _, s := range w.Works {
+		ok, err := ParseVersion(s)
+		if err != nil {
+			continue
+		}
+		c := Compare(ok, v)
+		below = below || c <= 0
+		above = above || c >= 0
+	}
+	return below && above
 }
 
 func listOr(vs []string) string {

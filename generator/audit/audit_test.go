@@ -283,4 +283,17 @@ func TestModelFlag(t *testing.T) {
 	if got := summary(fs); len(got) != 1 || got[0] != "error remote_code transformers" || fs[0].Line != 1 {
 		t.Errorf("transformers 5.3.0 (past the first failing 5.2.0): %v", got)
 	}
+	// Untried versions: between two working ones counts as working; below
+	// the oldest working one (the symbol may not exist yet) or between the
+	// newest working and the first failing one is unknown, a warning.
+	for v, want := range map[string]string{"5.0.3": "", "4.46.0": "warning", "5.1.5": "warning"} {
+		opts.Versions = versions(t, "transformers", v)
+		fs := Check(sn, table(t), opts)
+		switch {
+		case want == "" && len(fs) != 0:
+			t.Errorf("transformers %s lies between working versions: %v", v, summary(fs))
+		case want != "" && (len(fs) != 1 || fs[0].Severity != want || !strings.Contains(fs[0].Message, "was not tried")):
+			t.Errorf("transformers %s: %v, want one %s that it was not tried", v, summary(fs), want)
+		}
+	}
 }
