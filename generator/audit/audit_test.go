@@ -88,13 +88,25 @@ func TestSeedSnippet(t *testing.T) {
 	if !strings.Contains(fs[1].Message, "fails on 5.2.0") || !strings.Contains(fs[1].Message, "moonshotai/Kimi-K3") {
 		t.Errorf("remote-code window for the suggested id: %s", fs[1].Message)
 	}
-	if !strings.Contains(fs[2].Message, "removed in trl 0.12.0") || !strings.Contains(fs[2].Message, "processing_class=") {
+	if !strings.Contains(fs[2].Message, "removed in trl 0.16.0") || !strings.Contains(fs[2].Message, "processing_class=") {
 		t.Errorf("tokenizer finding: %s", fs[2].Message)
 	}
 	// With trl 0.11.4 stated, tokenizer= and max_seq_length= existed.
 	old := Check(parse(t, "seed-k3-sft.py"), table(t), Options{Known: known, Versions: versions(t, "trl", "0.11.4"), Windows: []*catalog.Window{k3Window}})
 	if got := summary(old); len(got) != 3 {
 		t.Errorf("trl 0.11.4: %v, want only the id, the window and the str dataset", got)
+	}
+	// trl 0.12.0 to 0.15.2 still take tokenizer= (deprecated, a warning);
+	// max_seq_length= went in 0.13.0.
+	for v, want := range map[string][]string{
+		"0.12.2": {"error model_id kimi/kimi-k3", "warning remote_code transformers", "warning keyword SFTTrainer(tokenizer=)", "error type SFTTrainer(train_dataset=)"},
+		"0.15.2": {"error model_id kimi/kimi-k3", "warning remote_code transformers", "warning keyword SFTTrainer(tokenizer=)", "error type SFTTrainer(train_dataset=)", "error keyword SFTTrainer(max_seq_length=)"},
+		"0.16.0": want,
+	} {
+		fs := Check(parse(t, "seed-k3-sft.py"), table(t), Options{Known: known, Versions: versions(t, "trl", v), Windows: []*catalog.Window{k3Window}})
+		if got := summary(fs); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("trl %s:\n%s\nwant:\n%s", v, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 	// A stated transformers past the window makes the window an error.
 	late := Check(parse(t, "seed-k3-sft.py"), table(t), Options{Known: known, Versions: versions(t, "transformers", "5.16.1"), Windows: []*catalog.Window{k3Window}})
@@ -294,6 +306,30 @@ func TestModelFlag(t *testing.T) {
 			t.Errorf("transformers %s lies between working versions: %v", v, summary(fs))
 		case want != "" && (len(fs) != 1 || fs[0].Severity != want || !strings.Contains(fs[0].Message, "was not tried")):
 			t.Errorf("transformers %s: %v, want one %s that it was not tried", v, summary(fs), want)
+		}
+	}
+}
+
+// TestTrainerTokenizerWindow: transformers renamed Trainer's tokenizer=
+// to processing_class= in 4.46.0 and dropped tokenizer= in 5.0.0, so each
+// spelling fails on one side of the window and tokenizer= warns inside it.
+func TestTrainerTokenizerWindow(t *testing.T) {
+	src := "from transformers import Trainer\n" +
+		"a = Trainer(model=m, tokenizer=tok)\n" +
+		"b = Trainer(model=m, processing_class=tok)\n"
+	sn, err := pysnippet.Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string]string{
+		"4.45.2": "error keyword Trainer(processing_class=)",
+		"4.46.0": "warning keyword Trainer(tokenizer=)",
+		"4.57.1": "warning keyword Trainer(tokenizer=)",
+		"5.0.0":  "error keyword Trainer(tokenizer=)",
+	} {
+		fs := Check(sn, table(t), Options{Versions: versions(t, "transformers", v)})
+		if got := summary(fs); len(got) != 1 || got[0] != want {
+			t.Errorf("transformers %s: %v, want [%s]", v, got, want)
 		}
 	}
 }
