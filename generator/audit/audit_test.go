@@ -333,3 +333,18 @@ func TestTrainerTokenizerWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestBitsandbytes4bit: 4-bit layers and paged optimizers came with
+// bitsandbytes 0.39.0 (a release without a git tag), after 0.38.1.
+func TestBitsandbytes4bit(t *testing.T) {
+	sn, err := pysnippet.Parse([]byte("from bitsandbytes.nn import Linear4bit\nfrom bitsandbytes.optim import PagedAdamW8bit, AdamW8bit\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, n := range map[string]int{"0.38.1": 2, "0.39.0": 0, "0.26.0": 2, "0.25.0": 3} {
+		fs := Check(sn, table(t), Options{Versions: versions(t, "bitsandbytes", v)})
+		if len(fs) != n {
+			t.Errorf("bitsandbytes %s: %v, want %d errors", v, summary(fs), n)
+		}
+	}
+}
