@@ -48,9 +48,14 @@ func AddFacts(s *facts.Set, r *Resolution, adapterBytes int64, m *Memory, fz Fro
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		d := fmt.Sprintf("matched modules of kind %s, of the model's %s %s Linear modules (attention kinds from the layer layout)", k, facts.Int(r.Available[Kind(k)]), k)
+		d := fmt.Sprintf("matched modules of kind %s, of the model's %s %s Linear modules", k, facts.Int(r.Available[Kind(k)]), k)
 		src := []string{srcConfig, srcPEFT}
-		if Kind(k) == MoEExperts {
+		switch Kind(k) {
+		case FullAttention, SlidingAttention, LinearAttention:
+			d += " (the layer's kind from the config's layer layout)"
+		case Attention:
+			d += " (the config gives no layer layout, so attention is not split by kind)"
+		case MoEExperts:
 			// The tree is the checkpoint's: modelling code that fuses the
 			// experts when it loads them leaves target_modules nothing to match.
 			d += "; counted on the checkpoint's per-expert Linear modules, which a runtime that fuses experts on load (transformers v5 moved MoE models off nn.ModuleList experts) turns into parameters no target_modules entry reaches"

@@ -48,11 +48,44 @@ var qkvo = []string{"q_proj", "k_proj", "v_proj", "o_proj"}
 // TestK3AttentionTargets checks the seed's sentence against the tree.
 // Seed 000 says q/k/v/o resolve to 300 modules, 89 in full-attention
 // layers and 211 in linear ones. The tree supports the 300 and not the
-// split: K3's 24 full-attention layers are MLA (q_a_proj, q_b_proj,
-// kv_a_proj_with_mqa, kv_b_proj, o_proj), so only o_proj matches there,
-// 24 modules; its 69 KDA layers carry q/k/v/o_proj, 276 modules.
+// split: K3's 24 full-attention layers are MLA with q_lora_rank 1536
+// (q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj, o_proj, and the
+// output gate g_proj), so only o_proj matches there, 24 modules; its 69
+// KDA layers carry q/k/v/o_proj, 276 modules. The split cannot come from
+// any per-layer count either: 89 and 211 are prime, and neither is a
+// multiple of 24 or 69.
 func TestK3AttentionTargets(t *testing.T) {
 	r := resolve(t, "moonshotai__Kimi-K3", qkvo, 16)
+	_, a := load(t, "moonshotai__Kimi-K3")
+	var full, linear int64
+	for _, k := range a.LayerKinds {
+		switch k {
+		case arch.Full:
+			full++
+		case arch.Linear:
+			linear++
+		}
+	}
+	if full != 24 || linear != 69 {
+		t.Fatalf("layout: %d full, %d linear layers; config.json lists 24 full_attn_layers and 69 kda_layers", full, linear)
+	}
+	// Per kind, which projection names matched: one o_proj per MLA layer,
+	// all four per KDA layer.
+	names := map[Kind]map[string]int64{}
+	for _, m := range r.Matches {
+		if names[m.Kind] == nil {
+			names[m.Kind] = map[string]int64{}
+		}
+		names[m.Kind][m.Pattern[strings.LastIndexByte(m.Pattern, '.')+1:]] += m.Count
+	}
+	if got := names[FullAttention]; len(got) != 1 || got["o_proj"] != full {
+		t.Errorf("full-attention matches by name %v, want only o_proj, once per MLA layer", got)
+	}
+	for _, n := range qkvo {
+		if got := names[LinearAttention][n]; got != linear {
+			t.Errorf("linear-attention %s: %d, want one per KDA layer (%d)", n, got, linear)
+		}
+	}
 	if r.Modules != 300 {
 		t.Errorf("modules = %d, want the seed's 300", r.Modules)
 	}

@@ -59,7 +59,8 @@ func (s *Site) addFinetune(set *facts.Set, p *content.Page, snap *snapshot.Snaps
 	}
 	mem, err := lora.Estimate(res, lora.Shape{Layers: a.Layers, Hidden: a.Hidden, Vocab: a.Vocab}, setup)
 	if err != nil {
-		return fmt.Errorf("%s: %w", field("targets"), err)
+		// The setup's batch and seq_len, or the config's shape, not the targets.
+		return fmt.Errorf("%s: field finetune: %w", p.Path, err)
 	}
 	lora.AddFacts(set, res, 0, mem, lora.Frozen{LoRA: set.Get("train.lora_frozen_bytes"), QLoRA: set.Get("train.qlora_frozen_bytes")})
 	set.Add(facts.Fact{Key: "lora.memory.setup", Value: fmt.Sprintf("batch %d × %d tokens, %s", setup.Batch, setup.SeqLen, setup.Optimizer),
