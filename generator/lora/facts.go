@@ -61,7 +61,9 @@ func AddFacts(s *facts.Set, r *Resolution, adapterBytes int64, m *Memory, fz Fro
 			d += "; counted on the checkpoint's per-expert Linear modules, which a runtime that fuses experts on load (transformers v5 moved MoE models off nn.ModuleList experts) turns into parameters no target_modules entry reaches"
 			src = append(src, srcV5)
 		}
-		s.Add(facts.Fact{Key: "lora.modules_matched." + k, Value: r.ByKind[Kind(k)], Unit: facts.UnitCount, Sources: src, Derivation: d})
+		// "24 of 144" reads as the share of that kind the targets reach.
+		disp := facts.Int(r.ByKind[Kind(k)]) + " of " + facts.Int(r.Available[Kind(k)])
+		s.Add(facts.Fact{Key: "lora.modules_matched." + k, Value: r.ByKind[Kind(k)], Unit: facts.UnitCount, Sources: src, Display: disp, Derivation: d})
 	}
 	var un, disp []string
 	for _, u := range r.Unmatched {

@@ -274,6 +274,13 @@ func TestFactsKeys(t *testing.T) {
 			t.Errorf("%s = %d (%v), want %d", k, v, ok, want)
 		}
 	}
+	// K3 has 24 MLA layers × 6 Linear modules and 69 KDA layers × 8.
+	if d := s.Get("lora.modules_matched.full_attention").Display; d != "24 of 144" {
+		t.Errorf("full_attention display %q, want the share of the kind: 24 of 144", d)
+	}
+	if d := s.Get("lora.modules_matched.linear_attention").Display; d != "276 of 552" {
+		t.Errorf("linear_attention display %q, want 276 of 552", d)
+	}
 	if f := s.Get("lora.targets_unmatched"); f.Value != "query_key_value" {
 		t.Errorf("lora.targets_unmatched = %v", f.Value)
 	}
