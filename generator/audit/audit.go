@@ -105,7 +105,7 @@ func (a *auditor) add(f Finding) { a.out = append(a.out, f) }
 func (a *auditor) bind() {
 	for _, im := range a.sn.Imports {
 		root, sub, _ := strings.Cut(im.Module, ".")
-		if !slices.Contains(Packages, root) {
+		if !slices.Contains(Packages(), root) {
 			continue
 		}
 		path := sub

@@ -20,8 +20,11 @@ import (
 // TableFile is the API-change table's file name under data/.
 const TableFile = "api_changes.yaml"
 
-// Packages the table may describe: those whose trainer APIs snippets copy.
-var Packages = []string{"transformers", "trl", "peft", "accelerate", "bitsandbytes"}
+// Packages are those the table may describe: the ones whose trainer APIs
+// snippets copy. A function, so that no caller can change the list.
+func Packages() []string {
+	return []string{"transformers", "trl", "peft", "accelerate", "bitsandbytes"}
+}
 
 // Change is one row of the table: a symbol (or one keyword argument of
 // it) and the versions of its package where it exists.
@@ -89,8 +92,8 @@ func ParseTable(name string, b []byte) (*Table, error) {
 			return fmt.Errorf("%s: line %d: field %s: %s", name, yamlx.Line(b, field(f)), field(f), fmt.Sprintf(format, args...))
 		}
 		switch {
-		case !slices.Contains(Packages, c.Package):
-			return nil, bad("package", "expected one of %s, found %q", strings.Join(Packages, ", "), c.Package)
+		case !slices.Contains(Packages(), c.Package):
+			return nil, bad("package", "expected one of %s, found %q", strings.Join(Packages(), ", "), c.Package)
 		case !symbolRe.MatchString(c.Symbol) || strings.Contains(c.Symbol[1:], "*"):
 			return nil, bad("symbol", "expected a dotted name (or *.method), found %q", c.Symbol)
 		case c.Keyword != "" && !keywordRe.MatchString(c.Keyword):

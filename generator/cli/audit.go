@@ -64,7 +64,7 @@ kind, symbol, message, source}], "errors", "warnings"}.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&af.model, "model", "", "the model the snippet is for (ORG/NAME), for its remote-code window")
-	for _, p := range audit.Packages {
+	for _, p := range audit.Packages() {
 		af.versions[p] = f.String(p, "", "the "+p+" version to check against (default: a current release)")
 	}
 	f.StringVar(&af.format, "format", "text", "output: text or json")
