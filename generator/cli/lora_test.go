@@ -69,7 +69,8 @@ func TestLoraHub(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"matched 2 nn.Linear modules", "unmatched targets: none", "adapter parameters 896 = r × Σ(in + out) over the 2 matched modules = 4 × 224"} {
+	for _, want := range []string{"matched 2 nn.Linear modules", "  full_attention     2 of 8\n", "  dense_mlp          0 of 6\n",
+		"unmatched targets: none", "adapter parameters 896 = r × Σ(in + out) over the 2 matched modules = 4 × 224"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

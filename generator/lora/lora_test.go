@@ -212,7 +212,7 @@ func TestBadTargets(t *testing.T) {
 	}
 	inv, a := load(t, "meta-llama__Llama-3.1-8B")
 	tg, _ := ParseTargets(qkvo)
-	for _, r := range []int64{0, -1, maxRank + 1} {
+	for _, r := range []int64{0, -1, MaxRank + 1} {
 		if _, err := Resolve(inv, a, tg, r); err == nil {
 			t.Errorf("rank %d: no error", r)
 		}

@@ -33,8 +33,8 @@ const (
 	Other            Kind = "other" // per-layer extras (AttnRes projections, latent MoE projections, ...)
 )
 
-// maxRank bounds the rank; far above any published LoRA.
-const maxRank = 1 << 16
+// MaxRank bounds the rank; far above any published LoRA.
+const MaxRank = 1 << 16
 
 // Match is Count matched Linear modules that share a name pattern.
 type Match struct {
@@ -135,8 +135,8 @@ func kindOf(l *modeltree.Linear, a *arch.Architecture) Kind {
 // Resolve matches t against the Linear modules of inv. a supplies the
 // layer kinds (nil: attention modules are of kind attention).
 func Resolve(inv *modeltree.Inventory, a *arch.Architecture, t Targets, rank int64) (*Resolution, error) {
-	if rank <= 0 || rank > maxRank {
-		return nil, fmt.Errorf("rank %d: want 1 to %d", rank, maxRank)
+	if rank <= 0 || rank > MaxRank {
+		return nil, fmt.Errorf("rank %d: want 1 to %d", rank, MaxRank)
 	}
 	if len(inv.Linears) == 0 {
 		return nil, fmt.Errorf("%s: the module tree lists no Linear modules", inv.Family)
