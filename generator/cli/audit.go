@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,6 +20,7 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/hub"
 	"dossier/generator/pysnippet"
+	"dossier/generator/snapshot"
 )
 
 // auditFlags are audit's command-line settings.
@@ -102,7 +102,7 @@ func (a *app) runAudit(cmd *cobra.Command, path string, af auditFlags) error {
 		}
 		opts.Model = af.model
 	}
-	src, err := readSnippet(path)
+	src, err := pysnippet.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -151,26 +151,6 @@ func (a *app) runAudit(cmd *cobra.Command, path string, af auditFlags) error {
 	return nil
 }
 
-// readSnippet reads at most pysnippet.MaxBytes (+1 to tell it was more).
-func readSnippet(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read snippet: %w", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, pysnippet.MaxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read snippet %s: %w", path, err)
-	}
-	if len(b) > pysnippet.MaxBytes {
-		return nil, fmt.Errorf("%s: larger than the %d bytes a snippet may have", path, pysnippet.MaxBytes)
-	}
-	return b, nil
-}
-
 // auditInputs loads the API-change table, the software windows and the
 // known model ids: the site's (inside a site, or with --source), else the
 // built-in data and no known ids.
@@ -197,16 +177,9 @@ func (a *app) auditInputs(cmd *cobra.Command, opts *audit.Options) (*audit.Table
 		return nil, err
 	}
 	opts.Windows = cat.Software
-	dirs, err := filepath.Glob(filepath.Join(dataDir, "hub", "*", "*"))
-	if err != nil {
+	if opts.Known, err = snapshot.Models(dataDir); err != nil {
 		return nil, err
 	}
-	for _, d := range dirs {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			opts.Known = append(opts.Known, filepath.Base(filepath.Dir(d))+"/"+filepath.Base(d))
-		}
-	}
-	sort.Strings(opts.Known)
 	opts.KnownSource = "snapshots under " + a.rel(cfg, filepath.Join(dataDir, "hub"))
 	label := a.rel(cfg, dataDir)
 	if _, err := os.Stat(filepath.Join(dataDir, audit.TableFile)); errors.Is(err, fs.ErrNotExist) {
