@@ -48,7 +48,7 @@ func AddFacts(s *facts.Set, r *Resolution, adapterBytes int64, m *Memory, fz Fro
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		d := fmt.Sprintf("matched modules of kind %s, of the model's %s %s Linear modules", k, facts.Int(r.Available[Kind(k)]), k)
+		d := fmt.Sprintf("matched modules / the model's nn.Linear modules of kind %s", k)
 		src := []string{srcConfig, srcPEFT}
 		switch Kind(k) {
 		case FullAttention, SlidingAttention, LinearAttention:
