@@ -218,6 +218,19 @@ transformers.AutoModelForCausalLM.from_pretrained(model_name, load_in_8bit=True,
 	if strings.Join(noID, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(noID, "\n"), strings.Join(want, "\n"))
 	}
+	// use_auth_token= has warned since transformers 4.31.0, not before.
+	for v, n := range map[string]int{"4.30.2": 0, "4.31.0": 1} {
+		fs := Check(sn, table(t), Options{Versions: versions(t, "transformers", v)})
+		var warned int
+		for _, f := range fs {
+			if strings.HasSuffix(f.Symbol, "(use_auth_token=)") && f.Severity == Warning {
+				warned++
+			}
+		}
+		if warned != n {
+			t.Errorf("transformers %s: %d use_auth_token warnings, want %d", v, warned, n)
+		}
+	}
 }
 
 func TestVersions(t *testing.T) {
