@@ -266,6 +266,8 @@ func TestTableValidation(t *testing.T) {
 		{"as_of: \"2026-12-04\"", "as_of: today", "changes[0].as_of"},
 		{"keyword: tokenizer", "keyword: tokenizer, colour: red", "colour"},
 		{"removed_in: \"0.12.0\"", "added_in: \"0.13.0\", removed_in: \"0.12.0\"", "changes[0].removed_in"},
+		{"removed_in: \"0.12.0\"", "deprecated_in: \"0.12.0\", removed_in: \"0.12.0\"", "changes[0].deprecated_in"},
+		{"removed_in: \"0.12.0\"", "added_in: \"0.10.0\", deprecated_in: \"0.9.0\"", "changes[0].deprecated_in"},
 	} {
 		_, err := ParseTable("t.yaml", []byte(strings.Replace(row, c.from, c.to, 1)))
 		if err == nil || !strings.Contains(err.Error(), "t.yaml") || !strings.Contains(err.Error(), c.field) {
@@ -360,4 +362,40 @@ func TestBitsandbytes4bit(t *testing.T) {
 			t.Errorf("bitsandbytes %s: %v, want %d errors", v, summary(fs), n)
 		}
 	}
+}
+
+// FuzzParseTable: any bytes give a table or an error naming the file,
+// never a panic; a table that loads has rows whose versions parse and
+// whose bounds are in order.
+func FuzzParseTable(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join("testdata", TableFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte("changes:\n  - {package: trl, symbol: SFTTrainer, keyword: tokenizer, deprecated_in: \"0.12.0\", removed_in: \"0.16.0\", source: s, as_of: \"2026-12-04\"}\n"))
+	f.Add([]byte("changes: []\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tb, err := ParseTable("t.yaml", b)
+		if err != nil {
+			if !strings.Contains(err.Error(), "t.yaml") {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		for i, c := range tb.Changes {
+			for _, v := range []string{c.AddedIn, c.DeprecatedIn, c.RemovedIn} {
+				if _, err := ParseVersion(v); v != "" && err != nil {
+					t.Fatalf("row %d: version %q loaded but does not parse: %v", i, v, err)
+				}
+			}
+			if c.AddedIn != "" && c.RemovedIn != "" {
+				a, _ := ParseVersion(c.AddedIn)
+				r, _ := ParseVersion(c.RemovedIn)
+				if Compare(a, r) >= 0 {
+					t.Fatalf("row %d: added_in %s not before removed_in %s", i, c.AddedIn, c.RemovedIn)
+				}
+			}
+		}
+	})
 }

@@ -117,12 +117,16 @@ func ParseTable(name string, b []byte) (*Table, error) {
 				return nil, bad(v.f, "%v", err)
 			}
 		}
-		if c.AddedIn != "" && c.RemovedIn != "" {
-			a, _ := ParseVersion(c.AddedIn)
-			r, _ := ParseVersion(c.RemovedIn)
-			if Compare(a, r) >= 0 {
-				return nil, bad("removed_in", "%s is not after added_in %s", c.RemovedIn, c.AddedIn)
-			}
+		// The bounds must be in order: added, then deprecated, then removed.
+		at := func(s string) Version { v, _ := ParseVersion(s); return v }
+		if c.AddedIn != "" && c.RemovedIn != "" && Compare(at(c.AddedIn), at(c.RemovedIn)) >= 0 {
+			return nil, bad("removed_in", "%s is not after added_in %s", c.RemovedIn, c.AddedIn)
+		}
+		if c.DeprecatedIn != "" && c.RemovedIn != "" && Compare(at(c.DeprecatedIn), at(c.RemovedIn)) >= 0 {
+			return nil, bad("deprecated_in", "%s is not before removed_in %s", c.DeprecatedIn, c.RemovedIn)
+		}
+		if c.DeprecatedIn != "" && c.AddedIn != "" && Compare(at(c.DeprecatedIn), at(c.AddedIn)) < 0 {
+			return nil, bad("deprecated_in", "%s is before added_in %s", c.DeprecatedIn, c.AddedIn)
 		}
 		key := c.Package + " " + c.Symbol + " " + c.Keyword + " " + c.Expects
 		if j, dup := seen[key]; dup {
