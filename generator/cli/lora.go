@@ -246,6 +246,8 @@ func writeLoraText(w io.Writer, doc *loraDocument, res *lora.Resolution, mem *lo
 			return err
 		}
 		b.WriteString("  (each term's derivation: --format json)\n")
+	} else if f := s.Get("lora.memory.activations_bytes"); f != nil && f.Reason != "" {
+		fmt.Fprintf(&b, "\ntraining memory: unknown (%s)\n", f.Reason)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -77,6 +77,21 @@ func TestLoraHub(t *testing.T) {
 	}
 }
 
+// TestLoraMemoryOverflow: a setup whose activation bytes leave int64 is
+// reported as unknown with the reason, never as a wrapped figure.
+func TestLoraMemoryOverflow(t *testing.T) {
+	cfg, err := filepath.Abs(filepath.Join("..", "lora", "testdata", "moonshotai__Kimi-K3.config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	// K3: 93 layers × 34 × 2^44 tokens × 7168 is past 2^63.
+	code, out, errs := run("lora", "--config", cfg, "--target", "q_proj", "--batch", "1048576", "--seq-len", "16777216")
+	if code != 0 || !strings.Contains(out, "training memory: unknown (batch 1048576 × sequence length 16777216: the memory terms overflow") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}
+
 func TestLoraErrors(t *testing.T) {
 	cfg := planTestdata(t, "tiny-llama.config.json")
 	t.Chdir(t.TempDir())

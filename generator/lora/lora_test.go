@@ -131,6 +131,9 @@ func TestLlama31AdapterParamsByHand(t *testing.T) {
 	}
 	s := facts.NewSet()
 	AddFacts(s, r, 0, nil, Frozen{})
+	if f := s.Get("lora.adapter_bytes"); f.Unit != facts.UnitBytes || f.Display != "54.5 MB (52.0 MiB)" {
+		t.Errorf("lora.adapter_bytes unit %q, display %q; want bytes shown as 54.5 MB (52.0 MiB)", f.Unit, f.Display)
+	}
 	if v, _ := s.Get("lora.adapter_bytes").Int(); v != 13_631_488*4 {
 		t.Errorf("lora.adapter_bytes = %d, want 4 B per parameter (FP32 adapters)", v)
 	}
@@ -283,5 +286,28 @@ func TestFactsKeys(t *testing.T) {
 	}
 	if f := s.Get("lora.targets_unmatched"); f.Value != "query_key_value" {
 		t.Errorf("lora.targets_unmatched = %v", f.Value)
+	}
+}
+
+// TestMemoryOverflow: batch and sequence length each within bounds can
+// still make the activation bytes leave int64 on a wide, deep model; that
+// is an error, not a wrapped (negative or small) figure.
+func TestMemoryOverflow(t *testing.T) {
+	r := resolve(t, "moonshotai__Kimi-K3", qkvo, 16)
+	sh := Shape{Layers: 93, Hidden: 7168, Vocab: 163840}
+	if _, err := Estimate(r, sh, Setup{Batch: 1 << 20, SeqLen: 1 << 24, Optimizer: AdamW}); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("2^20 × 2^24 tokens on K3: %v, want an overflow error", err)
+	}
+	m, err := Estimate(r, sh, Setup{Batch: 1, SeqLen: 2048, Optimizer: AdamW, AdapterBytes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Adapter.Bytes != 2*r.AdapterParams || strings.Contains(m.Adapter.Derivation, "FP32") {
+		t.Errorf("bf16 adapters: %d B, %q; want 2 B each and no FP32 claim", m.Adapter.Bytes, m.Adapter.Derivation)
+	}
+	s := facts.NewSet()
+	AddFacts(s, r, 2, m, Frozen{})
+	if d := s.Get("lora.adapter_bytes").Derivation; strings.Contains(d, "× 4 B") {
+		t.Errorf("lora.adapter_bytes at 2 B says %q", d)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"dossier/generator/arch"
+	"dossier/generator/internal/checked"
 	"dossier/generator/internal/editdist"
 	"dossier/generator/modeltree"
 )
@@ -164,7 +165,12 @@ func Resolve(inv *modeltree.Inventory, a *arch.Architecture, t Targets, rank int
 		r.Modules += n
 		r.ByKind[k] += n
 		r.Matches = append(r.Matches, Match{Pattern: l.Pattern, Count: n, Kind: k, In: l.In, Out: l.Out})
-		r.AdapterParams += n * rank * (l.In + l.Out)
+		add, ok1 := checked.Product(n, rank, l.In+l.Out)
+		sum, ok2 := checked.Add(r.AdapterParams, add)
+		if !ok1 || !ok2 || sum > 1<<60 {
+			return nil, fmt.Errorf("%s: adapter parameters at rank %d overflow: the module shapes are implausible", inv.Family, rank)
+		}
+		r.AdapterParams = sum
 	}
 	r.fusedExperts(inv)
 	r.unmatched(inv)
