@@ -165,6 +165,8 @@ func (a *app) auditInputs(cmd *cobra.Command, opts *audit.Options) (*audit.Table
 			return nil, err
 		}
 		opts.Windows = cat.Software
+		// Every finding names a source, also an id checked against nothing.
+		opts.KnownSource = "no site here, so no snapshots to check ids against"
 		return audit.LoadTable(data.Catalogs, data.Label)
 	}
 	cfg, err := a.loadConfig(cmd, nil)
