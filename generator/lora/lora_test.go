@@ -117,6 +117,17 @@ func TestK3AttentionTargets(t *testing.T) {
 	}
 }
 
+// TestKimiLinearMLAHasQProj: the same family without q_lora_rank (Kimi
+// Linear 48B) projects MLA queries with q_proj, so there q/k/v/o match two
+// modules per MLA layer: 7 × 2 + 20 KDA layers × 4 = 94. What the K3 test
+// finds follows from K3's config, not from the family's names.
+func TestKimiLinearMLAHasQProj(t *testing.T) {
+	r := resolve(t, "moonshotai__Kimi-Linear-48B-A3B-Instruct", qkvo, 16)
+	if r.ByKind[FullAttention] != 7*2 || r.ByKind[LinearAttention] != 20*4 || r.Modules != 94 {
+		t.Errorf("full %d, linear %d, total %d; want 14, 80, 94", r.ByKind[FullAttention], r.ByKind[LinearAttention], r.Modules)
+	}
+}
+
 // TestLlama31AdapterParamsByHand: hidden 4096, 32 heads × 128, 8 KV
 // heads: q and o are [4096, 4096], k and v [1024, 4096]. Per layer at
 // r = 16: 16 × (8192 + 5120 + 5120 + 8192) = 425,984; × 32 layers =
