@@ -358,9 +358,8 @@ func nearestID(id string, known []string) string {
 }
 
 // remoteCode reports the versions of each package the model's own code
-// was found to run on: an error when a stated version is among those that
-// failed (or past them), a warning when no version is stated or the stated
-// one was not tried and lies outside the working ones.
+// was found to run on: a warning when no version is stated, else as
+// windowAt judges the stated one.
 func (a *auditor) remoteCode(model string, line int) {
 	if model == "" {
 		return
@@ -378,33 +377,17 @@ func (a *auditor) remoteCode(model string, line int) {
 				Message: msg + " (no --" + w.Package + " given: pin one of the working versions)", Source: src})
 			continue
 		}
-		switch {
-		case failsAt(w, v):
+		switch windowAt(w, v) {
+		case Error:
 			a.add(Finding{Line: line, Severity: Error, Kind: KindRemoteCode, Symbol: w.Package,
 				Message: fmt.Sprintf("%s (%s %s is outside the working versions)", msg, w.Package, format(v)), Source: src})
-		case !bracketed(w, v):
+		case Warning:
 			// Below the oldest working version the symbol may not exist
-			// yet; past the newest it may be gone: untried is unknown.
+			// yet, past a working one it may be gone: untried is unknown.
 			a.add(Finding{Line: line, Severity: Warning, Kind: KindRemoteCode, Symbol: w.Package,
-				Message: fmt.Sprintf("%s (%s %s was not tried and is not between two working versions)", msg, w.Package, format(v)), Source: src})
+				Message: fmt.Sprintf("%s (%s %s was not tried and the nearest tried versions around it do not both work)", msg, w.Package, format(v)), Source: src})
 		}
 	}
-}
-
-// bracketed reports whether v lies between the oldest and the newest
-// version the window records as working (both included).
-func bracketed(w *catalog.Window, v Version) bool {
-	below, above := false, false
-	for _, s := range w.Works {
-		ok, err := ParseVersion(s)
-		if err != nil {
-			continue
-		}
-		c := Compare(ok, v)
-		below = below || c <= 0
-		above = above || c >= 0
-	}
-	return below && above
 }
 
 func listOr(vs []string) string {
@@ -414,29 +397,37 @@ func listOr(vs []string) string {
 	return strings.Join(vs, ", ")
 }
 
-// failsAt reports whether v was tried and failed, or is at or past the
-// first failing version with no working version at or after it.
-func failsAt(w *catalog.Window, v Version) bool {
-	var firstFail *Version
-	for _, s := range w.Fails {
-		f, err := ParseVersion(s)
-		if err != nil {
-			continue
-		}
-		if Compare(f, v) == 0 {
-			return true
-		}
-		if firstFail == nil || Compare(f, *firstFail) < 0 {
-			firstFail = &f
+// windowAt judges v against a window from the nearest tried versions at
+// or below it (lo) and at or above it (hi): both worked, "" (v itself,
+// when tried and working); lo failed and nothing above it worked, an
+// error (v was tried and failed, or the code broke and stayed broken);
+// anything else, a warning: v was not tried and its neighbours disagree
+// or are missing.
+func windowAt(w *catalog.Window, v Version) string {
+	var lo, hi *Version
+	loWorks, hiWorks := false, false
+	visit := func(list []string, works bool) {
+		for _, s := range list {
+			x, err := ParseVersion(s)
+			if err != nil {
+				continue
+			}
+			c := Compare(x, v)
+			if c <= 0 && (lo == nil || Compare(x, *lo) > 0) {
+				lo, loWorks = &x, works
+			}
+			if c >= 0 && (hi == nil || Compare(x, *hi) < 0) {
+				hi, hiWorks = &x, works
+			}
 		}
 	}
-	if firstFail == nil || Compare(v, *firstFail) < 0 {
-		return false
+	visit(w.Works, true)
+	visit(w.Fails, false)
+	switch {
+	case lo != nil && hi != nil && loWorks && hiWorks:
+		return ""
+	case lo != nil && !loWorks && (hi == nil || !hiWorks):
+		return Error
 	}
-	for _, s := range w.Works {
-		if ok, err := ParseVersion(s); err == nil && Compare(ok, v) >= 0 {
-			return false
-		}
-	}
-	return true
+	return Warning
 }

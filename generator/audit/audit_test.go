@@ -323,6 +323,22 @@ func TestModelFlag(t *testing.T) {
 			t.Errorf("transformers %s: %v, want one %s that it was not tried", v, summary(fs), want)
 		}
 	}
+	// A window fixed later: between the failing 5.2.0 and the working
+	// 5.3.0 nothing is known; past 5.3.0 (not tried) neither.
+	fixed := *k3Window
+	fixed.Works = []string{"4.57.1", "5.1.0", "5.3.0"}
+	fixed.Fails = []string{"5.2.0"}
+	opts.Windows = []*catalog.Window{&fixed}
+	for v, want := range map[string]string{"5.0.0": "", "5.3.0": "", "5.2.5": "warning", "5.4.0": "warning", "5.2.0": "error"} {
+		opts.Versions = versions(t, "transformers", v)
+		fs := Check(sn, table(t), opts)
+		switch {
+		case want == "" && len(fs) != 0:
+			t.Errorf("fixed window, transformers %s: %v, want none", v, summary(fs))
+		case want != "" && (len(fs) != 1 || fs[0].Severity != want):
+			t.Errorf("fixed window, transformers %s: %v, want one %s", v, summary(fs), want)
+		}
+	}
 }
 
 // TestTrainerTokenizerWindow: transformers renamed Trainer's tokenizer=

@@ -47,9 +47,9 @@ reports, each with its line and source:
   - model ids that are neither among the site's snapshots nor on the Hub,
     with the nearest id the site knows (--offline: snapshots only);
   - the model's remote-code window from data/software.yaml: a warning when no
-    --transformers is given or the given one was not tried and is not
-    between two working ones, an error when it failed (or is past the first
-    failing one).
+    --transformers is given or the given one was not tried and the tried
+    versions around it do not both work, an error when it failed or the
+    nearest tried version below it failed and none above it worked.
 
 Output lines read FILE:LINE: error|warning: message; exit 1 when there is
 an error. --format json prints {"file", "findings": [{line, severity,
