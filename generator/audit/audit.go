@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"dossier/generator/catalog"
+	"dossier/generator/internal/editdist"
 	"dossier/generator/pysnippet"
 )
 
@@ -51,7 +53,9 @@ type Options struct {
 	// KnownSource says where Known came from, for the findings' source.
 	KnownSource string
 	// Resolve asks the Hub whether an id exists (nil: offline). It
-	// returns nil when the id resolves.
+	// returns nil when the id resolves, an error wrapping ErrNoSuchModel
+	// when the Hub answers that it does not, and any other error when the
+	// Hub could not be asked (then the id is checked as offline).
 	Resolve func(id string) error
 	// HubSource names the Hub endpoint for the findings' source.
 	HubSource string
@@ -84,7 +88,15 @@ type auditor struct {
 	o     Options
 	names map[string]binding
 	out   []Finding
+	// hubDown is why the Hub could not be asked, once a request failed
+	// for a reason other than its answer; later ids are not asked again.
+	hubDown error
 }
+
+// ErrNoSuchModel marks a Resolve error that is the Hub's answer: no model
+// by that id (or none this caller may see). Any other error means the Hub
+// was not reached, which says nothing about the id.
+var ErrNoSuchModel = errors.New("no such model on the Hub")
 
 func (a *auditor) add(f Finding) { a.out = append(a.out, f) }
 
@@ -93,7 +105,7 @@ func (a *auditor) add(f Finding) { a.out = append(a.out, f) }
 func (a *auditor) bind() {
 	for _, im := range a.sn.Imports {
 		root, sub, _ := strings.Cut(im.Module, ".")
-		if !slices.Contains(Packages, root) {
+		if !slices.Contains(Packages(), root) {
 			continue
 		}
 		path := sub
@@ -297,22 +309,29 @@ func (a *auditor) checkID(id string, line int) (string, bool) {
 	if near != "" {
 		hint = "; the nearest id the site knows is " + near
 	}
-	if a.o.Resolve != nil {
+	if a.o.Resolve != nil && a.hubDown == nil {
 		err := a.o.Resolve(id)
-		if err == nil {
+		switch {
+		case err == nil:
 			return id, true
+		case errors.Is(err, ErrNoSuchModel):
+			a.add(Finding{Line: line, Severity: Error, Kind: KindModelID, Symbol: id,
+				Message: fmt.Sprintf("model id %q does not resolve on the Hub: %v%s", id, err, hint), Source: a.o.HubSource})
+			return near, false
 		}
-		a.add(Finding{Line: line, Severity: Error, Kind: KindModelID, Symbol: id,
-			Message: fmt.Sprintf("model id %q does not resolve on the Hub: %v%s", id, err, hint), Source: a.o.HubSource})
-		return near, false
+		a.hubDown = err
+	}
+	offline := "checked offline: the Hub was not asked"
+	if a.hubDown != nil {
+		offline = fmt.Sprintf("the Hub could not be asked: %v", a.hubDown)
 	}
 	if near != "" {
 		a.add(Finding{Line: line, Severity: Error, Kind: KindModelID, Symbol: id,
-			Message: fmt.Sprintf("model id %q is not a model the site has a snapshot of%s (checked offline: the Hub was not asked)", id, hint), Source: a.o.KnownSource})
+			Message: fmt.Sprintf("model id %q is not a model the site has a snapshot of%s (%s)", id, hint, offline), Source: a.o.KnownSource})
 		return near, false
 	}
 	a.add(Finding{Line: line, Severity: Warning, Kind: KindModelID, Symbol: id,
-		Message: fmt.Sprintf("model id %q is not among the site's snapshots and was not checked on the Hub (offline)", id), Source: a.o.KnownSource})
+		Message: fmt.Sprintf("model id %q is not among the site's snapshots and was not checked on the Hub (%s)", id, offline), Source: a.o.KnownSource})
 	return "", false
 }
 
@@ -324,8 +343,8 @@ func nearestID(id string, known []string) string {
 	best, bestD := "", 1<<30
 	for _, k := range known {
 		_, kn, _ := strings.Cut(strings.ToLower(k), "/")
-		d := editDistance(name, kn)
-		if full := editDistance(strings.ToLower(id), strings.ToLower(k)); full < d {
+		d := editdist.Levenshtein(name, kn)
+		if full := editdist.Levenshtein(strings.ToLower(id), strings.ToLower(k)); full < d {
 			d = full
 		}
 		if d < bestD || (d == bestD && k < best) {
@@ -338,29 +357,9 @@ func nearestID(id string, known []string) string {
 	return best
 }
 
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // remoteCode reports the versions of each package the model's own code
-// was found to run on: an error when a stated version is among those that
-// failed (or past them), a warning when no version is stated.
+// was found to run on: a warning when no version is stated, else as
+// windowAt judges the stated one.
 func (a *auditor) remoteCode(model string, line int) {
 	if model == "" {
 		return
@@ -378,9 +377,15 @@ func (a *auditor) remoteCode(model string, line int) {
 				Message: msg + " (no --" + w.Package + " given: pin one of the working versions)", Source: src})
 			continue
 		}
-		if failsAt(w, v) {
+		switch windowAt(w, v) {
+		case Error:
 			a.add(Finding{Line: line, Severity: Error, Kind: KindRemoteCode, Symbol: w.Package,
 				Message: fmt.Sprintf("%s (%s %s is outside the working versions)", msg, w.Package, format(v)), Source: src})
+		case Warning:
+			// Below the oldest working version the symbol may not exist
+			// yet, past a working one it may be gone: untried is unknown.
+			a.add(Finding{Line: line, Severity: Warning, Kind: KindRemoteCode, Symbol: w.Package,
+				Message: fmt.Sprintf("%s (%s %s was not tried and the nearest tried versions around it do not both work)", msg, w.Package, format(v)), Source: src})
 		}
 	}
 }
@@ -392,29 +397,37 @@ func listOr(vs []string) string {
 	return strings.Join(vs, ", ")
 }
 
-// failsAt reports whether v was tried and failed, or is at or past the
-// first failing version with no working version at or after it.
-func failsAt(w *catalog.Window, v Version) bool {
-	var firstFail *Version
-	for _, s := range w.Fails {
-		f, err := ParseVersion(s)
-		if err != nil {
-			continue
-		}
-		if Compare(f, v) == 0 {
-			return true
-		}
-		if firstFail == nil || Compare(f, *firstFail) < 0 {
-			firstFail = &f
+// windowAt judges v against a window from the nearest tried versions at
+// or below it (lo) and at or above it (hi): both worked, "" (v itself,
+// when tried and working); lo failed and nothing above it worked, an
+// error (v was tried and failed, or the code broke and stayed broken);
+// anything else, a warning: v was not tried and its neighbours disagree
+// or are missing.
+func windowAt(w *catalog.Window, v Version) string {
+	var lo, hi *Version
+	loWorks, hiWorks := false, false
+	visit := func(list []string, works bool) {
+		for _, s := range list {
+			x, err := ParseVersion(s)
+			if err != nil {
+				continue
+			}
+			c := Compare(x, v)
+			if c <= 0 && (lo == nil || Compare(x, *lo) > 0) {
+				lo, loWorks = &x, works
+			}
+			if c >= 0 && (hi == nil || Compare(x, *hi) < 0) {
+				hi, hiWorks = &x, works
+			}
 		}
 	}
-	if firstFail == nil || Compare(v, *firstFail) < 0 {
-		return false
+	visit(w.Works, true)
+	visit(w.Fails, false)
+	switch {
+	case lo != nil && hi != nil && loWorks && hiWorks:
+		return ""
+	case lo != nil && !loWorks && (hi == nil || !hiWorks):
+		return Error
 	}
-	for _, s := range w.Works {
-		if ok, err := ParseVersion(s); err == nil && Compare(ok, v) >= 0 {
-			return false
-		}
-	}
-	return true
+	return Warning
 }

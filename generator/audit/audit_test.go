@@ -2,6 +2,7 @@ package audit
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,13 +88,25 @@ func TestSeedSnippet(t *testing.T) {
 	if !strings.Contains(fs[1].Message, "fails on 5.2.0") || !strings.Contains(fs[1].Message, "moonshotai/Kimi-K3") {
 		t.Errorf("remote-code window for the suggested id: %s", fs[1].Message)
 	}
-	if !strings.Contains(fs[2].Message, "removed in trl 0.12.0") || !strings.Contains(fs[2].Message, "processing_class=") {
+	if !strings.Contains(fs[2].Message, "removed in trl 0.16.0") || !strings.Contains(fs[2].Message, "processing_class=") {
 		t.Errorf("tokenizer finding: %s", fs[2].Message)
 	}
 	// With trl 0.11.4 stated, tokenizer= and max_seq_length= existed.
 	old := Check(parse(t, "seed-k3-sft.py"), table(t), Options{Known: known, Versions: versions(t, "trl", "0.11.4"), Windows: []*catalog.Window{k3Window}})
 	if got := summary(old); len(got) != 3 {
 		t.Errorf("trl 0.11.4: %v, want only the id, the window and the str dataset", got)
+	}
+	// trl 0.12.0 to 0.15.2 still take tokenizer= (deprecated, a warning);
+	// max_seq_length= went in 0.13.0.
+	for v, want := range map[string][]string{
+		"0.12.2": {"error model_id kimi/kimi-k3", "warning remote_code transformers", "warning keyword SFTTrainer(tokenizer=)", "error type SFTTrainer(train_dataset=)"},
+		"0.15.2": {"error model_id kimi/kimi-k3", "warning remote_code transformers", "warning keyword SFTTrainer(tokenizer=)", "error type SFTTrainer(train_dataset=)", "error keyword SFTTrainer(max_seq_length=)"},
+		"0.16.0": want,
+	} {
+		fs := Check(parse(t, "seed-k3-sft.py"), table(t), Options{Known: known, Versions: versions(t, "trl", v), Windows: []*catalog.Window{k3Window}})
+		if got := summary(fs); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("trl %s:\n%s\nwant:\n%s", v, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 	// A stated transformers past the window makes the window an error.
 	late := Check(parse(t, "seed-k3-sft.py"), table(t), Options{Known: known, Versions: versions(t, "transformers", "5.16.1"), Windows: []*catalog.Window{k3Window}})
@@ -124,7 +137,7 @@ func TestHubResolve(t *testing.T) {
 	var asked []string
 	opts := Options{Known: known, HubSource: "hub", Resolve: func(id string) error {
 		asked = append(asked, id)
-		return errors.New("401 Unauthorized")
+		return fmt.Errorf("%w: 401 Unauthorized", ErrNoSuchModel)
 	}}
 	fs := Check(sn, table(t), opts)
 	if len(fs) != 1 || fs[0].Line != 2 || fs[0].Severity != Error || !strings.Contains(fs[0].Message, "401") {
@@ -132,6 +145,40 @@ func TestHubResolve(t *testing.T) {
 	}
 	if strings.Join(asked, ",") != "acme/nope" {
 		t.Errorf("asked the Hub about %v; a known id needs no request", asked)
+	}
+}
+
+// TestHubUnreachable: a request that fails without the Hub's answer says
+// nothing about the id. The id is checked as offline (an error only when
+// the site knows a near id), the finding says why, and the Hub is not
+// asked again for the next id.
+func TestHubUnreachable(t *testing.T) {
+	src := "from transformers import AutoModel\n" +
+		"AutoModel.from_pretrained(\"acme/nope\")\n" +
+		"AutoModel.from_pretrained(\"kimi/kimi-k3\")\n"
+	sn, err := pysnippet.Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	opts := Options{Known: known, HubSource: "hub", KnownSource: "snapshots", Resolve: func(id string) error {
+		asked = append(asked, id)
+		return errors.New("dial tcp: lookup huggingface.co: no such host")
+	}}
+	fs := Check(sn, table(t), opts)
+	if got := summary(fs); len(got) != 2 || got[0] != "warning model_id acme/nope" || got[1] != "error model_id kimi/kimi-k3" {
+		t.Fatalf("findings %v, want a warning for acme/nope and an error for kimi/kimi-k3 (near moonshotai/Kimi-K3)", got)
+	}
+	for _, f := range fs {
+		if strings.Contains(f.Message, "does not resolve") || !strings.Contains(f.Message, "the Hub could not be asked: dial tcp") || f.Source != "snapshots" {
+			t.Errorf("line %d: %q (source %q): want the unreachable Hub named, not a verdict on the id", f.Line, f.Message, f.Source)
+		}
+	}
+	if !strings.Contains(fs[1].Message, "moonshotai/Kimi-K3") {
+		t.Errorf("kimi/kimi-k3: %q lacks the nearest known id", fs[1].Message)
+	}
+	if strings.Join(asked, ",") != "acme/nope" {
+		t.Errorf("asked the Hub about %v; after a failed request it is not asked again", asked)
 	}
 }
 
@@ -171,6 +218,19 @@ transformers.AutoModelForCausalLM.from_pretrained(model_name, load_in_8bit=True,
 	if strings.Join(noID, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(noID, "\n"), strings.Join(want, "\n"))
 	}
+	// use_auth_token= has warned since transformers 4.31.0, not before.
+	for v, n := range map[string]int{"4.30.2": 0, "4.31.0": 1} {
+		fs := Check(sn, table(t), Options{Versions: versions(t, "transformers", v)})
+		var warned int
+		for _, f := range fs {
+			if strings.HasSuffix(f.Symbol, "(use_auth_token=)") && f.Severity == Warning {
+				warned++
+			}
+		}
+		if warned != n {
+			t.Errorf("transformers %s: %d use_auth_token warnings, want %d", v, warned, n)
+		}
+	}
 }
 
 func TestVersions(t *testing.T) {
@@ -206,6 +266,8 @@ func TestTableValidation(t *testing.T) {
 		{"as_of: \"2026-12-04\"", "as_of: today", "changes[0].as_of"},
 		{"keyword: tokenizer", "keyword: tokenizer, colour: red", "colour"},
 		{"removed_in: \"0.12.0\"", "added_in: \"0.13.0\", removed_in: \"0.12.0\"", "changes[0].removed_in"},
+		{"removed_in: \"0.12.0\"", "deprecated_in: \"0.12.0\", removed_in: \"0.12.0\"", "changes[0].deprecated_in"},
+		{"removed_in: \"0.12.0\"", "added_in: \"0.10.0\", deprecated_in: \"0.9.0\"", "changes[0].deprecated_in"},
 	} {
 		_, err := ParseTable("t.yaml", []byte(strings.Replace(row, c.from, c.to, 1)))
 		if err == nil || !strings.Contains(err.Error(), "t.yaml") || !strings.Contains(err.Error(), c.field) {
@@ -248,4 +310,108 @@ func TestModelFlag(t *testing.T) {
 	if got := summary(fs); len(got) != 1 || got[0] != "error remote_code transformers" || fs[0].Line != 1 {
 		t.Errorf("transformers 5.3.0 (past the first failing 5.2.0): %v", got)
 	}
+	// Untried versions: between two working ones counts as working; below
+	// the oldest working one (the symbol may not exist yet) or between the
+	// newest working and the first failing one is unknown, a warning.
+	for v, want := range map[string]string{"5.0.3": "", "4.46.0": "warning", "5.1.5": "warning"} {
+		opts.Versions = versions(t, "transformers", v)
+		fs := Check(sn, table(t), opts)
+		switch {
+		case want == "" && len(fs) != 0:
+			t.Errorf("transformers %s lies between working versions: %v", v, summary(fs))
+		case want != "" && (len(fs) != 1 || fs[0].Severity != want || !strings.Contains(fs[0].Message, "was not tried")):
+			t.Errorf("transformers %s: %v, want one %s that it was not tried", v, summary(fs), want)
+		}
+	}
+	// A window fixed later: between the failing 5.2.0 and the working
+	// 5.3.0 nothing is known; past 5.3.0 (not tried) neither.
+	fixed := *k3Window
+	fixed.Works = []string{"4.57.1", "5.1.0", "5.3.0"}
+	fixed.Fails = []string{"5.2.0"}
+	opts.Windows = []*catalog.Window{&fixed}
+	for v, want := range map[string]string{"5.0.0": "", "5.3.0": "", "5.2.5": "warning", "5.4.0": "warning", "5.2.0": "error"} {
+		opts.Versions = versions(t, "transformers", v)
+		fs := Check(sn, table(t), opts)
+		switch {
+		case want == "" && len(fs) != 0:
+			t.Errorf("fixed window, transformers %s: %v, want none", v, summary(fs))
+		case want != "" && (len(fs) != 1 || fs[0].Severity != want):
+			t.Errorf("fixed window, transformers %s: %v, want one %s", v, summary(fs), want)
+		}
+	}
+}
+
+// TestTrainerTokenizerWindow: transformers renamed Trainer's tokenizer=
+// to processing_class= in 4.46.0 and dropped tokenizer= in 5.0.0, so each
+// spelling fails on one side of the window and tokenizer= warns inside it.
+func TestTrainerTokenizerWindow(t *testing.T) {
+	src := "from transformers import Trainer\n" +
+		"a = Trainer(model=m, tokenizer=tok)\n" +
+		"b = Trainer(model=m, processing_class=tok)\n"
+	sn, err := pysnippet.Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string]string{
+		"4.45.2": "error keyword Trainer(processing_class=)",
+		"4.46.0": "warning keyword Trainer(tokenizer=)",
+		"4.57.1": "warning keyword Trainer(tokenizer=)",
+		"5.0.0":  "error keyword Trainer(tokenizer=)",
+	} {
+		fs := Check(sn, table(t), Options{Versions: versions(t, "transformers", v)})
+		if got := summary(fs); len(got) != 1 || got[0] != want {
+			t.Errorf("transformers %s: %v, want [%s]", v, got, want)
+		}
+	}
+}
+
+// TestBitsandbytes4bit: 4-bit layers and paged optimizers came with
+// bitsandbytes 0.39.0 (a release without a git tag), after 0.38.1.
+func TestBitsandbytes4bit(t *testing.T) {
+	sn, err := pysnippet.Parse([]byte("from bitsandbytes.nn import Linear4bit\nfrom bitsandbytes.optim import PagedAdamW8bit, AdamW8bit\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, n := range map[string]int{"0.38.1": 2, "0.39.0": 0, "0.26.0": 2, "0.25.0": 3} {
+		fs := Check(sn, table(t), Options{Versions: versions(t, "bitsandbytes", v)})
+		if len(fs) != n {
+			t.Errorf("bitsandbytes %s: %v, want %d errors", v, summary(fs), n)
+		}
+	}
+}
+
+// FuzzParseTable: any bytes give a table or an error naming the file,
+// never a panic; a table that loads has rows whose versions parse and
+// whose bounds are in order.
+func FuzzParseTable(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join("testdata", TableFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte("changes:\n  - {package: trl, symbol: SFTTrainer, keyword: tokenizer, deprecated_in: \"0.12.0\", removed_in: \"0.16.0\", source: s, as_of: \"2026-12-04\"}\n"))
+	f.Add([]byte("changes: []\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tb, err := ParseTable("t.yaml", b)
+		if err != nil {
+			if !strings.Contains(err.Error(), "t.yaml") {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		for i, c := range tb.Changes {
+			for _, v := range []string{c.AddedIn, c.DeprecatedIn, c.RemovedIn} {
+				if _, err := ParseVersion(v); v != "" && err != nil {
+					t.Fatalf("row %d: version %q loaded but does not parse: %v", i, v, err)
+				}
+			}
+			if c.AddedIn != "" && c.RemovedIn != "" {
+				a, _ := ParseVersion(c.AddedIn)
+				r, _ := ParseVersion(c.RemovedIn)
+				if Compare(a, r) >= 0 {
+					t.Fatalf("row %d: added_in %s not before removed_in %s", i, c.AddedIn, c.RemovedIn)
+				}
+			}
+		}
+	})
 }

@@ -20,8 +20,11 @@ import (
 // TableFile is the API-change table's file name under data/.
 const TableFile = "api_changes.yaml"
 
-// Packages the table may describe: those whose trainer APIs snippets copy.
-var Packages = []string{"transformers", "trl", "peft", "accelerate", "bitsandbytes"}
+// Packages are those the table may describe: the ones whose trainer APIs
+// snippets copy. A function, so that no caller can change the list.
+func Packages() []string {
+	return []string{"transformers", "trl", "peft", "accelerate", "bitsandbytes"}
+}
 
 // Change is one row of the table: a symbol (or one keyword argument of
 // it) and the versions of its package where it exists.
@@ -89,8 +92,8 @@ func ParseTable(name string, b []byte) (*Table, error) {
 			return fmt.Errorf("%s: line %d: field %s: %s", name, yamlx.Line(b, field(f)), field(f), fmt.Sprintf(format, args...))
 		}
 		switch {
-		case !slices.Contains(Packages, c.Package):
-			return nil, bad("package", "expected one of %s, found %q", strings.Join(Packages, ", "), c.Package)
+		case !slices.Contains(Packages(), c.Package):
+			return nil, bad("package", "expected one of %s, found %q", strings.Join(Packages(), ", "), c.Package)
 		case !symbolRe.MatchString(c.Symbol) || strings.Contains(c.Symbol[1:], "*"):
 			return nil, bad("symbol", "expected a dotted name (or *.method), found %q", c.Symbol)
 		case c.Keyword != "" && !keywordRe.MatchString(c.Keyword):
@@ -114,12 +117,16 @@ func ParseTable(name string, b []byte) (*Table, error) {
 				return nil, bad(v.f, "%v", err)
 			}
 		}
-		if c.AddedIn != "" && c.RemovedIn != "" {
-			a, _ := ParseVersion(c.AddedIn)
-			r, _ := ParseVersion(c.RemovedIn)
-			if Compare(a, r) >= 0 {
-				return nil, bad("removed_in", "%s is not after added_in %s", c.RemovedIn, c.AddedIn)
-			}
+		// The bounds must be in order: added, then deprecated, then removed.
+		at := func(s string) Version { v, _ := ParseVersion(s); return v }
+		if c.AddedIn != "" && c.RemovedIn != "" && Compare(at(c.AddedIn), at(c.RemovedIn)) >= 0 {
+			return nil, bad("removed_in", "%s is not after added_in %s", c.RemovedIn, c.AddedIn)
+		}
+		if c.DeprecatedIn != "" && c.RemovedIn != "" && Compare(at(c.DeprecatedIn), at(c.RemovedIn)) >= 0 {
+			return nil, bad("deprecated_in", "%s is not before removed_in %s", c.DeprecatedIn, c.RemovedIn)
+		}
+		if c.DeprecatedIn != "" && c.AddedIn != "" && Compare(at(c.DeprecatedIn), at(c.AddedIn)) < 0 {
+			return nil, bad("deprecated_in", "%s is before added_in %s", c.DeprecatedIn, c.AddedIn)
 		}
 		key := c.Package + " " + c.Symbol + " " + c.Keyword + " " + c.Expects
 		if j, dup := seen[key]; dup {

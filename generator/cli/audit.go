@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,7 +18,9 @@ import (
 	"dossier/generator/audit"
 	"dossier/generator/catalog"
 	"dossier/generator/config"
+	"dossier/generator/hub"
 	"dossier/generator/pysnippet"
+	"dossier/generator/snapshot"
 )
 
 // auditFlags are audit's command-line settings.
@@ -46,7 +47,9 @@ reports, each with its line and source:
   - model ids that are neither among the site's snapshots nor on the Hub,
     with the nearest id the site knows (--offline: snapshots only);
   - the model's remote-code window from data/software.yaml: a warning when no
-    --transformers is given, an error when the given one failed.
+    --transformers is given or the given one was not tried and the tried
+    versions around it do not both work, an error when it failed or the
+    nearest tried version below it failed and none above it worked.
 
 Output lines read FILE:LINE: error|warning: message; exit 1 when there is
 an error. --format json prints {"file", "findings": [{line, severity,
@@ -61,7 +64,7 @@ kind, symbol, message, source}], "errors", "warnings"}.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&af.model, "model", "", "the model the snippet is for (ORG/NAME), for its remote-code window")
-	for _, p := range audit.Packages {
+	for _, p := range audit.Packages() {
 		af.versions[p] = f.String(p, "", "the "+p+" version to check against (default: a current release)")
 	}
 	f.StringVar(&af.format, "format", "text", "output: text or json")
@@ -99,7 +102,7 @@ func (a *app) runAudit(cmd *cobra.Command, path string, af auditFlags) error {
 		}
 		opts.Model = af.model
 	}
-	src, err := readSnippet(path)
+	src, err := pysnippet.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -148,26 +151,6 @@ func (a *app) runAudit(cmd *cobra.Command, path string, af auditFlags) error {
 	return nil
 }
 
-// readSnippet reads at most pysnippet.MaxBytes (+1 to tell it was more).
-func readSnippet(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read snippet: %w", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, pysnippet.MaxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read snippet %s: %w", path, err)
-	}
-	if len(b) > pysnippet.MaxBytes {
-		return nil, fmt.Errorf("%s: larger than the %d bytes a snippet may have", path, pysnippet.MaxBytes)
-	}
-	return b, nil
-}
-
 // auditInputs loads the API-change table, the software windows and the
 // known model ids: the site's (inside a site, or with --source), else the
 // built-in data and no known ids.
@@ -182,6 +165,8 @@ func (a *app) auditInputs(cmd *cobra.Command, opts *audit.Options) (*audit.Table
 			return nil, err
 		}
 		opts.Windows = cat.Software
+		// Every finding names a source, also an id checked against nothing.
+		opts.KnownSource = "no site here, so no snapshots to check ids against"
 		return audit.LoadTable(data.Catalogs, data.Label)
 	}
 	cfg, err := a.loadConfig(cmd, nil)
@@ -194,16 +179,9 @@ func (a *app) auditInputs(cmd *cobra.Command, opts *audit.Options) (*audit.Table
 		return nil, err
 	}
 	opts.Windows = cat.Software
-	dirs, err := filepath.Glob(filepath.Join(dataDir, "hub", "*", "*"))
-	if err != nil {
+	if opts.Known, err = snapshot.Models(dataDir); err != nil {
 		return nil, err
 	}
-	for _, d := range dirs {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			opts.Known = append(opts.Known, filepath.Base(filepath.Dir(d))+"/"+filepath.Base(d))
-		}
-	}
-	sort.Strings(opts.Known)
 	opts.KnownSource = "snapshots under " + a.rel(cfg, filepath.Join(dataDir, "hub"))
 	label := a.rel(cfg, dataDir)
 	if _, err := os.Stat(filepath.Join(dataDir, audit.TableFile)); errors.Is(err, fs.ErrNotExist) {
@@ -221,7 +199,15 @@ func (a *app) hubResolver(ctx context.Context, opts *audit.Options) error {
 	opts.HubSource = client.Endpoint() + "/api/models/ORG/NAME"
 	opts.Resolve = func(id string) error {
 		_, err := client.ModelInfo(ctx, id, "")
-		return err
+		switch {
+		case err == nil, errors.Is(err, hub.ErrGated):
+			return nil // a gated repository exists
+		case errors.Is(err, hub.ErrNotFound), errors.Is(err, hub.ErrUnauthorized):
+			// Without a token the Hub answers 401 for an id that does not
+			// exist as for a private one: either way it does not resolve.
+			return fmt.Errorf("%w: %w", audit.ErrNoSuchModel, err)
+		}
+		return err // not an answer about the id: the network, a 5xx, a quota
 	}
 	return nil
 }

@@ -130,3 +130,23 @@ func TestAuditBadSnippets(t *testing.T) {
 		t.Errorf("--trl latest: exit %d, %s", code, errs)
 	}
 }
+
+// TestAuditOutsideSite: with no site, the built-in table is used and an
+// unknown id is a warning that still names its source.
+func TestAuditOutsideSite(t *testing.T) {
+	seed := auditSnippet(t, "seed-k3-sft.py")
+	t.Chdir(t.TempDir())
+	code, out, errs := run("audit", seed, "--offline", "--format", "json")
+	var doc auditDocument
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 1 {
+		t.Fatalf("exit %d, %v\n%s%s", code, err, out, errs)
+	}
+	if doc.Errors != 3 || doc.Warnings != 1 {
+		t.Errorf("%d errors, %d warnings; want the three API errors and the id as a warning", doc.Errors, doc.Warnings)
+	}
+	for _, f := range doc.Findings {
+		if f.Source == "" {
+			t.Errorf("line %d %s: no source", f.Line, f.Symbol)
+		}
+	}
+}

@@ -109,8 +109,8 @@ func (a *app) runLora(cmd *cobra.Command, args []string, lf loraFlags) error {
 	if err != nil {
 		return codeError{2, fmt.Errorf("--target: %w", err)}
 	}
-	if lf.rank <= 0 || lf.rank > 1<<16 {
-		return codeError{2, fmt.Errorf("--rank: expected 1 to 65536, found %d", lf.rank)}
+	if lf.rank <= 0 || lf.rank > lora.MaxRank {
+		return codeError{2, fmt.Errorf("--rank: expected 1 to %d, found %d", lora.MaxRank, lf.rank)}
 	}
 	opt, err := lora.ParseOptimizer(lf.optimizer)
 	if err != nil {
@@ -212,7 +212,7 @@ func writeLoraText(w io.Writer, doc *loraDocument, res *lora.Resolution, mem *lo
 	fmt.Fprintf(&b, "targets %s at r = %d\n", disp("lora.targets"), res.Rank)
 	fmt.Fprintf(&b, "matched %s nn.Linear modules\n", disp("lora.modules_matched"))
 	for k, rest := range s.Prefixed("lora.modules_matched.") {
-		fmt.Fprintf(&b, "  %-18s %9s of %s\n", rest, s.Get(k).Display, facts.Int(res.Available[lora.Kind(rest)]))
+		fmt.Fprintf(&b, "  %-18s %s\n", rest, s.Get(k).Display) // "24 of 144"
 	}
 	if len(doc.Unmatched) == 0 {
 		b.WriteString("unmatched targets: none\n")
@@ -246,6 +246,8 @@ func writeLoraText(w io.Writer, doc *loraDocument, res *lora.Resolution, mem *lo
 			return err
 		}
 		b.WriteString("  (each term's derivation: --format json)\n")
+	} else if f := s.Get("lora.memory.activations_bytes"); f != nil && f.Reason != "" {
+		fmt.Fprintf(&b, "\ntraining memory: unknown (%s)\n", f.Reason)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -69,10 +69,26 @@ func TestLoraHub(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"matched 2 nn.Linear modules", "unmatched targets: none", "adapter parameters 896 = r × Σ(in + out) over the 2 matched modules = 4 × 224"} {
+	for _, want := range []string{"matched 2 nn.Linear modules", "  full_attention     2 of 8\n", "  dense_mlp          0 of 6\n",
+		"unmatched targets: none", "adapter parameters 896 = r × Σ(in + out) over the 2 matched modules = 4 × 224"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestLoraMemoryOverflow: a setup whose activation bytes leave int64 is
+// reported as unknown with the reason, never as a wrapped figure.
+func TestLoraMemoryOverflow(t *testing.T) {
+	cfg, err := filepath.Abs(filepath.Join("..", "lora", "testdata", "moonshotai__Kimi-K3.config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	// K3: 93 layers × 34 × 2^44 tokens × 7168 is past 2^63.
+	code, out, errs := run("lora", "--config", cfg, "--target", "q_proj", "--batch", "1048576", "--seq-len", "16777216")
+	if code != 0 || !strings.Contains(out, "training memory: unknown (batch 1048576 × sequence length 16777216: the memory terms overflow") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"dossier/generator/internal/editdist"
 )
 
 // FieldError names the configuration key whose value is wrong; Load
@@ -76,7 +78,7 @@ func checkEnviron(environ []string) error {
 		for sec := range sections {
 			inSection = inSection || strings.HasPrefix(name, sec)
 		}
-		if !inSection && (near == "" || distance(name, near) > 2) {
+		if !inSection && (near == "" || editdist.Levenshtein(name, near) > 2) {
 			continue // not one of ours
 		}
 		msg := fmt.Sprintf("environment variable %s names no setting of %s", name, FileName)
@@ -294,29 +296,9 @@ func within(dir, p string) bool {
 func Closest(s string, candidates []string) string {
 	best, bestD := "", len(s)/3+2
 	for _, c := range candidates {
-		if d := distance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+		if d := editdist.Levenshtein(strings.ToLower(s), strings.ToLower(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"dossier/generator/facts"
+	"dossier/generator/internal/checked"
 )
 
 // Fact sources.
@@ -48,15 +49,22 @@ func AddFacts(s *facts.Set, r *Resolution, adapterBytes int64, m *Memory, fz Fro
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		d := fmt.Sprintf("matched modules of kind %s, of the model's %s %s Linear modules (attention kinds from the layer layout)", k, facts.Int(r.Available[Kind(k)]), k)
+		d := fmt.Sprintf("matched modules / the model's nn.Linear modules of kind %s", k)
 		src := []string{srcConfig, srcPEFT}
-		if Kind(k) == MoEExperts {
+		switch Kind(k) {
+		case FullAttention, SlidingAttention, LinearAttention:
+			d += " (the layer's kind from the config's layer layout)"
+		case Attention:
+			d += " (the config gives no layer layout, so attention is not split by kind)"
+		case MoEExperts:
 			// The tree is the checkpoint's: modelling code that fuses the
 			// experts when it loads them leaves target_modules nothing to match.
 			d += "; counted on the checkpoint's per-expert Linear modules, which a runtime that fuses experts on load (transformers v5 moved MoE models off nn.ModuleList experts) turns into parameters no target_modules entry reaches"
 			src = append(src, srcV5)
 		}
-		s.Add(facts.Fact{Key: "lora.modules_matched." + k, Value: r.ByKind[Kind(k)], Unit: facts.UnitCount, Sources: src, Derivation: d})
+		// "24 of 144" reads as the share of that kind the targets reach.
+		disp := facts.Int(r.ByKind[Kind(k)]) + " of " + facts.Int(r.Available[Kind(k)])
+		s.Add(facts.Fact{Key: "lora.modules_matched." + k, Value: r.ByKind[Kind(k)], Unit: facts.UnitCount, Sources: src, Display: disp, Derivation: d})
 	}
 	var un, disp []string
 	for _, u := range r.Unmatched {
@@ -79,8 +87,9 @@ func AddFacts(s *facts.Set, r *Resolution, adapterBytes int64, m *Memory, fz Fro
 	}
 	s.Add(facts.Fact{Key: "lora.adapter_params", Value: r.AdapterParams, Unit: facts.UnitParams, Sources: []string{srcConfig},
 		Derivation: fmt.Sprintf("r × Σ(in + out) over the %s matched modules = %d × %s (lora_A [r, in] + lora_B [out, r]); lora_alpha only scales the update and adds no parameter", facts.Int(r.Modules), r.Rank, facts.Int(io))})
+	// Resolve keeps AdapterParams below 2^60, so the product fits.
 	s.Add(facts.Fact{Key: "lora.adapter_bytes", Value: r.AdapterParams * adapterBytes, Unit: facts.UnitBytes, Sources: []string{srcConfig},
-		Derivation: fmt.Sprintf("lora.adapter_params × %d B (FP32: PEFT's autocast_adapter_dtype, on by default, upcasts BF16/FP16 adapters)", adapterBytes)})
+		Derivation: adapterBytesHow(adapterBytes)})
 	if r.FusedExperts != "" {
 		s.Add(facts.Fact{Key: "lora.fused_expert_params", Value: r.FusedExpertParams, Unit: facts.UnitParams, Sources: []string{srcConfig},
 			Derivation: fmt.Sprintf("routed experts stored fused as 3-D parameters (e.g. %s): not nn.Linear, so no target_modules entry reaches them; PEFT's target_parameters adapts such parameters", r.FusedExperts)})
@@ -110,10 +119,16 @@ func AddFacts(s *facts.Set, r *Resolution, adapterBytes int64, m *Memory, fz Fro
 				s.Unknown(k, facts.UnitBytes, reason)
 				continue
 			}
-			sum, names := b, []string{baseKey}
+			sum, names, ok := b, []string{baseKey}, true
 			for _, t := range m.Terms(ck) {
-				sum += t.Bytes
+				if sum, ok = checked.Add(sum, t.Bytes); !ok {
+					break
+				}
 				names = append(names, "lora.memory."+t.Key)
+			}
+			if !ok {
+				s.Unknown(k, facts.UnitBytes, "the sum of "+baseKey+" and the memory terms overflows 64-bit bytes")
+				continue
 			}
 			s.Add(facts.Fact{Key: k, Value: sum, Unit: facts.UnitBytes, Sources: []string{srcConfig},
 				Derivation: what + ": " + strings.Join(names, " + ") + "; framework buffers, fragmentation and the CUDA context come on top"})
@@ -121,4 +136,13 @@ func AddFacts(s *facts.Set, r *Resolution, adapterBytes int64, m *Memory, fz Fro
 	}
 	total4("lora.memory.lora", "LoRA, base frozen as stored", fz.LoRA, "train.lora_frozen_bytes")
 	total4("lora.memory.qlora", "QLoRA, base frozen at NF4", fz.QLoRA, "train.qlora_frozen_bytes")
+}
+
+// adapterBytesHow is lora.adapter_bytes' derivation at b bytes per
+// adapter parameter.
+func adapterBytesHow(b int64) string {
+	if b == 4 {
+		return "lora.adapter_params × 4 B (FP32: PEFT's autocast_adapter_dtype, on by default, upcasts BF16/FP16 adapters)"
+	}
+	return fmt.Sprintf("lora.adapter_params × %d B (adapters kept at 16 bits; PEFT's default autocast_adapter_dtype would keep them in FP32)", b)
 }

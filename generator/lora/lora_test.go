@@ -48,11 +48,44 @@ var qkvo = []string{"q_proj", "k_proj", "v_proj", "o_proj"}
 // TestK3AttentionTargets checks the seed's sentence against the tree.
 // Seed 000 says q/k/v/o resolve to 300 modules, 89 in full-attention
 // layers and 211 in linear ones. The tree supports the 300 and not the
-// split: K3's 24 full-attention layers are MLA (q_a_proj, q_b_proj,
-// kv_a_proj_with_mqa, kv_b_proj, o_proj), so only o_proj matches there,
-// 24 modules; its 69 KDA layers carry q/k/v/o_proj, 276 modules.
+// split: K3's 24 full-attention layers are MLA with q_lora_rank 1536
+// (q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj, o_proj, and the
+// output gate g_proj), so only o_proj matches there, 24 modules; its 69
+// KDA layers carry q/k/v/o_proj, 276 modules. The split cannot come from
+// any per-layer count either: 89 and 211 are prime, and neither is a
+// multiple of 24 or 69.
 func TestK3AttentionTargets(t *testing.T) {
 	r := resolve(t, "moonshotai__Kimi-K3", qkvo, 16)
+	_, a := load(t, "moonshotai__Kimi-K3")
+	var full, linear int64
+	for _, k := range a.LayerKinds {
+		switch k {
+		case arch.Full:
+			full++
+		case arch.Linear:
+			linear++
+		}
+	}
+	if full != 24 || linear != 69 {
+		t.Fatalf("layout: %d full, %d linear layers; config.json lists 24 full_attn_layers and 69 kda_layers", full, linear)
+	}
+	// Per kind, which projection names matched: one o_proj per MLA layer,
+	// all four per KDA layer.
+	names := map[Kind]map[string]int64{}
+	for _, m := range r.Matches {
+		if names[m.Kind] == nil {
+			names[m.Kind] = map[string]int64{}
+		}
+		names[m.Kind][m.Pattern[strings.LastIndexByte(m.Pattern, '.')+1:]] += m.Count
+	}
+	if got := names[FullAttention]; len(got) != 1 || got["o_proj"] != full {
+		t.Errorf("full-attention matches by name %v, want only o_proj, once per MLA layer", got)
+	}
+	for _, n := range qkvo {
+		if got := names[LinearAttention][n]; got != linear {
+			t.Errorf("linear-attention %s: %d, want one per KDA layer (%d)", n, got, linear)
+		}
+	}
 	if r.Modules != 300 {
 		t.Errorf("modules = %d, want the seed's 300", r.Modules)
 	}
@@ -84,6 +117,17 @@ func TestK3AttentionTargets(t *testing.T) {
 	}
 }
 
+// TestKimiLinearMLAHasQProj: the same family without q_lora_rank (Kimi
+// Linear 48B) projects MLA queries with q_proj, so there q/k/v/o match two
+// modules per MLA layer: 7 × 2 + 20 KDA layers × 4 = 94. What the K3 test
+// finds follows from K3's config, not from the family's names.
+func TestKimiLinearMLAHasQProj(t *testing.T) {
+	r := resolve(t, "moonshotai__Kimi-Linear-48B-A3B-Instruct", qkvo, 16)
+	if r.ByKind[FullAttention] != 7*2 || r.ByKind[LinearAttention] != 20*4 || r.Modules != 94 {
+		t.Errorf("full %d, linear %d, total %d; want 14, 80, 94", r.ByKind[FullAttention], r.ByKind[LinearAttention], r.Modules)
+	}
+}
+
 // TestLlama31AdapterParamsByHand: hidden 4096, 32 heads × 128, 8 KV
 // heads: q and o are [4096, 4096], k and v [1024, 4096]. Per layer at
 // r = 16: 16 × (8192 + 5120 + 5120 + 8192) = 425,984; × 32 layers =
@@ -98,6 +142,9 @@ func TestLlama31AdapterParamsByHand(t *testing.T) {
 	}
 	s := facts.NewSet()
 	AddFacts(s, r, 0, nil, Frozen{})
+	if f := s.Get("lora.adapter_bytes"); f.Unit != facts.UnitBytes || f.Display != "54.5 MB (52.0 MiB)" {
+		t.Errorf("lora.adapter_bytes unit %q, display %q; want bytes shown as 54.5 MB (52.0 MiB)", f.Unit, f.Display)
+	}
 	if v, _ := s.Get("lora.adapter_bytes").Int(); v != 13_631_488*4 {
 		t.Errorf("lora.adapter_bytes = %d, want 4 B per parameter (FP32 adapters)", v)
 	}
@@ -179,7 +226,7 @@ func TestBadTargets(t *testing.T) {
 	}
 	inv, a := load(t, "meta-llama__Llama-3.1-8B")
 	tg, _ := ParseTargets(qkvo)
-	for _, r := range []int64{0, -1, maxRank + 1} {
+	for _, r := range []int64{0, -1, MaxRank + 1} {
 		if _, err := Resolve(inv, a, tg, r); err == nil {
 			t.Errorf("rank %d: no error", r)
 		}
@@ -241,7 +288,37 @@ func TestFactsKeys(t *testing.T) {
 			t.Errorf("%s = %d (%v), want %d", k, v, ok, want)
 		}
 	}
+	// K3 has 24 MLA layers × 6 Linear modules and 69 KDA layers × 8.
+	if d := s.Get("lora.modules_matched.full_attention").Display; d != "24 of 144" {
+		t.Errorf("full_attention display %q, want the share of the kind: 24 of 144", d)
+	}
+	if d := s.Get("lora.modules_matched.linear_attention").Display; d != "276 of 552" {
+		t.Errorf("linear_attention display %q, want 276 of 552", d)
+	}
 	if f := s.Get("lora.targets_unmatched"); f.Value != "query_key_value" {
 		t.Errorf("lora.targets_unmatched = %v", f.Value)
+	}
+}
+
+// TestMemoryOverflow: batch and sequence length each within bounds can
+// still make the activation bytes leave int64 on a wide, deep model; that
+// is an error, not a wrapped (negative or small) figure.
+func TestMemoryOverflow(t *testing.T) {
+	r := resolve(t, "moonshotai__Kimi-K3", qkvo, 16)
+	sh := Shape{Layers: 93, Hidden: 7168, Vocab: 163840}
+	if _, err := Estimate(r, sh, Setup{Batch: 1 << 20, SeqLen: 1 << 24, Optimizer: AdamW}); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("2^20 × 2^24 tokens on K3: %v, want an overflow error", err)
+	}
+	m, err := Estimate(r, sh, Setup{Batch: 1, SeqLen: 2048, Optimizer: AdamW, AdapterBytes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Adapter.Bytes != 2*r.AdapterParams || strings.Contains(m.Adapter.Derivation, "FP32") {
+		t.Errorf("bf16 adapters: %d B, %q; want 2 B each and no FP32 claim", m.Adapter.Bytes, m.Adapter.Derivation)
+	}
+	s := facts.NewSet()
+	AddFacts(s, r, 2, m, Frozen{})
+	if d := s.Get("lora.adapter_bytes").Derivation; strings.Contains(d, "× 4 B") {
+		t.Errorf("lora.adapter_bytes at 2 B says %q", d)
 	}
 }

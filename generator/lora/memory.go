@@ -3,6 +3,8 @@ package lora
 import (
 	"fmt"
 	"strings"
+
+	"dossier/generator/internal/checked"
 )
 
 // Optimizer is the optimizer whose states the memory estimate holds.
@@ -95,20 +97,33 @@ func Estimate(r *Resolution, sh Shape, s Setup) (*Memory, error) {
 		return nil, fmt.Errorf("config lacks num_hidden_layers, hidden_size or vocab_size: activations cannot be stated")
 	}
 	p := r.AdapterParams
+	tokens := s.Batch * s.SeqLen // both bounded above: at most 2^44
+	adapter, ok1 := checked.Mul(p, s.AdapterBytes)
+	state, ok2 := checked.Mul(p, opt)
+	perLayer, ok3 := checked.Product(activationPerLayer, tokens, sh.Hidden)
+	logits, ok4 := checked.Product(tokens, sh.Vocab, 4)
+	layers, ok5 := checked.Mul(sh.Layers, perLayer)
+	acts, ok6 := checked.Add(layers, logits)
+	inputs, ok7 := checked.Product(sh.Layers, actBytes, tokens, sh.Hidden)
+	ckpt, ok8 := checked.Sum(inputs, perLayer, logits)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8) {
+		return nil, fmt.Errorf("batch %d × sequence length %d: the memory terms overflow 64-bit bytes", s.Batch, s.SeqLen)
+	}
+	dtype := fmt.Sprintf("%d B", s.AdapterBytes)
+	if s.AdapterBytes == 4 {
+		dtype = "4 B (FP32: PEFT's autocast_adapter_dtype)"
+	}
 	m := &Memory{}
-	m.Adapter = Term{"adapter_weights_bytes", p * s.AdapterBytes,
-		fmt.Sprintf("lora.adapter_params × %d B (adapter weights in FP32: PEFT's autocast_adapter_dtype)", s.AdapterBytes)}
-	m.Gradients = Term{"gradients_bytes", p * s.AdapterBytes,
+	m.Adapter = Term{"adapter_weights_bytes", adapter,
+		fmt.Sprintf("lora.adapter_params × %s", dtype)}
+	m.Gradients = Term{"gradients_bytes", adapter,
 		fmt.Sprintf("one gradient per adapter parameter at %d B; the frozen base has none", s.AdapterBytes)}
-	m.Optimizer = Term{"optimizer_bytes", p * opt,
+	m.Optimizer = Term{"optimizer_bytes", state,
 		fmt.Sprintf("%s: %s per adapter parameter", s.Optimizer, optWhat)}
-	tokens := s.Batch * s.SeqLen
-	perLayer := activationPerLayer * tokens * sh.Hidden
-	logits := tokens * sh.Vocab * 4
-	m.Activations = Term{"activations_bytes", sh.Layers*perLayer + logits,
+	m.Activations = Term{"activations_bytes", acts,
 		fmt.Sprintf("%d layers × 34·s·b·h B (16-bit activations of one transformer layer, Korthikanti et al. arXiv 2205.05198 §4.1, attention scores not kept) + FP32 logits s·b·V·4 B; s=%d, b=%d, h=%d, V=%d. The dense-layer rule applied to every layer: MoE and linear-attention layers keep different intermediates, and the rank-r adapter activations (s·b·r per module) are left out",
 			sh.Layers, s.SeqLen, s.Batch, sh.Hidden, sh.Vocab)}
-	m.Checkpointed = Term{"activations_checkpointed_bytes", sh.Layers*actBytes*tokens*sh.Hidden + perLayer + logits,
+	m.Checkpointed = Term{"activations_checkpointed_bytes", ckpt,
 		fmt.Sprintf("gradient checkpointing: each of %d layers keeps its 16-bit input (2·s·b·h B), one layer's activations (34·s·b·h B) are live during its recomputation, + FP32 logits s·b·V·4 B", sh.Layers)}
 	return m, nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"dossier/generator/arch"
+	"dossier/generator/internal/checked"
+	"dossier/generator/internal/editdist"
 	"dossier/generator/modeltree"
 )
 
@@ -32,8 +34,8 @@ const (
 	Other            Kind = "other" // per-layer extras (AttnRes projections, latent MoE projections, ...)
 )
 
-// maxRank bounds the rank; far above any published LoRA.
-const maxRank = 1 << 16
+// MaxRank bounds the rank; far above any published LoRA.
+const MaxRank = 1 << 16
 
 // Match is Count matched Linear modules that share a name pattern.
 type Match struct {
@@ -134,8 +136,8 @@ func kindOf(l *modeltree.Linear, a *arch.Architecture) Kind {
 // Resolve matches t against the Linear modules of inv. a supplies the
 // layer kinds (nil: attention modules are of kind attention).
 func Resolve(inv *modeltree.Inventory, a *arch.Architecture, t Targets, rank int64) (*Resolution, error) {
-	if rank <= 0 || rank > maxRank {
-		return nil, fmt.Errorf("rank %d: want 1 to %d", rank, maxRank)
+	if rank <= 0 || rank > MaxRank {
+		return nil, fmt.Errorf("rank %d: want 1 to %d", rank, MaxRank)
 	}
 	if len(inv.Linears) == 0 {
 		return nil, fmt.Errorf("%s: the module tree lists no Linear modules", inv.Family)
@@ -163,7 +165,12 @@ func Resolve(inv *modeltree.Inventory, a *arch.Architecture, t Targets, rank int
 		r.Modules += n
 		r.ByKind[k] += n
 		r.Matches = append(r.Matches, Match{Pattern: l.Pattern, Count: n, Kind: k, In: l.In, Out: l.Out})
-		r.AdapterParams += n * rank * (l.In + l.Out)
+		add, ok1 := checked.Product(n, rank, l.In+l.Out)
+		sum, ok2 := checked.Add(r.AdapterParams, add)
+		if !ok1 || !ok2 || sum > 1<<60 {
+			return nil, fmt.Errorf("%s: adapter parameters at rank %d overflow: the module shapes are implausible", inv.Family, rank)
+		}
+		r.AdapterParams = sum
 	}
 	r.fusedExperts(inv)
 	r.unmatched(inv)
@@ -279,7 +286,7 @@ func closest(s string, names []string, n int) []string {
 	}
 	var cs []cand
 	for _, name := range names {
-		d := editDistance(s, name)
+		d := editdist.Levenshtein(s, name)
 		if d <= max(len(s), len(name))/2+1 {
 			cs = append(cs, cand{name, d})
 		}
@@ -295,26 +302,4 @@ func closest(s string, names []string, n int) []string {
 		out = append(out, c.name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance over bytes (module names are
-// ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

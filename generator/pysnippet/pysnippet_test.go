@@ -3,6 +3,8 @@ package pysnippet
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -130,4 +132,24 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "ok.py")
+	if err := os.WriteFile(ok, []byte(sample), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(ok); err != nil || string(b) != sample {
+		t.Errorf("ReadFile(ok.py) = %d bytes, %v", len(b), err)
+	}
+	big := filepath.Join(dir, "big.py")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("#\n"), MaxBytes/2+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, msg := range map[string]string{big: "big.py: larger than", dir: "not a regular file", filepath.Join(dir, "none.py"): "none.py"} {
+		if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("ReadFile(%s): %v, want an error with %q", path, err, msg)
+		}
+	}
 }

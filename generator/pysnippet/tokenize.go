@@ -77,6 +77,19 @@ func Tokenize(src []byte) ([]Token, error) {
 	}
 	var stack []open
 	i := 0
+	// str appends the string literal whose prefix starts at s[start] and
+	// whose quote is at s[q], and moves past it.
+	str := func(start, q int) error {
+		t, n, err := readString(s, q, s[start:q], line)
+		if err != nil {
+			return err
+		}
+		t.Text = s[start:n]
+		toks = append(toks, t)
+		line += strings.Count(s[start:n], "\n")
+		i = n
+		return nil
+	}
 	for i < len(s) {
 		c := s[i]
 		switch {
@@ -101,27 +114,17 @@ func Tokenize(src []byte) ([]Token, error) {
 				j++
 			}
 			if j < len(s) && (s[j] == '\'' || s[j] == '"') && isStringPrefix(s[i:j]) {
-				t, n, err := readString(s, j, s[i:j], line)
-				if err != nil {
+				if err := str(i, j); err != nil {
 					return nil, err
 				}
-				t.Text = s[i:n]
-				toks = append(toks, t)
-				line += strings.Count(s[i:n], "\n")
-				i = n
 				continue
 			}
 			toks = append(toks, Token{Kind: Name, Text: s[i:j], Line: line})
 			i = j
 		case c == '\'' || c == '"':
-			t, n, err := readString(s, i, "", line)
-			if err != nil {
+			if err := str(i, i); err != nil {
 				return nil, err
 			}
-			t.Text = s[i:n]
-			toks = append(toks, t)
-			line += strings.Count(s[i:n], "\n")
-			i = n
 		case isDigit(c) || (c == '.' && i+1 < len(s) && isDigit(s[i+1])):
 			j := i + 1
 			for j < len(s) && (isNameChar(s[j]) || s[j] == '.' ||

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"dossier/generator/arch"
 	"dossier/generator/audit"
@@ -59,7 +58,8 @@ func (s *Site) addFinetune(set *facts.Set, p *content.Page, snap *snapshot.Snaps
 	}
 	mem, err := lora.Estimate(res, lora.Shape{Layers: a.Layers, Hidden: a.Hidden, Vocab: a.Vocab}, setup)
 	if err != nil {
-		return fmt.Errorf("%s: %w", field("targets"), err)
+		// The setup's batch and seq_len, or the config's shape, not the targets.
+		return fmt.Errorf("%s: field finetune: %w", p.Path, err)
 	}
 	lora.AddFacts(set, res, 0, mem, lora.Frozen{LoRA: set.Get("train.lora_frozen_bytes"), QLoRA: set.Get("train.qlora_frozen_bytes")})
 	set.Add(facts.Fact{Key: "lora.memory.setup", Value: fmt.Sprintf("batch %d × %d tokens, %s", setup.Batch, setup.SeqLen, setup.Optimizer),
@@ -82,14 +82,7 @@ func orDefault(v, d int64) int64 {
 func (s *Site) auditSnippet(set *facts.Set, p *content.Page, ft *content.Finetune) error {
 	rel := filepath.ToSlash(filepath.Join(s.Config.ContentDir, ft.Snippet))
 	path := filepath.Join(s.Config.Dir(s.Config.ContentDir), ft.Snippet)
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("%s: field finetune.snippet: %w", p.Path, err)
-	}
-	if st.Size() > pysnippet.MaxBytes {
-		return fmt.Errorf("%s: field finetune.snippet: %s is larger than the %d bytes a snippet may have", p.Path, rel, pysnippet.MaxBytes)
-	}
-	src, err := os.ReadFile(path)
+	src, err := pysnippet.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("%s: field finetune.snippet: %w", p.Path, err)
 	}
@@ -102,7 +95,11 @@ func (s *Site) auditSnippet(set *facts.Set, p *content.Page, ft *content.Finetun
 	if err != nil {
 		return err
 	}
-	opts := audit.Options{Known: s.snapshotIDs(), KnownSource: "snapshots under " + filepath.ToSlash(filepath.Join(s.Config.DataDir, "hub")),
+	known, err := snapshot.Models(dataDir)
+	if err != nil {
+		return err
+	}
+	opts := audit.Options{Known: known, KnownSource: "snapshots under " + filepath.ToSlash(filepath.Join(s.Config.DataDir, "hub")),
 		Windows: s.Catalog.Software}
 	fs := audit.Check(sn, table, opts)
 	var errs, warns int64
@@ -121,17 +118,4 @@ func (s *Site) auditSnippet(set *facts.Set, p *content.Page, ft *content.Finetun
 	set.Add(facts.Fact{Key: "audit.errors", Value: errs, Unit: facts.UnitCount, Sources: []string{"content:" + rel}, Derivation: "errors found by " + how})
 	set.Add(facts.Fact{Key: "audit.warnings", Value: warns, Unit: facts.UnitCount, Sources: []string{"content:" + rel}, Derivation: "warnings found by " + how})
 	return nil
-}
-
-// snapshotIDs are the model ids the site has snapshots of.
-func (s *Site) snapshotIDs() []string {
-	dirs, _ := filepath.Glob(filepath.Join(s.Config.Dir(s.Config.DataDir), "hub", "*", "*"))
-	var ids []string
-	for _, d := range dirs {
-		if st, err := os.Stat(filepath.Join(d, "snapshot.json")); err == nil && st.Mode().IsRegular() {
-			ids = append(ids, filepath.Base(filepath.Dir(d))+"/"+filepath.Base(d))
-		}
-	}
-	sort.Strings(ids)
-	return ids
 }

@@ -110,7 +110,7 @@ func TestFinetunePreflight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Fine-tuning", "| … in linear attention | 276 |", "### A circulating snippet, audited", "line 35, error: SFTTrainer(max_seq_length=)"} {
+	for _, want := range []string{"## Fine-tuning", "| … in linear attention | 276 of 552 |", "### A circulating snippet, audited", "line 35, error: SFTTrainer(max_seq_length=)"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("page lacks %q", want)
 		}

@@ -1,0 +1,27 @@
+// Package editdist measures how far apart two names are, for the "did you
+// mean" hints: config keys, LoRA target names, model ids. One definition
+// keeps the hints of every command consistent.
+package editdist
+
+// Levenshtein is the number of single-byte insertions, deletions and
+// substitutions that turn a into b. It compares bytes: the names it is
+// given (keys, module names, Hub ids) are ASCII.
+func Levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
