@@ -87,6 +87,12 @@ func (c Correction) Headline() string {
 	return kind + " " + c.Subject() + ": " + c.What
 }
 
+// Record is the entry in one line as a claim's row and the claims lists
+// show it: "Headline (date; why; by)".
+func (c Correction) Record() string {
+	return c.Headline() + " (" + c.Date + "; " + c.Why + "; " + c.By + ")"
+}
+
 // Subject is what an entry is about: "claim ID" or "fact KEY".
 func (c Correction) Subject() string {
 	if c.Claim != "" {
@@ -500,6 +506,31 @@ func (c Claim) When() string {
 		return "date unknown, read " + c.Accessed
 	}
 	return ""
+}
+
+// CorrectionsOf are the editorial entries that name claim id, in file
+// order.
+func (f *Front) CorrectionsOf(id string) []Correction {
+	var out []Correction
+	for _, c := range f.Corrections {
+		if c.Claim == id {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Withdrawal is the kind of the last retraction or void entry that names
+// claim id ("" when none does): its review no longer stands, so it rates
+// nothing and counts under no verdict.
+func (f *Front) Withdrawal(id string) string {
+	kind := ""
+	for _, c := range f.CorrectionsOf(id) {
+		if c.Kind == RetractionKind || c.Kind == VoidKind {
+			kind = c.Kind
+		}
+	}
+	return kind
 }
 
 // Source returns the page's source with this id, or nil.
