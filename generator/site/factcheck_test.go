@@ -110,8 +110,11 @@ func TestMethodologyPage(t *testing.T) {
 			t.Errorf("the methodology page has no anchor rating-%s", v)
 		}
 	}
-	if !strings.Contains(k3, `href="../../methodology/index.html#ratings"`) {
-		t.Error("the claims section does not link the ratings")
+	if !strings.Contains(k3, `href="../../methodology/index.html#ratings"`) || !strings.Contains(k3, `href="../../methodology/index.html#tells"`) {
+		t.Error("the claims section does not link the ratings and the tells")
+	}
+	if !strings.Contains(html, `id="tells"`) {
+		t.Error("the methodology page has no anchor tells")
 	}
 }
 
