@@ -257,7 +257,7 @@ func validateClaims(f *Front) error {
 		}
 	}
 	for i, c := range f.Corrections {
-		if err := checkCorrection(i, c, seen, f.Review); err != nil {
+		if err := checkCorrection(i, c, seen, f); err != nil {
 			return atLine(c.Line, err)
 		}
 	}
@@ -271,8 +271,10 @@ var (
 
 // checkCorrection checks an editorial entry by itself and that its claim
 // exists; a fact key is checked against the facts when they exist. An
-// entry dated after the page's review is allowed: it is what corrects it.
-func checkCorrection(i int, c Correction, seen map[string]bool, review string) error {
+// entry may be dated before the page's current review date: a re-review
+// moves that date, and the log it keeps must still validate. It cannot
+// be dated before the claim it corrects was made or read.
+func checkCorrection(i int, c Correction, seen map[string]bool, f *Front) error {
 	field := func(n string) string { return fmt.Sprintf("corrections[%d].%s", i, n) }
 	switch {
 	case !oneOf(c.Kind, CorrectionKinds):
@@ -291,8 +293,21 @@ func checkCorrection(i int, c Correction, seen map[string]bool, review string) e
 		return fmt.Errorf("field %s: missing (why it was wrong, or the new information)", field("why"))
 	case strings.TrimSpace(c.By) == "" || vagueBy.MatchString(c.By):
 		return fmt.Errorf("field %s: expected the named person or desk that made the entry, found %q", field("by"), c.By)
-	case review != "" && c.Date < review && c.Kind != UpdateKind:
-		return fmt.Errorf("field %s: %s is before the page's review (%s); a correction follows the review it corrects", field("date"), c.Date, review)
+	}
+	if c.Claim == "" {
+		return nil
+	}
+	for _, cl := range f.Claims {
+		if cl.ID != c.Claim {
+			continue
+		}
+		first := cl.Date // when the claim was made, else when it was read
+		if first == "" {
+			first = cl.Accessed
+		}
+		if first != "" && c.Date < first {
+			return fmt.Errorf("field %s: %s is before claim %s was made or read (%s); an entry follows the review it corrects", field("date"), c.Date, c.Claim, cl.When())
+		}
 	}
 	return nil
 }
