@@ -428,6 +428,22 @@ func Claims(versions []Version) map[string]ClaimDates {
 	return out
 }
 
+// DatesKey identifies a dossier's claim dates for build caching. The
+// log's Key does not cover them: a claim whose scope alone changed moves
+// its ClaimReview's dateModified without a log entry.
+func DatesKey(dates map[string]ClaimDates) string {
+	ids := make([]string, 0, len(dates))
+	for id := range dates {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(id + " " + dates[id].First + " " + dates[id].Modified + "\n")
+	}
+	return b.String()
+}
+
 // Key identifies a log for build caching: the commits it was read from.
 func Key(log []Entry) string {
 	var b strings.Builder
