@@ -123,8 +123,12 @@ type Source struct {
 }
 
 // Web reports whether the source is read at an http(s) address.
-func (s *Source) Web() bool {
-	return strings.HasPrefix(s.URL, "https://") || strings.HasPrefix(s.URL, "http://")
+func (s *Source) Web() bool { return WebAddress(s.URL) }
+
+// WebAddress reports whether s is an http(s) address with no space in
+// it: a link a page and the JSON-LD can give, not a description.
+func WebAddress(s string) bool {
+	return (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")) && !strings.ContainsAny(s, " \t\n")
 }
 
 // Conflict is a question two sources answer differently. The page shows
@@ -335,7 +339,7 @@ func checkSource(i int, s *Source, seen map[string]*Source) error {
 		return fmt.Errorf("field %s: missing (give the publication date, or accessed: when it was read)", field("date"))
 	case s.URL == "" && s.Note == "":
 		return fmt.Errorf("field %s: missing (a public URL, or a note saying where the document can be found)", field("url"))
-	case s.Archived != "" && !strings.HasPrefix(s.Archived, "https://") && !strings.HasPrefix(s.Archived, "http://"):
+	case s.Archived != "" && !WebAddress(s.Archived):
 		return fmt.Errorf("field %s: expected the http(s) address of an archived copy, found %q", field("archived"), s.Archived)
 	case s.SHA256 != "" && !sha256Re.MatchString(s.SHA256):
 		return fmt.Errorf("field %s: expected 64 lower-case hex digits (the SHA-256 of the document as read), found %q", field("sha256"), s.SHA256)

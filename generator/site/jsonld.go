@@ -1,9 +1,6 @@
 package site
 
 import (
-	"net/url"
-	"strings"
-
 	"dossier/generator/claims"
 	"dossier/generator/config"
 	"dossier/generator/content"
@@ -122,7 +119,7 @@ func appearance(src *content.Source, where string) map[string]any {
 		}
 		return work
 	}
-	if u, err := url.Parse(where); err == nil && (u.Scheme == "https" || u.Scheme == "http") && !strings.ContainsAny(where, " ") {
+	if content.WebAddress(where) {
 		work["url"] = where
 	} else {
 		work["name"] = where
