@@ -50,6 +50,9 @@ func TestCorrectionsAndContactedValidated(t *testing.T) {
 	if _, err := Parse("content/models/x.md", []byte(strings.Replace(head, "2026-08-06", "2026-11-01", 1)+"corrections:\n"+good+"---\n")); err != nil {
 		t.Errorf("an entry older than a re-review: %v", err)
 	}
+	if _, err := Parse("content/models/x.md", []byte("---\ntitle: x\nmodel: a/b\nreviewer: \"the press\"\n---\n")); err == nil || !strings.HasPrefix(err.Error(), "content/models/x.md: ") || !strings.Contains(err.Error(), `field reviewer: expected the named person who reviewed the claims, found "the press"`) {
+		t.Errorf("a vague reviewer: %v", err)
+	}
 	p, err := Parse("content/models/x.md", []byte("---\ntitle: x\nmodel: a/b\nclaims:\n  - {id: one, text: t, by: Acme, where: w, date: \"2026-01-01\", contacted: {who: Acme, date: \"2026-01-05\", response: no answer}}\n---\n"))
 	if err != nil {
 		t.Fatal(err)
