@@ -1,8 +1,8 @@
 // Package claims reviews a page's claims against its facts and
 // measurements: it computes the verdict of every claim that carries a
 // machine check, refuses a hand-written verdict that contradicts one,
-// resolves each piece of evidence to the figure it gives, and runs the six
-// tells over claim texts and page prose.
+// resolves each piece of evidence to the figure it gives, and runs the
+// tells (TellNames) over claim texts and page prose.
 package claims
 
 import (
