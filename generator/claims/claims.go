@@ -1,13 +1,14 @@
 // Package claims reviews a page's claims against its facts and
 // measurements: it computes the verdict of every claim that carries a
 // machine check, refuses a hand-written verdict that contradicts one,
-// resolves each piece of evidence to the figure it gives, and runs the six
-// tells over claim texts and page prose.
+// resolves each piece of evidence to the figure it gives, and runs the
+// tells (TellNames) over claim texts and page prose.
 package claims
 
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"dossier/generator/content"
@@ -22,6 +23,33 @@ type Review struct {
 	Checks   []Result   // one per check
 	Evidence []Evidence // each reference resolved
 	Tells    []Finding  // tells raised by the claim text
+	// Withdrawn is "retraction" or "void" when an editorial entry
+	// withdrew the review: it keeps its verdict for the record but is
+	// tallied apart (Tally).
+	Withdrawn string
+}
+
+// WithdrawnTally is the key under which Tally counts withdrawn reviews.
+const WithdrawnTally = "withdrawn"
+
+// TallyOrder is the order a tally lists its counts in: the verdicts,
+// then the withdrawn reviews.
+func TallyOrder() []string {
+	return append(slices.Clip(content.Verdicts), WithdrawnTally)
+}
+
+// Tally counts reviews by verdict, a withdrawn review under
+// WithdrawnTally rather than the verdict it no longer stands by.
+func Tally(rs []Review) map[string]int {
+	n := map[string]int{}
+	for _, r := range rs {
+		if r.Withdrawn != "" {
+			n[WithdrawnTally]++
+			continue
+		}
+		n[r.Verdict]++
+	}
+	return n
 }
 
 // Result is one check against a fact.
@@ -58,6 +86,7 @@ func ReviewPage(p *content.Page, set *facts.Set, ctx *Context) ([]Review, []Prob
 	var probs []Problem
 	for _, c := range p.Front.Claims {
 		r, ps := review(c, p, set, meas, ctx)
+		r.Withdrawn = p.Front.Withdrawal(c.ID)
 		out = append(out, r)
 		probs = append(probs, ps...)
 	}

@@ -10,6 +10,12 @@ type Rating struct {
 	Means   string // the definition the methodology page prints
 }
 
+// The ends of the scale, as reviewRating's bestRating and worstRating.
+const (
+	BestValue  = 5
+	WorstValue = 1
+)
+
 // Ratings is the scale, best first.
 var Ratings = []Rating{
 	{"supported", 5, "Supported", "The artifacts (the checkpoint's files, its config.json, a dated price list) or a measurement give what the claim states. A computed verdict means every machine check of the claim against this site's facts holds; a measurement supports a claim only within its configuration, which the verdict then names as its scope."},

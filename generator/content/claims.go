@@ -87,6 +87,12 @@ func (c Correction) Headline() string {
 	return kind + " " + c.Subject() + ": " + c.What
 }
 
+// Record is the entry in one line as a claim's row and the claims lists
+// show it: "Headline (date; why; by)".
+func (c Correction) Record() string {
+	return c.Headline() + " (" + c.Date + "; " + c.Why + "; " + c.By + ")"
+}
+
 // Subject is what an entry is about: "claim ID" or "fact KEY".
 func (c Correction) Subject() string {
 	if c.Claim != "" {
@@ -117,8 +123,12 @@ type Source struct {
 }
 
 // Web reports whether the source is read at an http(s) address.
-func (s *Source) Web() bool {
-	return strings.HasPrefix(s.URL, "https://") || strings.HasPrefix(s.URL, "http://")
+func (s *Source) Web() bool { return WebAddress(s.URL) }
+
+// WebAddress reports whether s is an http(s) address with no space in
+// it: a link a page and the JSON-LD can give, not a description.
+func WebAddress(s string) bool {
+	return (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")) && !strings.ContainsAny(s, " \t\n")
 }
 
 // Conflict is a question two sources answer differently. The page shows
@@ -251,7 +261,7 @@ func validateClaims(f *Front) error {
 		}
 	}
 	for i, c := range f.Corrections {
-		if err := checkCorrection(i, c, seen, f.Review); err != nil {
+		if err := checkCorrection(i, c, seen, f); err != nil {
 			return atLine(c.Line, err)
 		}
 	}
@@ -265,8 +275,10 @@ var (
 
 // checkCorrection checks an editorial entry by itself and that its claim
 // exists; a fact key is checked against the facts when they exist. An
-// entry dated after the page's review is allowed: it is what corrects it.
-func checkCorrection(i int, c Correction, seen map[string]bool, review string) error {
+// entry may be dated before the page's current review date: a re-review
+// moves that date, and the log it keeps must still validate. It cannot
+// be dated before the claim it corrects was made or read.
+func checkCorrection(i int, c Correction, seen map[string]bool, f *Front) error {
 	field := func(n string) string { return fmt.Sprintf("corrections[%d].%s", i, n) }
 	switch {
 	case !oneOf(c.Kind, CorrectionKinds):
@@ -285,8 +297,21 @@ func checkCorrection(i int, c Correction, seen map[string]bool, review string) e
 		return fmt.Errorf("field %s: missing (why it was wrong, or the new information)", field("why"))
 	case strings.TrimSpace(c.By) == "" || vagueBy.MatchString(c.By):
 		return fmt.Errorf("field %s: expected the named person or desk that made the entry, found %q", field("by"), c.By)
-	case review != "" && c.Date < review && c.Kind != UpdateKind:
-		return fmt.Errorf("field %s: %s is before the page's review (%s); a correction follows the review it corrects", field("date"), c.Date, review)
+	}
+	if c.Claim == "" {
+		return nil
+	}
+	for _, cl := range f.Claims {
+		if cl.ID != c.Claim {
+			continue
+		}
+		first := cl.Date // when the claim was made, else when it was read
+		if first == "" {
+			first = cl.Accessed
+		}
+		if first != "" && c.Date < first {
+			return fmt.Errorf("field %s: %s is before claim %s was made or read (%s); an entry follows the review it corrects", field("date"), c.Date, c.Claim, cl.When())
+		}
 	}
 	return nil
 }
@@ -314,7 +339,7 @@ func checkSource(i int, s *Source, seen map[string]*Source) error {
 		return fmt.Errorf("field %s: missing (give the publication date, or accessed: when it was read)", field("date"))
 	case s.URL == "" && s.Note == "":
 		return fmt.Errorf("field %s: missing (a public URL, or a note saying where the document can be found)", field("url"))
-	case s.Archived != "" && !strings.HasPrefix(s.Archived, "https://") && !strings.HasPrefix(s.Archived, "http://"):
+	case s.Archived != "" && !WebAddress(s.Archived):
 		return fmt.Errorf("field %s: expected the http(s) address of an archived copy, found %q", field("archived"), s.Archived)
 	case s.SHA256 != "" && !sha256Re.MatchString(s.SHA256):
 		return fmt.Errorf("field %s: expected 64 lower-case hex digits (the SHA-256 of the document as read), found %q", field("sha256"), s.SHA256)
@@ -500,6 +525,31 @@ func (c Claim) When() string {
 		return "date unknown, read " + c.Accessed
 	}
 	return ""
+}
+
+// CorrectionsOf are the editorial entries that name claim id, in file
+// order.
+func (f *Front) CorrectionsOf(id string) []Correction {
+	var out []Correction
+	for _, c := range f.Corrections {
+		if c.Claim == id {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Withdrawal is the kind of the last retraction or void entry that names
+// claim id ("" when none does): its review no longer stands, so it rates
+// nothing and counts under no verdict.
+func (f *Front) Withdrawal(id string) string {
+	kind := ""
+	for _, c := range f.CorrectionsOf(id) {
+		if c.Kind == RetractionKind || c.Kind == VoidKind {
+			kind = c.Kind
+		}
+	}
+	return kind
 }
 
 // Source returns the page's source with this id, or nil.

@@ -292,6 +292,11 @@ func (p *Page) validate() error {
 	if f.Review != "" && !ValidDate(f.Review) {
 		return fmt.Errorf("field review: expected a real YYYY-MM-DD date, found %q", f.Review)
 	}
+	// The reviewer is the ClaimReview's author, a Person: a name, not
+	// a description.
+	if f.Reviewer != "" && (strings.TrimSpace(f.Reviewer) == "" || vagueBy.MatchString(f.Reviewer)) {
+		return fmt.Errorf("field reviewer: expected the named person who reviewed the claims, found %q", shortText(f.Reviewer))
+	}
 	if f.Org != "" && (len(f.Org) > MaxOrg || !orgRe.MatchString(f.Org)) {
 		return fmt.Errorf("field org: expected a name of at most %d bytes with a letter or digit and no slash or control character (it becomes a path), found %d bytes %q", MaxOrg, len(f.Org), shortText(f.Org))
 	}

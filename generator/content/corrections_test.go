@@ -23,8 +23,8 @@ func TestCorrectionsAndContactedValidated(t *testing.T) {
 			`line 8: field corrections[0].claim: "two" is not a claim of the page`},
 		{head + "corrections:\n  - {kind: void, date: \"2026-08-10\", claim: one, fact: bytes.checkpoint, what: w, why: y, by: J}\n---\n",
 			`line 8: field corrections[0].claim: give exactly one of claim`},
-		{head + "corrections:\n  - {kind: correction, date: \"2026-08-01\", claim: one, what: w, why: y, by: J}\n---\n",
-			`line 8: field corrections[0].date: 2026-08-01 is before the page's review (2026-08-06)`},
+		{head + "corrections:\n  - {kind: correction, date: \"2025-12-31\", claim: one, what: w, why: y, by: J}\n---\n",
+			`line 8: field corrections[0].date: 2025-12-31 is before claim one was made or read (2026-01-01)`},
 		{head + "corrections:\n  - {kind: retraction, date: \"2026-08-10\", claim: one, what: w, why: y, by: unknown}\n---\n",
 			`line 8: field corrections[0].by: expected the named person or desk`},
 		{head + "corrections:\n  - {kind: update, date: \"2026-02-30\", fact: bytes.checkpoint, what: w, why: y, by: J}\n---\n",
@@ -44,6 +44,14 @@ func TestCorrectionsAndContactedValidated(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "content/models/x.md: "+tc.want) {
 			t.Errorf("%q:\nerror %v\nwant  content/models/x.md: %s", tc.in, err, tc.want)
 		}
+	}
+	// A re-review moves the page's date past its earlier entries; they
+	// stay valid.
+	if _, err := Parse("content/models/x.md", []byte(strings.Replace(head, "2026-08-06", "2026-11-01", 1)+"corrections:\n"+good+"---\n")); err != nil {
+		t.Errorf("an entry older than a re-review: %v", err)
+	}
+	if _, err := Parse("content/models/x.md", []byte("---\ntitle: x\nmodel: a/b\nreviewer: \"the press\"\n---\n")); err == nil || !strings.HasPrefix(err.Error(), "content/models/x.md: ") || !strings.Contains(err.Error(), `field reviewer: expected the named person who reviewed the claims, found "the press"`) {
+		t.Errorf("a vague reviewer: %v", err)
 	}
 	p, err := Parse("content/models/x.md", []byte("---\ntitle: x\nmodel: a/b\nclaims:\n  - {id: one, text: t, by: Acme, where: w, date: \"2026-01-01\", contacted: {who: Acme, date: \"2026-01-05\", response: no answer}}\n---\n"))
 	if err != nil {

@@ -235,10 +235,10 @@ func Describe(e Entry) string {
 	}
 	var parts []string
 	for _, f := range e.Verdicts {
-		parts = append(parts, fmt.Sprintf("verdict %s: %s → %s%s", f.What, show(f.Old), show(f.New), review.EffectText(f.Effects)))
+		parts = append(parts, fmt.Sprintf("verdict %s: %s → %s%s", f.What, f.Old.Shown(), f.New.Shown(), review.EffectText(f.Effects)))
 	}
 	for _, c := range e.Figures {
-		parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Key, show(c.Old), show(c.New)))
+		parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Key, c.Old.Shown(), c.New.Shown()))
 	}
 	if e.Layout != nil {
 		parts = append(parts, e.Layout.Sentence())
@@ -253,16 +253,6 @@ func Describe(e Entry) string {
 		return "no figure changed (revision only)"
 	}
 	return strings.Join(parts, "; ")
-}
-
-func show(v *review.Value) string {
-	switch {
-	case v == nil:
-		return "absent"
-	case v.Value == nil:
-		return "unknown"
-	}
-	return v.Display
 }
 
 func shortSHA(s string) string {
@@ -436,6 +426,22 @@ func Claims(versions []Version) map[string]ClaimDates {
 		}
 	}
 	return out
+}
+
+// DatesKey identifies a dossier's claim dates for build caching. The
+// log's Key does not cover them: a claim whose scope alone changed moves
+// its ClaimReview's dateModified without a log entry.
+func DatesKey(dates map[string]ClaimDates) string {
+	ids := make([]string, 0, len(dates))
+	for id := range dates {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(id + " " + dates[id].First + " " + dates[id].Modified + "\n")
+	}
+	return b.String()
 }
 
 // Key identifies a log for build caching: the commits it was read from.

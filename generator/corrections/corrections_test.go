@@ -73,3 +73,22 @@ func TestClaimDates(t *testing.T) {
 		t.Errorf("claim dates %+v, want %+v", got, want)
 	}
 }
+
+// A scope-only change makes no log entry but moves the claim's
+// dateModified: the dates' cache key follows it, whatever the map order.
+func TestClaimDatesKey(t *testing.T) {
+	doc := func(scope string) *review.Doc {
+		return &review.Doc{Model: "acme/m", Claims: []review.Claim{{ID: "a", Verdict: "supported", Scope: scope}, {ID: "b", Verdict: "refuted"}}}
+	}
+	vs := []Version{{Commit: "c1", Date: "2026-08-01", Doc: doc("")}, {Commit: "c2", Date: "2026-08-09", Doc: doc("batch 1")}}
+	if n := len(Log(vs)); n != 1 {
+		t.Fatalf("log has %d entries; the test wants a scope change without one", n)
+	}
+	before, after := DatesKey(Claims(vs[:1])), DatesKey(Claims(vs))
+	if before == after {
+		t.Errorf("the key %q did not change with a's dateModified", after)
+	}
+	if after != "a 2026-08-01 2026-08-09\nb 2026-08-01 2026-08-01\n" {
+		t.Errorf("key %q", after)
+	}
+}

@@ -7,24 +7,34 @@ import (
 	"time"
 )
 
+// fixtureBaseURL is testdata/site/hugo-like.yaml's baseURL, which the
+// fixture's ClaimReview markup names.
+const fixtureBaseURL = "https://dossier.example.org/"
+
 // TestBrowserMethodologyFromClaimRating follows a claim's rating to its
 // definition: K3's ClaimReview of claim-size-1400 names its rating's
 // anchor on the methodology page; the claims section's ratings link opens
 // that page; the anchor is there, in view, and defines the rating the
-// claim's row shows.
+// claim's row shows; and the ClaimReview's rating URL itself, opened on
+// the test server, lands on that definition in view.
 func TestBrowserMethodologyFromClaimRating(t *testing.T) {
 	base, _ := staticSite(t)
 	tb := newTab(t, desktopW)
 	tb.open(base + k3Page)
-	frag := eval[string](tb, `(() => {
+	ratingURL := eval[string](tb, `(() => {
 		for (const s of document.querySelectorAll('script[type="application/ld+json"]')) {
 			const d = JSON.parse(s.textContent);
-			if (d.url && d.url.endsWith("#claim-size-1400")) return new URL(d.reviewRating.url).hash;
+			if (d.url && d.url.endsWith("#claim-size-1400")) return d.reviewRating.url;
 		}
 		return "";
 	})()`)
-	if frag != "#rating-refuted" {
-		t.Fatalf("claim-size-1400's ClaimReview rating links %q, want #rating-refuted", frag)
+	// The markup names the published site; the same path on the test
+	// server is the page it links.
+	rel, ok := strings.CutPrefix(ratingURL, fixtureBaseURL)
+	_, frag, _ := strings.Cut(rel, "#")
+	frag = "#" + frag
+	if !ok || frag != "#rating-refuted" {
+		t.Fatalf("claim-size-1400's ClaimReview rating links %q, want %smethodology/#rating-refuted", ratingURL, fixtureBaseURL)
 	}
 	verdict := eval[string](tb, `(() => {
 		const r = document.getElementById("claim-size-1400");
@@ -68,6 +78,18 @@ func TestBrowserMethodologyFromClaimRating(t *testing.T) {
 	def := eval[string](tb, fmt.Sprintf(`(() => { const h = document.getElementById(%q); const p = h && h.nextElementSibling; return h.textContent + " | " + (p ? p.textContent : ""); })()`, strings.TrimPrefix(frag, "#")))
 	if !strings.Contains(def, "refuted") || !strings.Contains(def, "The artifacts give another figure") {
 		t.Errorf("the definition at %s reads %q", frag, def)
+	}
+	// The rating's URL itself, opened as a reader following the markup
+	// would, lands on the definition.
+	tb.open(base + "/" + rel)
+	st = eval[anchorState](tb, fmt.Sprintf(`(() => {
+		const e = document.getElementById(%q);
+		if (!e) return {found: false, top: 0, bottom: 0, inner: innerHeight, scroll: scrollY};
+		const r = e.getBoundingClientRect();
+		return {found: true, top: r.top, bottom: r.bottom, inner: innerHeight, scroll: scrollY};
+	})()`, strings.TrimPrefix(frag, "#")))
+	if !st.Found || st.Top < -1 || st.Top >= st.Inner {
+		t.Errorf("opening %s: the definition is not in view (%+v)", rel, st)
 	}
 	for _, e := range tb.takeErrors() {
 		t.Errorf("console: %s", e)

@@ -48,7 +48,7 @@ func Markdown(in Input) []byte {
 	b.WriteString("Every dossier on this site checks public claims about an open-weight model against the model's own artifacts: the file listing and safetensors headers of its Hub repository at a pinned commit, its `config.json`, and dated hardware and price lists. A claim gets one of five ratings; every figure behind a rating is a fact with its unit, sources and derivation in the dossier's `facts.json`.\n\n")
 
 	b.WriteString("## Ratings\n\n")
-	b.WriteString("The ratings, best first, with the values each review's ClaimReview markup carries (`reviewRating.ratingValue` on a scale from 1, worst, to 5, best, and `alternateName`). A rating with a scope holds only within it, and its `alternateName` says so.\n\n")
+	fmt.Fprintf(&b, "The ratings, best first, with the values each review's ClaimReview markup carries (`reviewRating.ratingValue` on a scale from %d, worst, to %d, best, and `alternateName`). A rating with a scope holds only within it, and its `alternateName` says so.\n\n", claims.WorstValue, claims.BestValue)
 	b.WriteString("| rating | ratingValue | alternateName |\n| --- | ---: | --- |\n")
 	for _, r := range claims.Ratings {
 		value := "none"
@@ -80,7 +80,7 @@ func Markdown(in Input) []byte {
 	b.WriteString("A rating is *computed* when the claim carries machine checks against the page's facts: supported when every check holds, refuted when one fails, outdated when the date it names passed before the review. A hand-written rating that contradicts a computed one fails the build.\n\n")
 
 	b.WriteString("## Tells\n\n")
-	b.WriteString("Every claim and every paragraph of a dossier is read for seven signs that a figure did not come from its artifact. A tell is not a rating: it says where to look. Each dossier lists the tells its claims show.\n\n")
+	fmt.Fprintf(&b, "Every claim and every paragraph of a dossier is read for %d signs that a figure did not come from its artifact. A tell is not a rating: it says where to look. Each dossier lists the tells its claims show.\n\n", len(claims.TellNames))
 	tells := make([]int, 0, len(claims.TellNames))
 	for t := range claims.TellNames {
 		tells = append(tells, t)

@@ -8,7 +8,6 @@ import (
 	"dossier/generator/catalog"
 	"dossier/generator/claims"
 	"dossier/generator/config"
-	"dossier/generator/content"
 	"dossier/generator/facts"
 	"dossier/generator/render"
 )
@@ -197,17 +196,15 @@ func (m *Model) SmallestLayout(cat *catalog.Catalog, class string) (Layout, bool
 }
 
 // ClaimsTally counts verdicts: "13 checked: 5 supported, 6 refuted, 2
-// misleading". The index prints the same tally.
+// misleading", and "1 withdrawn" for reviews retracted or voided. The
+// index prints the same tally.
 func ClaimsTally(rs []claims.Review) string {
 	if len(rs) == 0 {
 		return "none checked"
 	}
-	n := map[string]int{}
-	for _, r := range rs {
-		n[r.Verdict]++
-	}
+	n := claims.Tally(rs)
 	var parts []string
-	for _, v := range content.Verdicts {
+	for _, v := range claims.TallyOrder() {
 		if n[v] > 0 || v == "supported" || v == "refuted" || v == "misleading" {
 			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
 		}

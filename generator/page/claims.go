@@ -23,10 +23,8 @@ func (m *Model) claimsTable(rs []claims.Review) *render.Table {
 		}
 		// The claim's editorial entries stand before its verdict: a
 		// retracted or voided review no longer stands.
-		for _, c := range m.front.Corrections {
-			if c.Claim == r.ID {
-				verdict = c.Headline() + " (" + c.Date + "; " + c.Why + "; " + c.By + "). " + verdict
-			}
+		for _, c := range m.front.CorrectionsOf(r.ID) {
+			verdict = c.Record() + ". " + verdict
 		}
 		var ev []string
 		for _, e := range r.Evidence {

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"dossier/generator/facts"
+	"dossier/generator/internal/sitetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -79,20 +79,7 @@ func goldenSets() (Set, Set, []string) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./generator/review -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs; run with -update if the change is intended.\ngot:\n%s", path, got)
-	}
+	sitetest.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // TestGoldenReport: the summary chain on top (inputs → models → flips), the

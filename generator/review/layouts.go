@@ -96,7 +96,7 @@ type staleDate struct {
 
 func (n staleDate) String(model string) string {
 	return fmt.Sprintf("`%s`: a price changed (%s `%s`: %s → %s) but the list's date did not; its `as_of` should say when the new prices were read",
-		n.source, model, n.key, display(n.old), display(n.new))
+		n.source, model, n.key, n.old.Shown(), n.new.Shown())
 }
 
 // priceDateKept reports a fact read from price lists alone whose value

@@ -29,7 +29,7 @@ func (r *Report) Markdown() string {
 					rows[i] = append(rows[i], "absent")
 					continue
 				}
-				rows[i] = append(rows[i], display(&v))
+				rows[i] = append(rows[i], v.Shown())
 			}
 		}
 		hdr := []string{"model", "revision"}
@@ -92,7 +92,7 @@ func (r *Report) Markdown() string {
 }
 
 func changeRow(c Change) []string {
-	return []string{render.Code(c.Key), display(c.Old), display(c.New), c.Moved}
+	return []string{render.Code(c.Key), c.Old.Shown(), c.New.Shown(), c.Moved}
 }
 
 // writeSummary writes the chain a reviewer reads first: inputs changed →
@@ -130,7 +130,7 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	}
 	b.WriteString("- Models: " + strings.Join(parts, ", ") + ": " + strings.Join(s.ModelsAffected, ", ") + "\n")
 	for _, f := range s.VerdictsFlip {
-		fmt.Fprintf(b, "- Flipped: %s `%s`: %s → %s%s\n", f.Model, f.What, display(f.Old), display(f.New), EffectText(f.Effects))
+		fmt.Fprintf(b, "- Flipped: %s `%s`: %s → %s%s\n", f.Model, f.What, f.Old.Shown(), f.New.Shown(), EffectText(f.Effects))
 	}
 	for _, n := range s.Notes {
 		b.WriteString("- Note: " + n + "\n")
@@ -145,7 +145,7 @@ func EffectText(es []Effect) string {
 	}
 	parts := make([]string, len(es))
 	for i, e := range es {
-		parts[i] = fmt.Sprintf("%s %s → %s", e.What, display(e.Old), display(e.New))
+		parts[i] = fmt.Sprintf("%s %s → %s", e.What, e.Old.Shown(), e.New.Shown())
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
 }

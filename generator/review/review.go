@@ -539,7 +539,10 @@ func value(f *facts.Fact) *Value {
 }
 
 // display is how a report's Markdown shows one side of a change.
-func display(v *Value) string {
+// Shown is a value as a report prints it: its display, "unknown" for a
+// fact with no value, "absent" for no fact. The diff, the corrections
+// log and the feed all print values so.
+func (v *Value) Shown() string {
 	switch {
 	case v == nil:
 		return "absent"

@@ -2,6 +2,7 @@ package site
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,9 +41,9 @@ func priceDates(s *Site, rel func(string) string) []Diagnostic {
 		if !ok {
 			continue
 		}
-		cur, err := os.ReadFile(pl.File)
+		cur, err := readBounded(pl.File, maxPriceListBytes)
 		if err != nil {
-			continue // Load reported it
+			continue // Load reported it, or the list is too large to compare
 		}
 		old, err1 := datedPrices(path, prev)
 		now, err2 := datedPrices(path, cur)
@@ -134,19 +135,59 @@ func usdShown(p datedPrice) string {
 	return fmt.Sprintf("$%g/h", p.USDPerHour)
 }
 
+// maxPriceListBytes bounds each version of a price list the check
+// compares: a provider's whole list is a few hundred kilobytes, and a
+// committed file of any size must not be read whole into memory.
+const maxPriceListBytes = 16 << 20
+
 // previousVersion is the committed version of path (relative to the
 // repository root top) that the working tree's version replaced.
 func previousVersion(top, path string) ([]byte, bool) {
 	if err := exec.Command("git", "-C", top, "diff", "--quiet", "HEAD", "--", path).Run(); err != nil {
-		b, err := exec.Command("git", "-C", top, "show", "HEAD:"+path).Output()
-		return b, err == nil
+		return gitBlob(top, "HEAD:"+path, maxPriceListBytes)
 	}
 	last, err := gitOut(top, "log", "-n1", "--format=%H", "HEAD", "--", path)
 	if err != nil || strings.TrimSpace(last) == "" {
 		return nil, false
 	}
-	b, err := exec.Command("git", "-C", top, "show", strings.TrimSpace(last)+"^:"+path).Output()
-	return b, err == nil
+	return gitBlob(top, strings.TrimSpace(last)+"^:"+path, maxPriceListBytes)
+}
+
+// gitBlob reads the blob rev:path names, and false when there is none or
+// it is larger than limit.
+func gitBlob(top, spec string, limit int64) ([]byte, bool) {
+	cmd := exec.Command("git", "-C", top, "cat-file", "blob", spec)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, false
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(out, limit+1))
+	if err != nil || int64(len(b)) > limit {
+		_ = cmd.Process.Kill() // the rest is not wanted; Wait reaps it
+		_ = cmd.Wait()
+		return nil, false
+	}
+	return b, cmd.Wait() == nil
+}
+
+// readBounded reads a file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	return b, nil
 }
 
 func gitOut(dir string, args ...string) (string, error) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"dossier/generator/claims"
-	"dossier/generator/content"
 )
 
 // Site-wide lists of every reviewed claim, for readers and for the
@@ -67,14 +66,10 @@ func (s *Site) claimRecords(m *Model) []ClaimRecord {
 		if r.Contacted != nil {
 			c.Contact = r.Contacted.String()
 		}
-		for _, e := range m.Content.Front.Corrections {
-			if e.Claim == r.ID {
-				c.Corrections = append(c.Corrections, e.Headline()+" ("+e.Date+"; "+e.Why+"; "+e.By+")")
-				if e.Kind == content.RetractionKind || e.Kind == content.VoidKind {
-					c.Withdrawn = e.Kind
-				}
-			}
+		for _, e := range m.Content.Front.CorrectionsOf(r.ID) {
+			c.Corrections = append(c.Corrections, e.Record())
 		}
+		c.Withdrawn = r.Withdrawn
 		out = append(out, c)
 	}
 	return out

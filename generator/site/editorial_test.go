@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -174,6 +175,46 @@ func TestEditorialCorrections(t *testing.T) {
 			}
 		}
 	}
+	// The voided check still stands in the record but no longer counts
+	// under its verdict: the answer box, the index row and models.json
+	// tally it as withdrawn.
+	var tally string
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "| claims | ") {
+			tally = line
+		}
+	}
+	if !strings.HasSuffix(tally, ", 1 withdrawn |  |") {
+		t.Errorf("answer box tally %q: want the voided check counted as withdrawn", tally)
+	}
+	var models struct {
+		Models []struct {
+			Slug   string `json:"slug"`
+			Claims struct {
+				Checked  int            `json:"checked"`
+				Verdicts map[string]int `json:"verdicts"`
+				Tally    string         `json:"tally"`
+			} `json:"claims"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal(readOut(t, dest, "models.json"), &models); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range models.Models {
+		if m.Slug != "kimi-k3" {
+			continue
+		}
+		sum := 0
+		for _, n := range m.Claims.Verdicts {
+			sum += n
+		}
+		if m.Claims.Verdicts["withdrawn"] != 1 || sum != m.Claims.Checked || !strings.HasSuffix(m.Claims.Tally, ", 1 withdrawn") {
+			t.Errorf("models.json K3 claims %+v: want one withdrawn, the counts summing to %d", m.Claims, m.Claims.Checked)
+		}
+	}
+	if index := string(readOut(t, dest, "index.html")); !strings.Contains(index, ", 1 withdrawn\"") {
+		t.Error("the index row's tally does not count the voided check as withdrawn")
+	}
 	methodologyPage := string(readOut(t, dest, "methodology/index.md"))
 	for _, want := range []string{"Write to corrections@checks.example.org", "Published by [Example Checks](https://checks.example.org/). Claims are reviewed by A. Reviewer"} {
 		if !strings.Contains(methodologyPage, want) {
@@ -197,5 +238,109 @@ func TestReviewItems(t *testing.T) {
 	}
 	if items[1].Title != "M: new review of claim new-one" || items[1].Link != "https://x.example/models/m/#claim-new-one" || items[1].Description != "“It runs.”" || items[1].GUID.Value != "dossier:acme/m:review:new-one@c2" {
 		t.Errorf("new item %+v", items[1])
+	}
+}
+
+var isoDateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// TestClaimReviewMarkupValid holds every ClaimReview of the editorial
+// site to schema.org's types and the properties Google's fact-check
+// markup requires or recommends
+// (developers.google.com/search/docs/appearance/structured-data/factcheck,
+// read 2026-12-04): claimReviewed, url on the page, reviewRating with
+// alternateName and, when numeric, a value within bestRating and
+// worstRating; ISO dates; the author a Person with an Organization
+// affiliation or an Organization; itemReviewed a Claim whose appearance
+// and firstAppearance are CreativeWorks with a url or a name.
+func TestClaimReviewMarkupValid(t *testing.T) {
+	root := editorialSite(t)
+	dest := filepath.Join(t.TempDir(), "public")
+	if _, err := build(t, root, dest); err != nil {
+		t.Fatal(err)
+	}
+	html := readOut(t, dest, "models/kimi-k3/index.html")
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	obj := func(m map[string]any, k string) map[string]any { o, _ := m[k].(map[string]any); return o }
+	work := func(id, where string, w map[string]any) {
+		if str(w, "@type") != "CreativeWork" || str(w, "url") == "" && str(w, "name") == "" {
+			t.Errorf("%s: %s %v is not a CreativeWork with a url or a name", id, where, w)
+		}
+		if d, ok := w["datePublished"]; ok && !isoDateRe.MatchString(fmt.Sprint(d)) {
+			t.Errorf("%s: %s datePublished %v", id, where, d)
+		}
+	}
+	n := 0
+	for _, m := range jsonLDRe.FindAllSubmatch(html, -1) {
+		var cr map[string]any
+		if err := json.Unmarshal(m[1], &cr); err != nil {
+			t.Fatal(err)
+		}
+		if str(cr, "@type") != "ClaimReview" {
+			continue
+		}
+		n++
+		id := str(cr, "url")
+		if str(cr, "@context") != "https://schema.org" || !strings.HasPrefix(id, "https://dossier.example.org/models/kimi-k3/#claim-") || str(cr, "claimReviewed") == "" {
+			t.Errorf("%s: context, url or claimReviewed wrong: %v", id, cr)
+		}
+		for _, k := range []string{"datePublished", "dateModified"} {
+			if !isoDateRe.MatchString(str(cr, k)) {
+				t.Errorf("%s: %s %q is not an ISO date", id, k, cr[k])
+			}
+		}
+		if str(cr, "dateModified") < str(cr, "datePublished") {
+			t.Errorf("%s: modified %v before published %v", id, cr["dateModified"], cr["datePublished"])
+		}
+		switch a := obj(cr, "author"); str(a, "@type") {
+		case "Person":
+			if str(a, "name") == "" || str(obj(a, "affiliation"), "@type") != "Organization" || str(obj(a, "affiliation"), "name") == "" {
+				t.Errorf("%s: author %v", id, a)
+			}
+		case "Organization":
+			if str(a, "name") == "" {
+				t.Errorf("%s: author %v", id, a)
+			}
+		default:
+			t.Errorf("%s: author %v is neither a Person nor an Organization", id, a)
+		}
+		if p := obj(cr, "publisher"); str(p, "@type") != "Organization" || str(p, "name") == "" {
+			t.Errorf("%s: publisher %v", id, p)
+		}
+		r := obj(cr, "reviewRating")
+		if str(r, "@type") != "Rating" || str(r, "alternateName") == "" || !strings.HasPrefix(str(r, "url"), "https://dossier.example.org/methodology/#rating-") {
+			t.Errorf("%s: reviewRating %v", id, r)
+		}
+		if v, ok := r["ratingValue"].(float64); ok {
+			best, _ := r["bestRating"].(float64)
+			worst, _ := r["worstRating"].(float64)
+			if worst >= best || v < worst || v > best || v != float64(int(v)) {
+				t.Errorf("%s: ratingValue %v outside %v–%v", id, v, worst, best)
+			}
+		} else if r["ratingValue"] != nil || r["bestRating"] != nil {
+			t.Errorf("%s: reviewRating %v: scale without a numeric value", id, r)
+		}
+		item := obj(cr, "itemReviewed")
+		if str(item, "@type") != "Claim" || str(obj(item, "author"), "name") == "" {
+			t.Errorf("%s: itemReviewed %v", id, item)
+		}
+		if d, ok := item["datePublished"]; ok && !isoDateRe.MatchString(fmt.Sprint(d)) {
+			t.Errorf("%s: the claim's datePublished %v", id, d)
+		}
+		if app, ok := item["appearance"].([]any); ok {
+			for _, a := range app {
+				w, _ := a.(map[string]any)
+				work(id, "appearance", w)
+			}
+			work(id, "firstAppearance", obj(item, "firstAppearance"))
+		}
+		for _, c := range func() []any { c, _ := cr["correction"].([]any); return c }() {
+			cc, _ := c.(map[string]any)
+			if str(cc, "@type") != "CorrectionComment" || !isoDateRe.MatchString(str(cc, "datePublished")) || str(cc, "text") == "" {
+				t.Errorf("%s: correction %v", id, cc)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no ClaimReview on the K3 page")
 	}
 }

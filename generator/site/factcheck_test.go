@@ -17,20 +17,7 @@ import (
 // goldenFile compares got with testdata/name (rewritten with -update).
 func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./generator/site -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs; run with -update if the change is intended.\n%s", path, sitetest.FirstDiff(string(want), string(got)))
-	}
+	sitetest.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func builtFixture(t *testing.T) string {
@@ -110,8 +97,11 @@ func TestMethodologyPage(t *testing.T) {
 			t.Errorf("the methodology page has no anchor rating-%s", v)
 		}
 	}
-	if !strings.Contains(k3, `href="../../methodology/index.html#ratings"`) {
-		t.Error("the claims section does not link the ratings")
+	if !strings.Contains(k3, `href="../../methodology/index.html#ratings"`) || !strings.Contains(k3, `href="../../methodology/index.html#tells"`) {
+		t.Error("the claims section does not link the ratings and the tells")
+	}
+	if !strings.Contains(html, `id="tells"`) {
+		t.Error("the methodology page has no anchor tells")
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"dossier/generator/corrections"
-	"dossier/generator/review"
 )
 
 // feeds writes sitemap.xml and index.xml (RSS 2.0). Both are built from
@@ -140,7 +139,7 @@ func reviewItems(m *Summary, log []corrections.Entry, base string) []item {
 			if !ok {
 				continue
 			}
-			out = append(out, item{Title: m.Title + ": review of claim " + id + " changed: " + show(f.Old) + " → " + show(f.New), Link: link + "#claim-" + id,
+			out = append(out, item{Title: m.Title + ": review of claim " + id + " changed: " + f.Old.Shown() + " → " + f.New.Shown(), Link: link + "#claim-" + id,
 				GUID:    guid{Value: "dossier:" + m.Model + ":review:" + id + "@" + e.Commit},
 				PubDate: rfc822(e.Date), Description: claimText(text, id), date: e.Date})
 		}
@@ -151,13 +150,6 @@ func reviewItems(m *Summary, log []corrections.Entry, base string) []item {
 		}
 	}
 	return out
-}
-
-func show(v *review.Value) string {
-	if v == nil || v.Value == nil {
-		return "none"
-	}
-	return v.Display
 }
 
 // claimText is a claim's text for a feed item, or a note when the claim

@@ -382,7 +382,7 @@ func fileExists(p string) bool {
 
 // hashEntry hashes e's inputs (modelHash) with the snapshot its page names.
 func (s *Site) hashEntry(e *entry) error {
-	log := corrections.Key(s.corrections[e.slug])
+	log := corrections.Key(s.corrections[e.slug]) + corrections.DatesKey(s.claimDates[e.slug])
 	var err error
 	e.hash, e.modelSide, err = modelHash(s.inputs+log, s.modelSideInputs+log, e.page, snapshotPath(s.Config, e.page.Front.Model))
 	return err

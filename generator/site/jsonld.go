@@ -1,9 +1,6 @@
 package site
 
 import (
-	"net/url"
-	"strings"
-
 	"dossier/generator/claims"
 	"dossier/generator/config"
 	"dossier/generator/content"
@@ -46,31 +43,24 @@ func claimReviews(m *Model, pageURL string, cfg *config.Site, dates map[string]c
 		if r.Reason != "" {
 			rating["ratingExplanation"] = r.Reason
 		}
-		withdrawn := ""
 		var fixes []any
 		published, modified := front.Review, front.Review
 		if d, ok := dates[r.ID]; ok {
 			published, modified = d.First, d.Modified
 		}
-		for _, c := range front.Corrections {
-			if c.Claim != r.ID {
-				continue
-			}
+		for _, c := range front.CorrectionsOf(r.ID) {
 			fixes = append(fixes, map[string]any{"@type": "CorrectionComment", "datePublished": c.Date,
 				"text": c.Headline() + ". Why: " + c.Why + " (" + c.By + ")"})
 			if c.Date > modified {
 				modified = c.Date
 			}
-			if c.Kind == content.RetractionKind || c.Kind == content.VoidKind {
-				withdrawn = c.Kind
-			}
 		}
 		switch {
-		case withdrawn != "":
+		case r.Withdrawn != "":
 			// A retracted review or a voided check rates nothing any more.
-			rating["alternateName"] = map[string]string{content.RetractionKind: "Retracted", content.VoidKind: "Void: the check was invalidated"}[withdrawn] + " (was " + name + ")"
+			rating["alternateName"] = map[string]string{content.RetractionKind: "Retracted", content.VoidKind: "Void: the check was invalidated"}[r.Withdrawn] + " (was " + name + ")"
 		case rt.Value > 0:
-			rating["ratingValue"], rating["bestRating"], rating["worstRating"] = rt.Value, 5, 1
+			rating["ratingValue"], rating["bestRating"], rating["worstRating"] = rt.Value, claims.BestValue, claims.WorstValue
 		}
 		claim := map[string]any{
 			"@type":  "Claim",
@@ -93,8 +83,14 @@ func claimReviews(m *Model, pageURL string, cfg *config.Site, dates map[string]c
 			"itemReviewed":  claim,
 			"author":        author,
 			"publisher":     org,
-			"datePublished": published,
-			"dateModified":  modified,
+		}
+		// A page with no review date that is not yet committed has no
+		// date to give: absent, never an empty string.
+		if published != "" {
+			review["datePublished"] = published
+		}
+		if modified != "" {
+			review["dateModified"] = modified
 		}
 		if len(fixes) > 0 {
 			review["correction"] = fixes
@@ -123,7 +119,7 @@ func appearance(src *content.Source, where string) map[string]any {
 		}
 		return work
 	}
-	if u, err := url.Parse(where); err == nil && (u.Scheme == "https" || u.Scheme == "http") && !strings.ContainsAny(where, " ") {
+	if content.WebAddress(where) {
 		work["url"] = where
 	} else {
 		work["name"] = where

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"dossier/generator/claims"
 	"dossier/generator/page"
 	"dossier/generator/render"
 )
@@ -53,17 +54,14 @@ func (s *Site) row(m *Model, sum *Summary) render.Row {
 	if f := m.Facts.Get("fit.cheapest_serving"); f.Known() {
 		price.Sub = page.HWLabel(f.Display)
 	}
-	n := map[string]int{}
-	for _, r := range m.Reviews {
-		n[r.Verdict]++
-	}
-	claims := render.Cell{Text: "none checked", Sort: "0"}
+	n := claims.Tally(m.Reviews)
+	claimsCell := render.Cell{Text: "none checked", Sort: "0"}
 	if len(m.Reviews) > 0 {
-		claims = render.Cell{Text: fmt.Sprintf("%d / %d / %d of %d", n["supported"], n["refuted"], n["misleading"], len(m.Reviews)),
+		claimsCell = render.Cell{Text: fmt.Sprintf("%d / %d / %d of %d", n["supported"], n["refuted"], n["misleading"], len(m.Reviews)),
 			Sort: strconv.Itoa(len(m.Reviews)), Title: page.ClaimsTally(m.Reviews)}
 	}
 	return render.Row{Slug: sum.Slug, Cells: []render.Cell{title, cell("params.total"), cell("params.active_no_embedding"),
-		cell("bytes.checkpoint"), smallest, price, claims}}
+		cell("bytes.checkpoint"), smallest, price, claimsCell}}
 }
 
 // group is a list page: the models of one organisation or family.

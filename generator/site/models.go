@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"dossier/generator/claims"
 	"dossier/generator/facts"
 	"dossier/generator/page"
 )
@@ -71,7 +72,7 @@ func (s *Site) modelEntry(m *Model) *ModelEntry {
 	e := &ModelEntry{
 		modelID: idOf(m), URL: "models/" + m.Page.Slug + "/index.html", Hub: m.Page.Hub(),
 		Facts: map[string]headlineFact{}, MinGPUs: map[string]map[string]int64{},
-		Claims: claimTally{Checked: len(m.Reviews), Verdicts: map[string]int{}, Tally: page.ClaimsTally(m.Reviews)},
+		Claims: claimTally{Checked: len(m.Reviews), Verdicts: claims.Tally(m.Reviews), Tally: page.ClaimsTally(m.Reviews)},
 	}
 	for _, k := range headlineKeys {
 		if f := m.Facts.Get(k); f != nil {
@@ -80,9 +81,6 @@ func (s *Site) modelEntry(m *Model) *ModelEntry {
 	}
 	if l, ok := m.Page.SmallestLayout(s.Catalog, ""); ok {
 		e.Smallest = l.String()
-	}
-	for _, r := range m.Reviews {
-		e.Claims.Verdicts[r.Verdict]++
 	}
 	for k, rest := range m.Facts.Prefixed("fit.min_gpus_at.") {
 		ctx, id, ok := strings.Cut(rest, ".")

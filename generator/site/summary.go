@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"dossier/generator/claims"
 	"dossier/generator/content"
 	"dossier/generator/render"
 )
@@ -67,12 +68,9 @@ func (s *Site) summarize(m *Model) (*Summary, json.RawMessage, error) {
 }
 
 func verdictCounts(m *Model) string {
-	n := map[string]int{}
-	for _, r := range m.Reviews {
-		n[r.Verdict]++
-	}
+	n := claims.Tally(m.Reviews)
 	var parts []string
-	for _, v := range content.Verdicts {
+	for _, v := range claims.TallyOrder() {
 		if n[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
 		}

@@ -244,3 +244,23 @@ func FirstDiff(want, got string) string {
 	}
 	return ""
 }
+
+// Golden compares got with the golden file at path (relative to the
+// test's package), or rewrites the file when update is set (the
+// package's -update flag).
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the package's tests with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs; run with -update if the change is intended.\n%s", path, FirstDiff(string(want), string(got)))
+	}
+}
