@@ -14,14 +14,16 @@ import (
 
 // KV is one metadata entry. Value is a Go value whose type picks the GGUF
 // type: uint8, int8, uint16, int16, uint32, int32, float32, bool, string,
-// uint64, int64, float64, or a slice of one of them (an array).
-type KV struct {
+// uint64, int64, float64, or a slice of one of them (an array). An
+// alias of a struct literal, so that fixtures read {"key", value}
+// without go vet asking for field names.
+type KV = struct {
 	Key   string
 	Value any
 }
 
 // Tensor is one tensor: Dims innermost first, as ggml orders them.
-type Tensor struct {
+type Tensor = struct {
 	Name string
 	Type gguf.Type
 	Dims []int64

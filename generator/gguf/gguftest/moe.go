@@ -98,6 +98,14 @@ func (m MoE) Metadata() []KV {
 	if a == "" {
 		a = "deepseek2"
 	}
+	// A tokenizer as long as the vocabulary, as real first shards carry:
+	// it is what makes their headers megabytes long.
+	tokens := make([]string, m.Vocab)
+	types := make([]int32, m.Vocab)
+	for i := range tokens {
+		tokens[i] = fmt.Sprintf("tok%d", i)
+		types[i] = 1
+	}
 	return []KV{
 		{"general.architecture", a},
 		{"general.name", m.Name},
@@ -117,7 +125,8 @@ func (m MoE) Metadata() []KV {
 		{a + ".expert_feed_forward_length", uint32(m.ExpertFF)},
 		{a + ".leading_dense_block_count", uint32(m.DenseLayers)},
 		{"tokenizer.ggml.model", "gpt2"},
-		{"tokenizer.ggml.tokens", make([]string, 1000)},
+		{"tokenizer.ggml.tokens", tokens},
+		{"tokenizer.ggml.token_type", types},
 	}
 }
 
