@@ -86,9 +86,13 @@ type Sizes struct {
 	// included; OtherBytes the tensors outside the layers (embeddings,
 	// output head, final norm).
 	ExpertBytes      int64
+	ExpertParams     int64
 	LayerBytes       []int64
 	LayerExpertBytes []int64
 	OtherBytes       int64
+	// EmbeddingBytes is token_embd: a lookup table, one row read per
+	// token, which llama.cpp keeps in host memory.
+	EmbeddingBytes, EmbeddingParams int64
 }
 
 // BitsPerWeight is tensor bits over parameters.
@@ -137,6 +141,11 @@ func (q *Quant) Sizes() (Sizes, error) {
 		expert := strings.Contains(t.Name, "_exps.")
 		if expert {
 			s.ExpertBytes += b
+			s.ExpertParams += n
+		}
+		if strings.HasPrefix(t.Name, "token_embd.") {
+			s.EmbeddingBytes += b
+			s.EmbeddingParams += n
 		}
 		m := blockRE.FindStringSubmatch(t.Name)
 		if m == nil {
@@ -156,6 +165,14 @@ func (q *Quant) Sizes() (Sizes, error) {
 		}
 	})
 	return s, bad
+}
+
+// Experts is the routed expert count and how many a token uses
+// (expert_count, expert_used_count); 0, 0 for a dense model.
+func (q *Quant) Experts() (total, used int64) {
+	total, _ = q.archInt("expert_count")
+	used, _ = q.archInt("expert_used_count")
+	return total, used
 }
 
 // Arch is general.architecture, the prefix of the model's keys.
