@@ -204,3 +204,57 @@ func TestMacWiredLimit(t *testing.T) {
 		t.Fatalf("%+v %v", p, err)
 	}
 }
+
+func TestFacts(t *testing.T) {
+	f16 := typ(t, "F16")
+	h, size := gguftest.Encode(gguftest.File{
+		KV: []gguftest.KV{{"general.architecture", "llama"}, {"llama.block_count", uint32(1)}, {"llama.context_length", uint32(4096)},
+			{"llama.embedding_length", uint32(256)}, {"llama.attention.head_count", uint32(2)}, {"llama.attention.head_count_kv", uint32(1)}},
+		Tensors: []gguftest.Tensor{{"blk.0.ffn_up.weight", f16, []int64{256, 1000}}, {"blk.0.ffn_down.weight", typ(t, "Q4_K"), []int64{256, 1000}}},
+	})
+	gh, _ := gguf.Parse(h, size)
+	gs, _ := gguf.GroupFiles([]gguf.Listed{{Path: "Toy-Q4_K_M.gguf", Size: size}})
+	q, err := gguf.Combine(gs[0], []*gguf.Header{gh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := []localrun.Machine{machine(t, "1xRTX4090@Desktop64"), machine(t, "M4Max128")}
+	s, _, err := localrun.Build([]*gguf.Quant{q}, localrun.Sources{Tree: "hub:tree@abc1234", Headers: "hub:gguf@abc1234"}, ms, localrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ints := map[string]int64{
+		"gguf.Q4_K_M.bytes":        size,
+		"gguf.Q4_K_M.tensor_bytes": 256*1000*2 + 256*1000/256*144,
+		"gguf.Q4_K_M.params":       512000,
+		"gguf.Q4_K_M.census.F16":   256000,
+		"gguf.Q4_K_M.census.Q4_K":  256000,
+		// 1 KV head × (128 + 128) values × 2 B
+		"gguf.Q4_K_M.kv_bytes_per_token":                512,
+		"gguf.Q4_K_M.expert_bytes":                      0,
+		"local.Q4_K_M.1xRTX4090@Desktop64.n_gpu_layers": 2,
+		"local.Q4_K_M.1xRTX4090@Desktop64.n_cpu_moe":    0,
+		"local.Q4_K_M.1xRTX4090@Desktop64.max_context":  4096,
+	}
+	for k, want := range ints {
+		if v, ok := s.Get(k).Int(); !ok || v != want {
+			t.Errorf("%s = %v, want %d", k, s.Get(k), want)
+		}
+	}
+	if bpw, _ := s.Get("gguf.Q4_K_M.bits_per_weight").Float(); bpw != float64(256*1000*2+1000*144)*8/512000 {
+		t.Errorf("bits per weight %v", bpw)
+	}
+	for k, want := range map[string]string{
+		"local.Q4_K_M.1xRTX4090@Desktop64.fits":   "vram",
+		"local.Q4_K_M.M4Max128.fits":              "vram",
+		"local.smallest_vram.1xRTX4090@Desktop64": "Q4_K_M",
+		"local.best_offload.M4Max128":             "Q4_K_M",
+	} {
+		if f := s.Get(k); f == nil || f.Value != want {
+			t.Errorf("%s = %v, want %s", k, f, want)
+		}
+	}
+	if f := s.Get("local.Q4_K_M.M4Max128.prompt_tokens_per_second"); f == nil || f.Known() || f.Reason == "" {
+		t.Errorf("Mac prompt speed should be unknown with a reason: %+v", f)
+	}
+}
