@@ -41,6 +41,7 @@ type planFlags struct {
 	concurrency int64
 	kvDType     string
 	compare     string
+	machines    []string // GGUF repositories: local machine classes
 }
 
 func (a *app) planCmd() *cobra.Command {
@@ -94,6 +95,7 @@ assumptions the flags do not set.`,
 	f.Int64Var(&pf.concurrency, "concurrency", 0, "sequences served at once in the serving verdict (default: the site's sizing.concurrency)")
 	f.StringVar(&pf.kvDType, "kv-dtype", "", "KV cache precision: bf16, fp16, fp8, int8 or fp32 (default: the site's sizing.kvDtypeBytes)")
 	f.StringVar(&pf.compare, "compare", "", "a second ORG/NAME[@REV] to print side by side")
+	f.StringSliceVar(&pf.machines, "machine", nil, "for a GGUF repository: local machines to plan for, HOST or NxGPU@HOST (1xRTX4090@Desktop128; default: a set of desktops, workstations, servers and Macs)")
 	return cmd
 }
 
@@ -134,6 +136,12 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
+	if len(args) == 1 && isGGUFRepo(args[0]) {
+		if pf.compare != "" {
+			return codeError{2, errors.New("--compare does not apply to a GGUF repository")}
+		}
+		return a.runGGUFPlan(ctx, env, args[0], format, pf.machines, pf.context)
+	}
 
 	var targets []planTarget
 	if pf.config != "" {

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+
+	"dossier/data"
+	"dossier/generator/facts"
+	"dossier/generator/hub"
+	"dossier/generator/localrun"
+	"dossier/generator/planreport"
+)
+
+// ggufRepoRe recognises a quant repository by its name, as the
+// quantizers name them (unsloth/Kimi-K3-GGUF,
+// bartowski/Qwen_Qwen3-30B-A3B-GGUF).
+var ggufRepoRe = regexp.MustCompile(`(?i)[-_.]gguf$`)
+
+// isGGUFRepo reports whether a plan reference names a GGUF repository.
+func isGGUFRepo(ref string) bool {
+	model, _, err := hub.ParseRef(ref)
+	return err == nil && ggufRepoRe.MatchString(model)
+}
+
+// runGGUFPlan reads a GGUF repository's headers from the Hub and plans
+// every quant on the machines asked for.
+func (a *app) runGGUFPlan(ctx context.Context, env *planEnv, ref, format string, machineIDs []string, context int64) error {
+	if len(machineIDs) == 0 {
+		machineIDs = localrun.DefaultMachines
+	}
+	var fsys fs.FS = data.Catalogs
+	label := data.Label
+	if env.inSite {
+		label = env.cfg.Dir(env.cfg.DataDir)
+		fsys = os.DirFS(label)
+	}
+	hosts, err := localrun.LoadHosts(fsys, label, env.cat)
+	if err != nil {
+		return err
+	}
+	var machines []localrun.Machine
+	for _, id := range machineIDs {
+		m, err := localrun.ParseMachine(id, hosts, env.cat)
+		if err != nil {
+			return codeError{2, fmt.Errorf("--machine: %w", err)}
+		}
+		machines = append(machines, m)
+	}
+	model, rev, err := hub.ParseRef(ref)
+	if err != nil {
+		return codeError{2, err}
+	}
+	client, err := a.hubClient()
+	if err != nil {
+		return err
+	}
+	repo, err := hub.ReadGGUF(ctx, client, model, rev, 16)
+	if err != nil {
+		return fmt.Errorf("plan %w", err)
+	}
+	short := repo.Revision[:7]
+	set, plans, err := localrun.Build(repo.Quants, localrun.Sources{Tree: "hub:tree@" + short, Headers: "hub:gguf@" + short},
+		machines, localrun.Options{Context: context})
+	if err != nil {
+		return fmt.Errorf("plan %s@%s: %w", model, repo.Revision, err)
+	}
+	name := model + "@" + repo.Revision
+	if format == "json" {
+		return writePlanJSON(a.stdout, []planreport.Model{{Name: name, Origin: "the Hub at " + client.Endpoint(), Facts: set}})
+	}
+	return writeGGUFText(a.stdout, name, repo, set, plans, machineIDs)
+}
+
+// writeGGUFText prints the quants, then one table per machine: fit,
+// placement, context, speed and the command.
+func writeGGUFText(w io.Writer, name string, repo *hub.GGUFRepo, s *facts.Set, plans []localrun.Plan, machines []string) error {
+	fmt.Fprintf(w, "%s: %d quants\n\n", name, len(repo.Quants))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "quant\tsize\tbits/weight\texperts\tKV/token (F16)")
+	for _, q := range repo.Quants {
+		p := "gguf." + q.Label + "."
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.Label, s.Get(p+"bytes").Display, strings.TrimSuffix(s.Get(p+"bits_per_weight").Display, " bits/parameter"),
+			display(s, p+"expert_share"), s.Get(p+"kv_bytes_per_token").Display)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, m := range machines {
+		fmt.Fprintf(w, "\n%s: smallest in VRAM %s, best from RAM and VRAM %s\n", m, display(s, "local.smallest_vram."+m), display(s, "local.best_offload."+m))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "quant\tfits\t-ngl\t--n-cpu-moe\tmax ctx f16/q8_0/q4_0\tdecode\tprompt")
+		for _, p := range plans {
+			if p.Machine != m {
+				continue
+			}
+			k := "local." + p.Quant + "." + m + "."
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s/%s\t%s\t%s\n", p.Quant, p.Fits, display(s, k+"n_gpu_layers"), display(s, k+"n_cpu_moe"),
+				display(s, k+"max_context"), display(s, k+"max_context_q8_0"), display(s, k+"max_context_q4_0"),
+				display(s, k+"decode_tokens_per_second"), display(s, k+"prompt_tokens_per_second"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if b := s.Get("local.best_offload." + m); b.Known() {
+			fmt.Fprintf(w, "  %s\n", display(s, "local."+b.Value.(string)+"."+m+".command"))
+		}
+	}
+	fmt.Fprintln(w, "\nSpeeds are upper bounds from peak memory bandwidth and peak FLOP/s; --format json carries every figure with its derivation.")
+	return nil
+}
+
+func display(s *facts.Set, key string) string {
+	if f := s.Get(key); f != nil {
+		return f.Display
+	}
+	return "—"
+}
