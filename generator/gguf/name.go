@@ -63,8 +63,8 @@ func QuantLabel(p string) string {
 
 // Listed is a .gguf file of a repository listing.
 type Listed struct {
-	Path string
-	Size int64
+	Path string `json:"path"`
+	Size int64  `json:"size"`
 }
 
 // Group is one quant: its files in shard order.

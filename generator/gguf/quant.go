@@ -69,7 +69,10 @@ func (q *Quant) Tensors(fn func(TensorInfo)) {
 }
 
 // TypeCount is the parameters and bytes of one ggml type.
-type TypeCount struct{ Params, Bytes int64 }
+type TypeCount struct {
+	Params int64 `json:"params"`
+	Bytes  int64 `json:"bytes"`
+}
 
 // blockRE reads the layer of a llama.cpp tensor name ("blk.12.ffn_up_exps.weight").
 var blockRE = regexp.MustCompile(`^blk\.(\d+)\.`)

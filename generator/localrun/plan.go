@@ -13,6 +13,7 @@ import (
 type Quant struct {
 	Label, File string // File: the first (or only) .gguf, what -m names
 	Files       int    // how many files the quant is split into
+	FileList    []gguf.Listed
 	Sizes       gguf.Sizes
 	Cache       gguf.Cache
 	// Experts and ExpertsUsed: routed experts and how many a token
@@ -34,7 +35,7 @@ func FromGGUF(q *gguf.Quant) (Quant, error) {
 	if s.ExpertBytes > 0 && (e <= 0 || u <= 0 || u > e) {
 		return Quant{}, fmt.Errorf("quant %s: expert tensors but expert_count %d, expert_used_count %d", q.Label, e, u)
 	}
-	return Quant{Label: q.Label, File: q.Files[0].Path, Files: len(q.Files), Sizes: s, Cache: c, Experts: e, ExpertsUsed: u}, nil
+	return Quant{Label: q.Label, File: q.Files[0].Path, Files: len(q.Files), FileList: q.Files, Sizes: s, Cache: c, Experts: e, ExpertsUsed: u}, nil
 }
 
 // KV cache types a plan reports a longest context for, with llama.cpp's

@@ -27,7 +27,7 @@ func testCatalog() *catalog.Catalog {
 	}}
 }
 
-func machine(t *testing.T, id string) localrun.Machine {
+func machine(t testing.TB, id string) localrun.Machine {
 	t.Helper()
 	cat := testCatalog()
 	hosts, err := localrun.LoadHosts(os.DirFS("testdata"), "testdata", cat)
