@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"dossier/data"
+	"dossier/generator/content"
 	"dossier/generator/facts"
 	"dossier/generator/hub"
 	"dossier/generator/localrun"
@@ -120,4 +121,55 @@ func display(s *facts.Set, key string) string {
 		return f.Display
 	}
 	return "—"
+}
+
+// syncGGUF reads a GGUF repository's headers and keeps its quants'
+// figures in data/hub/ORG/NAME/gguf.json; a store already at the
+// answered commit is left unchanged.
+func (a *app) syncGGUF(ctx context.Context, client *hub.Client, dataDir, model, rev string, opts hub.Options) error {
+	repo, err := hub.ReadGGUF(ctx, client, model, rev, opts.Concurrency)
+	if err != nil {
+		return err
+	}
+	var qs []localrun.Quant
+	files := 0
+	for _, gq := range repo.Quants {
+		q, err := localrun.FromGGUF(gq)
+		if err != nil {
+			return fmt.Errorf("%s@%s: %w", model, repo.Revision, err)
+		}
+		qs = append(qs, q)
+		files += q.Files
+	}
+	path := localrun.StorePath(dataDir, model)
+	if old, err := localrun.LoadStore(path); err == nil && old.Revision == repo.Revision {
+		fmt.Fprintf(a.stdout, "%s@%s: unchanged (%d quants)\n", model, repo.Revision, len(qs))
+		return nil
+	}
+	if opts.DryRun {
+		fmt.Fprintf(a.stdout, "%s@%s: would write %s: %d quants from %d file headers (dry run, nothing written)\n", model, repo.Revision, path, len(qs), files)
+		return nil
+	}
+	if _, err := localrun.WriteStore(dataDir, localrun.NewStore(model, repo.Revision, qs)); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s@%s: wrote %s: %d quants from %d file headers\n", model, repo.Revision, path, len(qs), files)
+	return nil
+}
+
+// ggufVariants lists the GGUF repositories the pages name under
+// variants:, each once.
+func ggufVariants(pages *content.Site) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range pages.Models {
+		for _, v := range p.Front.Variants {
+			if v.Repo == "" || !strings.EqualFold(v.Format, "GGUF") || seen[strings.ToLower(v.Repo)] {
+				continue
+			}
+			seen[strings.ToLower(v.Repo)] = true
+			out = append(out, v.Repo)
+		}
+	}
+	return out
 }

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"dossier/generator/content"
 	"dossier/generator/gguf"
 	"dossier/generator/gguf/gguftest"
 	"dossier/generator/hub/hubtest"
+	"dossier/generator/localrun"
 )
 
 // ggufRepo is a small quant repository: a split K3-shaped MoE (few
@@ -64,5 +68,58 @@ func TestPlanGGUFRepo(t *testing.T) {
 	code, _, errs = run("plan", repo.ID, "--machine", "9xRTX4090@Desktop64")
 	if code != 2 || !strings.Contains(errs, "--machine") || !strings.Contains(errs, "at most 2 GPUs") {
 		t.Errorf("bad machine: exit %d: %s", code, errs)
+	}
+}
+
+// sync of a GGUF repository writes its store once; a second sync at the
+// same commit leaves it; the token reaches only the endpoint.
+func TestSyncGGUFRepo(t *testing.T) {
+	repo := ggufRepo(t)
+	srv := hubtest.New(t, repo)
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", syncToken)
+	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
+	root := newSite(t)
+	code, out, errs := run("--source", root, "sync", repo.ID)
+	if code != 0 || !strings.Contains(out, "wrote ") || !strings.Contains(out, "2 quants from 4 file headers") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	s, err := localrun.LoadStore(filepath.Join(root, "data/hub/acme/Tiny-K3-GGUF/gguf.json"))
+	if err != nil || len(s.Quants) != 2 || s.Revision != hubtest.SHAFor(repo.ID) {
+		t.Fatalf("store %+v %v", s, err)
+	}
+	if code, out, _ := run("--source", root, "sync", repo.ID); code != 0 || !strings.Contains(out, "unchanged") {
+		t.Errorf("second sync: %d %s", code, out)
+	}
+	if srv.CDNAuthorizations() != 0 {
+		t.Errorf("the token went to the CDN %d times", srv.CDNAuthorizations())
+	}
+	// A repository with a shard missing: one error naming it, nothing written.
+	broken := ggufRepo(t)
+	broken.ID = "acme/Broken-GGUF"
+	broken.Files = append(broken.Files[:1], broken.Files[2:]...)
+	if err := srv.SetRepo(broken); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = run("--source", root, "sync", broken.ID)
+	if code == 0 || !strings.Contains(errs, "-00001-of-00002.gguf: shard 1 of 2 is missing") {
+		t.Errorf("broken: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(root, "data/hub/acme/Broken-GGUF")); !os.IsNotExist(err) {
+		t.Errorf("a failed sync wrote something: %v", err)
+	}
+}
+
+func TestGGUFVariants(t *testing.T) {
+	pages, err := content.Load(filepath.Join(fixtureSite, "content"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ggufVariants(pages)
+	if len(got) != 1 || got[0] != "unsloth/Kimi-K3-GGUF" {
+		t.Errorf("GGUF variants of the fixture pages: %v", got)
+	}
+	if code, _, errs := run("--source", newSite(t), "sync", "--gguf", "acme/x"); code != 2 || !strings.Contains(errs, "--gguf applies to --all only") {
+		t.Errorf("--gguf without --all: %d %s", code, errs)
 	}
 }

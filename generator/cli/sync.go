@@ -17,7 +17,7 @@ import (
 )
 
 func (a *app) syncCmd() *cobra.Command {
-	var all, dryRun, watch bool
+	var all, dryRun, watch, withGGUF bool
 	var concurrency, limit int
 	cmd := &cobra.Command{
 		Use:   "sync [org/name[@revision]]... [--all] [--new [--limit N]] [--dry-run]",
@@ -27,6 +27,11 @@ config.json, the safetensors index and every shard's header by HTTP Range —
 without downloading weights, and writes data/hub/<org>/<name>/snapshot.json
 pinned to the commit the Hub answered. A snapshot already at that commit is
 left unchanged. --all syncs every model that has a page in content/.
+
+A repository whose name ends in GGUF (unsloth/Kimi-K3-GGUF) is read as a
+quant repository: every .gguf header by HTTP Range, split files together,
+kept as data/hub/<org>/<name>/gguf.json; --all --gguf also syncs the GGUF
+repositories the pages list under variants:.
 
 --new lists the newest models (--limit per organisation, newest first) of
 every organisation in watchOrgs in hugo-like.yaml, and for each one that no
@@ -53,6 +58,12 @@ to disk or printed.`,
 				for _, p := range pages.Models {
 					refs = append(refs, p.Front.Model)
 				}
+				if withGGUF {
+					refs = append(refs, ggufVariants(pages)...)
+				}
+			}
+			if withGGUF && !all {
+				return codeError{2, errors.New("sync: --gguf applies to --all only")}
 			}
 			if cmd.Flags().Changed("limit") && !watch {
 				return codeError{2, errors.New("sync: --limit applies to --new only")}
@@ -84,7 +95,13 @@ to disk or printed.`,
 			}
 			for _, tg := range targets {
 				ref, model, rev := tg.ref, tg.model, tg.rev
-				if _, err := a.syncModel(ctx, client, cfg, model, rev, opts); err != nil {
+				var err error
+				if isGGUFRepo(model) {
+					err = a.syncGGUF(ctx, client, cfg.Dir(cfg.DataDir), model, rev, opts)
+				} else {
+					_, err = a.syncModel(ctx, client, cfg, model, rev, opts)
+				}
+				if err != nil {
 					fmt.Fprintf(a.stderr, "dossier: sync %s: %v\n", ref, err)
 					failed++
 					if errors.Is(err, context.Canceled) {
@@ -106,6 +123,7 @@ to disk or printed.`,
 	cmd.Flags().BoolVar(&watch, "new", false, "add the models of watchOrgs that have no page: sync each and write a draft page")
 	cmd.Flags().IntVar(&limit, "limit", 10, "with --new: how many of each organisation's newest models to consider (0: all)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would change and write nothing")
+	cmd.Flags().BoolVar(&withGGUF, "gguf", false, "with --all: also sync the GGUF repositories the pages list under variants:")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 16, "header reads in flight at once")
 	return cmd
 }
