@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -35,11 +37,14 @@ func (a *app) runGGUFPlan(ctx context.Context, env *planEnv, ref, format string,
 	if len(machineIDs) == 0 {
 		machineIDs = localrun.DefaultMachines
 	}
+	// A site's own local.yaml, else the built-in one.
 	var fsys fs.FS = data.Catalogs
 	label := data.Label
 	if env.inSite {
-		label = env.cfg.Dir(env.cfg.DataDir)
-		fsys = os.DirFS(label)
+		dir := env.cfg.Dir(env.cfg.DataDir)
+		if _, err := os.Stat(filepath.Join(dir, localrun.LocalFile)); err == nil {
+			label, fsys = dir, os.DirFS(dir)
+		}
 	}
 	hosts, err := localrun.LoadHosts(fsys, label, env.cat)
 	if err != nil {
@@ -57,34 +62,87 @@ func (a *app) runGGUFPlan(ctx context.Context, env *planEnv, ref, format string,
 	if err != nil {
 		return codeError{2, err}
 	}
-	client, err := a.hubClient()
+	qs, sha, origin, err := a.ggufQuants(ctx, env, model, rev)
 	if err != nil {
 		return err
 	}
-	repo, err := hub.ReadGGUF(ctx, client, model, rev, 16)
-	if err != nil {
-		return fmt.Errorf("plan %w", err)
-	}
-	short := repo.Revision[:7]
-	set, plans, err := localrun.Build(repo.Quants, localrun.Sources{Tree: "hub:tree@" + short, Headers: "hub:gguf@" + short},
+	short := sha[:7]
+	set, plans, err := localrun.Build(qs, localrun.Sources{Tree: "hub:tree@" + short, Headers: "hub:gguf@" + short},
 		machines, localrun.Options{Context: context})
 	if err != nil {
-		return fmt.Errorf("plan %s@%s: %w", model, repo.Revision, err)
+		return fmt.Errorf("plan %s@%s: %w", model, sha, err)
 	}
-	name := model + "@" + repo.Revision
+	if env.inSite {
+		pubs, err := publishedQuants(env, model)
+		if err != nil {
+			return err
+		}
+		localrun.AddPublishedFacts(set, pubs)
+	}
+	name := model + "@" + sha
 	if format == "json" {
-		return writePlanJSON(a.stdout, []planreport.Model{{Name: name, Origin: "the Hub at " + client.Endpoint(), Facts: set}})
+		return writePlanJSON(a.stdout, []planreport.Model{{Name: name, Origin: origin, Facts: set}})
 	}
-	return writeGGUFText(a.stdout, name, repo, set, plans, machineIDs)
+	return writeGGUFText(a.stdout, name, qs, set, plans, machineIDs)
+}
+
+// ggufQuants answers from the site's store when it is at the revision
+// asked for (any, when none is), else reads the headers from the Hub.
+func (a *app) ggufQuants(ctx context.Context, env *planEnv, model, rev string) ([]localrun.Quant, string, string, error) {
+	if env.inSite {
+		path := localrun.StorePath(env.cfg.Dir(env.cfg.DataDir), model)
+		st, err := localrun.LoadStore(path)
+		switch {
+		case err == nil && (rev == "" || rev == st.Revision):
+			var qs []localrun.Quant
+			for _, q := range st.Quants {
+				qs = append(qs, q.Quant())
+			}
+			return qs, st.Revision, "the site store " + a.rel(env.cfg, path), nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return nil, "", "", err
+		}
+	}
+	client, err := a.hubClient()
+	if err != nil {
+		return nil, "", "", err
+	}
+	repo, err := hub.ReadGGUF(ctx, client, model, rev, 16)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("plan %w", err)
+	}
+	qs, err := localrun.FromGGUFAll(repo.Quants)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("plan %s@%s: %w", model, repo.Revision, err)
+	}
+	return qs, repo.Revision, "the Hub at " + client.Endpoint(), nil
+}
+
+// publishedQuants are the sizes the site's pages publish for repo's
+// quants under variants:.
+func publishedQuants(env *planEnv, repo string) ([]localrun.Published, error) {
+	pages, err := content.Load(env.cfg.Dir(env.cfg.ContentDir))
+	if err != nil {
+		return nil, err
+	}
+	var out []localrun.Published
+	for _, p := range pages.Models {
+		for _, v := range p.Front.Variants {
+			if strings.EqualFold(v.Repo, repo) && strings.EqualFold(v.Format, "GGUF") {
+				out = append(out, localrun.Published{Label: v.Name, Bytes: int64(v.Bytes), Source: v.Source})
+			}
+		}
+	}
+	return out, nil
 }
 
 // writeGGUFText prints the quants, then one table per machine: fit,
 // placement, context, speed and the command.
-func writeGGUFText(w io.Writer, name string, repo *hub.GGUFRepo, s *facts.Set, plans []localrun.Plan, machines []string) error {
-	fmt.Fprintf(w, "%s: %d quants\n\n", name, len(repo.Quants))
+func writeGGUFText(w io.Writer, name string, qs []localrun.Quant, s *facts.Set, plans []localrun.Plan, machines []string) error {
+	fmt.Fprintf(w, "%s: %d quants\n\n", name, len(qs))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "quant\tsize\tbits/weight\texperts\tKV/token (F16)")
-	for _, q := range repo.Quants {
+	for _, q := range qs {
 		p := "gguf." + q.Label + "."
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.Label, s.Get(p+"bytes").Display, strings.TrimSuffix(s.Get(p+"bits_per_weight").Display, " bits/parameter"),
 			display(s, p+"expert_share"), s.Get(p+"kv_bytes_per_token").Display)
@@ -131,14 +189,12 @@ func (a *app) syncGGUF(ctx context.Context, client *hub.Client, dataDir, model, 
 	if err != nil {
 		return err
 	}
-	var qs []localrun.Quant
+	qs, err := localrun.FromGGUFAll(repo.Quants)
+	if err != nil {
+		return fmt.Errorf("%s@%s: %w", model, repo.Revision, err)
+	}
 	files := 0
-	for _, gq := range repo.Quants {
-		q, err := localrun.FromGGUF(gq)
-		if err != nil {
-			return fmt.Errorf("%s@%s: %w", model, repo.Revision, err)
-		}
-		qs = append(qs, q)
+	for _, q := range qs {
 		files += q.Files
 	}
 	path := localrun.StorePath(dataDir, model)

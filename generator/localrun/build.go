@@ -2,6 +2,7 @@ package localrun
 
 import (
 	"fmt"
+	"sort"
 
 	"dossier/generator/facts"
 	"dossier/generator/gguf"
@@ -16,18 +17,27 @@ var DefaultMachines = []string{
 	"M4Max128", "M3Ultra512",
 }
 
-// Build plans every quant of a repository on every machine and returns
-// the facts (gguf.*, local.*) with the plans.
-func Build(quants []*gguf.Quant, src Sources, machines []Machine, opts Options) (*facts.Set, []Plan, error) {
-	s := facts.NewSet()
+// FromGGUFAll reads every quant's plan inputs from its headers, smallest
+// on disk first.
+func FromGGUFAll(quants []*gguf.Quant) ([]Quant, error) {
 	var qs []Quant
-	var plans []Plan
 	for _, gq := range quants {
 		q, err := FromGGUF(gq)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		qs = append(qs, q)
+	}
+	sort.SliceStable(qs, func(i, j int) bool { return qs[i].Sizes.Bytes < qs[j].Sizes.Bytes })
+	return qs, nil
+}
+
+// Build plans every quant of a repository on every machine and returns
+// the facts (gguf.*, local.*) with the plans.
+func Build(qs []Quant, src Sources, machines []Machine, opts Options) (*facts.Set, []Plan, error) {
+	s := facts.NewSet()
+	var plans []Plan
+	for _, q := range qs {
 		AddQuantFacts(s, q, src)
 		for _, m := range machines {
 			p, err := Make(q, m, opts)

@@ -84,6 +84,10 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 		if t.Name != "f16" {
 			key += "_" + t.Name
 		}
+		if p.MaxContext[t.Name] == 0 {
+			s.Unknown(key, facts.UnitTokens, "no context fits beside the weights this placement keeps in memory"+mmapNote(p))
+			continue
+		}
 		s.Add(facts.Fact{Key: key, Value: p.MaxContext[t.Name], Unit: facts.UnitTokens, Sources: srcs,
 			Derivation: fmt.Sprintf("longest context (multiple of 256, at most the model's) whose %s cache (%.4g B per value) still fits with this placement", t.Name, t.ValueBytes)})
 	}
@@ -103,6 +107,13 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 		s.Add(facts.Fact{Key: k + "wired_limit_mb", Value: p.WiredLimitMB, Unit: facts.UnitCount, Sources: srcs,
 			Derivation: "the GPU side plus the margin in MiB, above macOS's default wired share: sudo sysctl iogpu.wired_limit_mb=" + fmt.Sprint(p.WiredLimitMB)})
 	}
+}
+
+func mmapNote(p Plan) string {
+	if p.Fits == FitsMmap {
+		return " (the weights are paged from disk)"
+	}
+	return ""
 }
 
 func unitOf(f string) string {
@@ -161,4 +172,49 @@ func AddBestFacts(s *facts.Set, quants []Quant, plans []Plan, machines []string)
 				Derivation: fmt.Sprintf("the most bits per weight of %d quants that run from RAM and VRAM", len(off))})
 		}
 	}
+}
+
+// Published is a quant's size as a page lists it under variants:.
+type Published struct {
+	Label  string
+	Bytes  int64
+	Source string
+}
+
+// AddPublishedFacts sets each published size beside the one summed from
+// the listing: gguf.<QUANT>.published_bytes and .published_agrees, true
+// when the two differ by no more than half the published figure's last
+// printed unit (a whole GB for "466 GB"), the rounding it was printed with.
+func AddPublishedFacts(s *facts.Set, pubs []Published) {
+	for _, p := range pubs {
+		k := "gguf." + p.Label + "."
+		s.Add(facts.Fact{Key: k + "published_bytes", Value: p.Bytes, Unit: facts.UnitBytes, Sources: []string{p.Source}, Derivation: "as published"})
+		got, ok := s.Get(k + "bytes").Int()
+		if !ok {
+			s.Unknown(k+"published_agrees", facts.UnitBool, "no quant "+p.Label+" in the repository's headers")
+			continue
+		}
+		unit := printedUnit(p.Bytes)
+		diff := got - p.Bytes
+		s.Add(facts.Fact{Key: k + "published_agrees", Value: 2*abs(diff) <= unit, Unit: facts.UnitBool,
+			Sources:    append([]string{p.Source}, s.Get(k+"bytes").Sources...),
+			Derivation: fmt.Sprintf("%d bytes summed from the listing − %d published = %d; the published figure is rounded to %d bytes", got, p.Bytes, diff, unit)})
+	}
+}
+
+// printedUnit is the last unit a round published figure was printed to:
+// 466e9 → 1e9, 1509e9 → 1e9, 85.1e9 → 1e8.
+func printedUnit(b int64) int64 {
+	u := int64(1)
+	for b%(u*10) == 0 && u < 1e15 {
+		u *= 10
+	}
+	return u
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -219,7 +219,11 @@ func TestFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms := []localrun.Machine{machine(t, "1xRTX4090@Desktop64"), machine(t, "M4Max128")}
-	s, _, err := localrun.Build([]*gguf.Quant{q}, localrun.Sources{Tree: "hub:tree@abc1234", Headers: "hub:gguf@abc1234"}, ms, localrun.Options{})
+	lq, err := localrun.FromGGUF(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := localrun.Build([]localrun.Quant{lq}, localrun.Sources{Tree: "hub:tree@abc1234", Headers: "hub:gguf@abc1234"}, ms, localrun.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
