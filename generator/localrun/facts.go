@@ -101,6 +101,10 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 	} else {
 		s.Unknown(k+"prompt_tokens_per_second", facts.UnitTokensPerSec, p.PromptReason)
 	}
+	if ot := OverrideTensor(p.NCPUMoE); ot != "" && p.NGPULayers > 0 {
+		s.Add(facts.Fact{Key: k + "override_tensor", Value: ot, Unit: facts.UnitText, Sources: append(srcs, SourceLlamaArg),
+			Derivation: fmt.Sprintf("the -ot value equivalent to --n-cpu-moe %d: the routed experts of layers 0 to %d in the CPU buffer", p.NCPUMoE, p.NCPUMoE-1)})
+	}
 	s.Add(facts.Fact{Key: k + "command", Value: p.Command, Unit: facts.UnitText, Sources: append(srcs, SourceLlamaArg),
 		Derivation: "flags as llama.cpp's common/arg.cpp declares them at 145b628"})
 	if p.WiredLimitMB > 0 {

@@ -139,6 +139,14 @@ func TestNCPUMoEFillsTheCard(t *testing.T) {
 		t.Errorf("decode %v prompt %v contexts %v (%s; %s)", p.DecodeTPS, p.PromptTPS, p.MaxContext, p.DecodeReason, p.PromptReason)
 	}
 	t.Logf("%s: --n-cpu-moe %d, GPU %d of %d, host %d; max ctx %v; decode %.2f tok/s (%s); prompt %.1f tok/s (%s)", p.Machine, p.NCPUMoE, p.GPUBytes, p.GPUBudget, p.HostBytes, p.MaxContext, p.DecodeTPS, p.DecodeDerivation, p.PromptTPS, p.PromptDeriv)
+	flags := readFlags(t)
+	for _, tok := range strings.Fields(p.Command) {
+		if strings.HasPrefix(tok, "-") {
+			if _, ok := flags[tok]; !ok {
+				t.Errorf("%s is not a llama-server flag at the pinned commit", tok)
+			}
+		}
+	}
 	// The same quant on a 64 GB desktop: more than RAM + VRAM.
 	p2, err := localrun.Make(q, machine(t, "1xRTX4090@Desktop64"), localrun.Options{Context: 8192})
 	if err != nil || p2.Fits != localrun.FitsMmap || p2.DecodeReason == "" || p2.DecodeTPS != 0 {
