@@ -33,7 +33,7 @@ func isGGUFRepo(ref string) bool {
 
 // runGGUFPlan reads a GGUF repository's headers from the Hub and plans
 // every quant on the machines asked for.
-func (a *app) runGGUFPlan(ctx context.Context, env *planEnv, ref, format string, machineIDs []string, context int64) error {
+func (a *app) runGGUFPlan(ctx context.Context, env *planEnv, ref, format string, machineIDs []string, context int64, offline bool) error {
 	if len(machineIDs) == 0 {
 		machineIDs = localrun.DefaultMachines
 	}
@@ -62,7 +62,7 @@ func (a *app) runGGUFPlan(ctx context.Context, env *planEnv, ref, format string,
 	if err != nil {
 		return codeError{2, err}
 	}
-	qs, sha, origin, err := a.ggufQuants(ctx, env, model, rev)
+	qs, sha, origin, err := a.ggufQuants(ctx, env, model, rev, offline)
 	if err != nil {
 		return err
 	}
@@ -87,8 +87,9 @@ func (a *app) runGGUFPlan(ctx context.Context, env *planEnv, ref, format string,
 }
 
 // ggufQuants answers from the site's store when it is at the revision
-// asked for (any, when none is), else reads the headers from the Hub.
-func (a *app) ggufQuants(ctx context.Context, env *planEnv, model, rev string) ([]localrun.Quant, string, string, error) {
+// asked for (any, when none is), else reads the headers from the Hub
+// unless offline.
+func (a *app) ggufQuants(ctx context.Context, env *planEnv, model, rev string, offline bool) ([]localrun.Quant, string, string, error) {
 	if env.inSite {
 		path := localrun.StorePath(env.cfg.Dir(env.cfg.DataDir), model)
 		st, err := localrun.LoadStore(path)
@@ -102,6 +103,9 @@ func (a *app) ggufQuants(ctx context.Context, env *planEnv, model, rev string) (
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return nil, "", "", err
 		}
+	}
+	if offline {
+		return nil, "", "", fmt.Errorf("plan %s --offline: no synced store of it at that revision in this site; run dossier sync %s, or plan without --offline", model, model)
 	}
 	client, err := a.hubClient()
 	if err != nil {

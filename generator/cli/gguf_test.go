@@ -65,6 +65,11 @@ func TestPlanGGUFRepo(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Q4_K_M") || !strings.Contains(out, "llama-server -m ") {
 		t.Errorf("text: exit %d\n%s\n%s", code, out, errs)
 	}
+	srv.ResetCounts()
+	code, _, errs = run("plan", repo.ID, "--offline")
+	if code != 1 || !strings.Contains(errs, "--offline") || srv.HostRequests("hub")+srv.HostRequests("cdn") != 0 {
+		t.Errorf("--offline without a store: exit %d: %s", code, errs)
+	}
 	code, _, errs = run("plan", repo.ID, "--machine", "9xRTX4090@Desktop64")
 	if code != 2 || !strings.Contains(errs, "--machine") || !strings.Contains(errs, "at most 2 GPUs") {
 		t.Errorf("bad machine: exit %d: %s", code, errs)

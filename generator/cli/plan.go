@@ -140,7 +140,7 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 		if pf.compare != "" {
 			return codeError{2, errors.New("--compare does not apply to a GGUF repository")}
 		}
-		return a.runGGUFPlan(ctx, env, args[0], format, pf.machines, pf.context)
+		return a.runGGUFPlan(ctx, env, args[0], format, pf.machines, pf.context, pf.offline)
 	}
 
 	var targets []planTarget
