@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -125,4 +127,56 @@ func decodePlan(t *testing.T, out string) planDocument {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	return doc
+}
+
+// With unsloth/Kimi-K3-GGUF synced, K3's page runs it locally: a plan per
+// machine class, every quant against the size the page publishes.
+func TestK3PageRunItLocally(t *testing.T) {
+	repo := k3GGUFRepo(t)
+	srv := hubtest.New(t, repo)
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", syncToken)
+	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
+	root := newSite(t)
+	local, err := os.ReadFile("../../data/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "public")
+	if code, _, errs := run("--source", root, "build", "--destination", dest); code != 0 {
+		t.Fatalf("build before sync: %s", errs)
+	}
+	before, _ := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.md"))
+	if strings.Contains(string(before), "Run it locally") {
+		t.Fatal("the section shows before any quant is synced")
+	}
+	if code, out, errs := run("--source", root, "sync", repo.ID); code != 0 {
+		t.Fatalf("sync: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := run("--source", root, "build", "--destination", dest); code != 0 {
+		t.Fatalf("build: %s", errs)
+	}
+	md, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(md)
+	for _, want := range []string{"### Run it locally", "unsloth/Kimi-K3-GGUF@" + hubtest.SHAFor(repo.ID), "1xRTX4090@EPYC1536",
+		"llama-server -m ", "--n-cpu-moe", "| UD-Q1_0 |", "466.2 GB", "466.0 GB (434.0 GiB) (agrees)", "| UD-Q8_K_XL |"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	fj, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/facts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"gguf.UD-Q2_K_XL.published_agrees"`, `"local.UD-Q2_K_XL.1xRTX4090@EPYC1536.n_cpu_moe"`, `"local.best_offload.M3Ultra512"`} {
+		if !strings.Contains(string(fj), k) {
+			t.Errorf("facts.json lacks %s", k)
+		}
+	}
 }

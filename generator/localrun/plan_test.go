@@ -156,15 +156,18 @@ func TestNCPUMoEFillsTheCard(t *testing.T) {
 
 // dense is two layers of one F16 tensor each, 8 heads of 128 with 2 KV
 // heads: 2 × 2 × (128 + 128) = 1,024 cache values per token.
-func dense(t *testing.T, ctxLen uint32) localrun.Quant {
+func dense(t *testing.T, ctxLen uint32) localrun.Quant { return denseRows(t, ctxLen, 4_000_000) }
+
+// denseRows is dense with layers of 1,024 × rows F16 values.
+func denseRows(t *testing.T, ctxLen uint32, rows int64) localrun.Quant {
 	f16, f32 := typ(t, "F16"), typ(t, "F32")
 	h, size := gguftest.Encode(gguftest.File{
 		KV: []gguftest.KV{{"general.architecture", "llama"}, {"llama.block_count", uint32(2)}, {"llama.context_length", ctxLen},
 			{"llama.embedding_length", uint32(1024)}, {"llama.attention.head_count", uint32(8)}, {"llama.attention.head_count_kv", uint32(2)}},
 		Tensors: []gguftest.Tensor{
 			{"token_embd.weight", f16, []int64{1024, 1000}},
-			{"blk.0.ffn_up.weight", f16, []int64{1024, 4_000_000}},
-			{"blk.1.ffn_up.weight", f16, []int64{1024, 4_000_000}},
+			{"blk.0.ffn_up.weight", f16, []int64{1024, rows}},
+			{"blk.1.ffn_up.weight", f16, []int64{1024, rows}},
 			{"output_norm.weight", f32, []int64{1024}},
 		},
 	})
@@ -210,6 +213,20 @@ func TestMacWiredLimit(t *testing.T) {
 	p, err := localrun.Make(q, machine(t, "M4Max128"), localrun.Options{})
 	if err != nil || p.Fits != localrun.FitsVRAM || p.WiredLimitMB != 0 || p.PromptReason == "" {
 		t.Fatalf("%+v %v", p, err)
+	}
+	// 114.7 GB of weights: past the 84 % (115.45 GB) default once the
+	// cache and the 1 GiB margin are added, within 128 GiB less 9 GiB.
+	big := denseRows(t, 32768, 28_000_000)
+	p, err = localrun.Make(big, machine(t, "M4Max128"), localrun.Options{})
+	gpu := int64(2*57_344_000_000 + 4096 + 1024*32768*34/32)
+	want := (gpu + 1<<30 + 1<<20 - 1) >> 20
+	if err != nil || p.Fits != localrun.FitsVRAM || p.GPUBytes != gpu || p.WiredLimitMB != want {
+		t.Errorf("fits %s, GPU side %d (want %d), wired limit %d MiB, want %d: %v", p.Fits, p.GPUBytes, gpu, p.WiredLimitMB, want, err)
+	}
+	// Over 128 GiB less the OS's 8 GiB: only mapped from disk.
+	huge := denseRows(t, 32768, 32_000_000)
+	if p, err := localrun.Make(huge, machine(t, "M4Max128"), localrun.Options{}); err != nil || p.Fits != localrun.FitsMmap || p.DecodeReason == "" {
+		t.Errorf("huge: %s %v", p.Fits, err)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"dossier/generator/content"
 	"dossier/generator/corrections"
 	"dossier/generator/facts"
+	"dossier/generator/localrun"
 	"dossier/generator/modeltree"
 	"dossier/generator/page"
 	"dossier/generator/render"
@@ -90,6 +91,10 @@ type Site struct {
 	// corrections are the dossiers' logs from the committed history of
 	// their facts.json, by slug (none outside a git repository).
 	corrections map[string][]corrections.Entry
+	// local: data/local.yaml's host classes, read once (localHosts).
+	localOnce sync.Once
+	local     *localrun.Hosts
+	localErr  error
 }
 
 // Report says what a build did.
@@ -264,6 +269,9 @@ func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.
 	set, snap, cfg := sz.facts, sz.snap, s.Config
 	addPublished(set, p)
 	addSoftware(set, s.Catalog, snap.Model)
+	if err := s.addLocal(set, p); err != nil {
+		return nil, nil, err
+	}
 	tctx := claims.NewContext(set, sz.arch, p.Front.Review)
 	tctx.UseCatalog(s.Catalog)
 	reviews, probs := claims.ReviewPage(p, set, tctx)
