@@ -164,7 +164,7 @@ func TestK3PageRunItLocally(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(md)
-	for _, want := range []string{"### Run it locally", "unsloth/Kimi-K3-GGUF@" + hubtest.SHAFor(repo.ID), "1xRTX4090@EPYC1536",
+	for _, want := range []string{"### Run it locally", "unsloth/Kimi-K3-GGUF at commit " + hubtest.SHAFor(repo.ID)[:7], "1xRTX4090@EPYC1536",
 		"llama-server -m ", "--n-cpu-moe", "| UD-Q1_0 |", "466.2 GB", "466.0 GB (434.0 GiB) (agrees)", "| UD-Q8_K_XL |"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)

@@ -118,7 +118,8 @@ func (s *Site) addLocal(set *facts.Set, p *content.Page) error {
 			}
 		}
 		localrun.AddPublishedFacts(local, pubs)
-		local.Add(facts.Fact{Key: "local.repository", Value: repo + "@" + st.Revision, Unit: facts.UnitText,
+		// Displayed with the short commit: 40 hex digits do not wrap on a phone.
+		local.Add(facts.Fact{Key: "local.repository", Value: repo + "@" + st.Revision, Display: repo + " at commit " + short, Unit: facts.UnitText,
 			Sources: []string{"hub:gguf@" + short}, Derivation: "the GGUF repository the local plans read, at the commit sync stored"})
 		for f := range local.All() {
 			set.Add(*f)
