@@ -180,3 +180,25 @@ func TestK3PageRunItLocally(t *testing.T) {
 		}
 	}
 }
+
+// A bad local.yaml fails the build with the file and field named, and
+// writes nothing.
+func TestBuildRefusesBadLocalYAML(t *testing.T) {
+	root := newSite(t)
+	b, err := os.ReadFile("../../data/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), "kind: desktop", "kind: laptop", 1)
+	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "public")
+	code, _, errs := run("--source", root, "build", "--destination", dest)
+	if code != 1 || !strings.Contains(errs, "local.yaml") || !strings.Contains(errs, "hosts[0].kind") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(dest); !os.IsNotExist(err) {
+		t.Errorf("a failed build wrote %s: %v", dest, err)
+	}
+}

@@ -167,6 +167,10 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if s.Templates, err = templates, templatesErr; err != nil {
 		return nil, err
 	}
+	// A bad local.yaml fails the build whether or not a page uses it.
+	if _, err := s.localHosts(); err != nil {
+		return nil, err
+	}
 	shared, sharedModelSide, err := sharedInputs(cfg)
 	if err != nil {
 		return nil, err
