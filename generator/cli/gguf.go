@@ -18,6 +18,7 @@ import (
 	"dossier/generator/hub"
 	"dossier/generator/localrun"
 	"dossier/generator/planreport"
+	"dossier/generator/usercache"
 )
 
 // ggufRepoRe recognises a quant repository by its name, as the
@@ -104,14 +105,78 @@ func (a *app) ggufQuants(ctx context.Context, env *planEnv, model, rev string, o
 			return nil, "", "", err
 		}
 	}
-	if offline {
-		return nil, "", "", fmt.Errorf("plan %s --offline: no synced store of it at that revision in this site; run dossier sync %s, or plan without --offline", model, model)
+	return a.ggufFromCache(ctx, model, rev, offline)
+}
+
+// ggufFromCache answers from the user cache
+// ($DOSSIER_CACHE/hub/ORG/NAME/SHA.gguf.json) as plan does for
+// snapshots: a commit sha needs no request, a branch is resolved (one
+// request) unless offline, which uses the commit it last resolved to;
+// what the Hub gave is cached.
+func (a *app) ggufFromCache(ctx context.Context, model, rev string, offline bool) ([]localrun.Quant, string, string, error) {
+	cache, err := usercache.Open(os.Getenv)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if rev == "" {
+		rev = "main"
+	}
+	storePath := func(sha string) string {
+		p, err := cache.Path(model, sha)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSuffix(p, ".json") + ".gguf.json"
+	}
+	fromStore := func(sha string) ([]localrun.Quant, bool, error) {
+		st, err := localrun.LoadStore(storePath(sha))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		var qs []localrun.Quant
+		for _, q := range st.Quants {
+			qs = append(qs, q.Quant())
+		}
+		return qs, true, nil
+	}
+	sha := ""
+	switch {
+	case usercache.IsCommit(rev):
+		sha = rev
+	case offline:
+		if sha, err = cache.Ref(model, rev); err != nil {
+			return nil, "", "", fmt.Errorf("plan %s@%s --offline: no commit of it is cached in %s and no store synced in a site; run once without --offline", model, rev, cache.Dir)
+		}
+	}
+	if sha != "" {
+		qs, ok, err := fromStore(sha)
+		if err != nil || ok {
+			return qs, sha, "the user cache " + storePath(sha), err
+		}
+		if offline {
+			return nil, "", "", fmt.Errorf("plan %s@%s --offline: not in the user cache %s; run once without --offline", model, sha, cache.Dir)
+		}
 	}
 	client, err := a.hubClient()
 	if err != nil {
 		return nil, "", "", err
 	}
-	repo, err := hub.ReadGGUF(ctx, client, model, rev, 16)
+	if sha == "" {
+		resolved, err := hub.Resolve(ctx, client, model, rev)
+		if err != nil {
+			return nil, "", "", fmt.Errorf("plan %w", err)
+		}
+		sha = resolved.Commit()
+		qs, ok, err := fromStore(sha)
+		if err != nil || ok {
+			a.cacheRef(cache, model, rev, sha)
+			return qs, sha, "the user cache " + storePath(sha) + " (" + rev + " resolved to it on " + client.Endpoint() + ")", err
+		}
+	}
+	repo, err := hub.ReadGGUF(ctx, client, model, sha, 16)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("plan %w", err)
 	}
@@ -119,7 +184,14 @@ func (a *app) ggufQuants(ctx context.Context, env *planEnv, model, rev string, o
 	if err != nil {
 		return nil, "", "", fmt.Errorf("plan %s@%s: %w", model, repo.Revision, err)
 	}
-	return qs, repo.Revision, "the Hub at " + client.Endpoint(), nil
+	origin := "the Hub at " + client.Endpoint()
+	if err := localrun.WriteStoreFile(storePath(repo.Revision), localrun.NewStore(model, repo.Revision, qs)); err != nil {
+		fmt.Fprintf(a.stderr, "dossier: plan %s: not cached: %v\n", model, err)
+	} else {
+		origin += ", cached in " + storePath(repo.Revision)
+		a.cacheRef(cache, model, rev, repo.Revision)
+	}
+	return qs, repo.Revision, origin, nil
 }
 
 // publishedQuants are the sizes the site's pages publish for repo's

@@ -65,10 +65,22 @@ func TestPlanGGUFRepo(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Q4_K_M") || !strings.Contains(out, "llama-server -m ") {
 		t.Errorf("text: exit %d\n%s\n%s", code, out, errs)
 	}
+	// The headers read are cached: --offline answers from main's last
+	// commit, a pinned commit without a request; a repository never read
+	// fails offline.
 	srv.ResetCounts()
-	code, _, errs = run("plan", repo.ID, "--offline")
+	if code, out, errs := run("plan", "--json", repo.ID, "--offline", "--machine", "M4Max128"); code != 0 || !strings.Contains(out, "gguf.Q4_K_M.bytes") {
+		t.Errorf("--offline from the cache: exit %d: %s", code, errs)
+	}
+	if code, _, errs := run("plan", "--json", repo.ID+"@"+hubtest.SHAFor(repo.ID), "--machine", "M4Max128"); code != 0 {
+		t.Errorf("pinned commit from the cache: exit %d: %s", code, errs)
+	}
+	if n := srv.HostRequests("hub") + srv.HostRequests("cdn"); n != 0 {
+		t.Errorf("%d requests answering from the cache", n)
+	}
+	code, _, errs = run("plan", "acme/Other-GGUF", "--offline")
 	if code != 1 || !strings.Contains(errs, "--offline") || srv.HostRequests("hub")+srv.HostRequests("cdn") != 0 {
-		t.Errorf("--offline without a store: exit %d: %s", code, errs)
+		t.Errorf("--offline without a cached commit: exit %d: %s", code, errs)
 	}
 	code, _, errs = run("plan", repo.ID, "--machine", "9xRTX4090@Desktop64")
 	if code != 2 || !strings.Contains(errs, "--machine") || !strings.Contains(errs, "at most 2 GPUs") {

@@ -194,14 +194,20 @@ func LoadStore(path string) (*Store, error) {
 
 // WriteStore writes s as dataDir's store for its repository, atomically.
 func WriteStore(dataDir string, s *Store) (string, error) {
+	path := StorePath(dataDir, s.Repo)
+	return path, WriteStoreFile(path, s)
+}
+
+// WriteStoreFile writes s to path atomically, after checking that it
+// decodes as written.
+func WriteStoreFile(path string, s *Store) error {
 	b, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
-		return "", err
+		return err
 	}
 	b = append(b, '\n')
 	if _, err := DecodeStore(b); err != nil {
-		return "", fmt.Errorf("store for %s: %w", s.Repo, err)
+		return fmt.Errorf("store for %s: %w", s.Repo, err)
 	}
-	path := StorePath(dataDir, s.Repo)
-	return path, snapshot.WriteFileAtomic(path, b)
+	return snapshot.WriteFileAtomic(path, b)
 }
