@@ -120,7 +120,19 @@ func TestGGUFHeaderErrorsNameTheFile(t *testing.T) {
 	big := append([]byte(nil), b.Header...)
 	// tensor count 2^40
 	big[8], big[9], big[10], big[11], big[12], big[13] = 0, 0, 0, 0, 0, 1
+	// A tensor of ggml type 99, and a string whose length runs past the
+	// end of the file.
+	f32 := ggufType(t, "F32")
+	unk, usize := gguftest.Encode(gguftest.File{KV: []gguftest.KV{{"general.architecture", "llama"}},
+		Tensors: []gguftest.Tensor{{"x.weight", f32, []int64{8}}}})
+	i := strings.Index(string(unk), "x.weight") + len("x.weight") + 4 + 8
+	unk[i], unk[i+1], unk[i+2], unk[i+3] = 99, 0, 0, 0
+	long, _ := gguftest.Encode(gguftest.File{KV: []gguftest.KV{{"general.architecture", "llama"}}})
+	j := strings.Index(string(long), "general.architecture") + len("general.architecture") + 4
+	long[j], long[j+1], long[j+2] = 0, 0, 1 // 65,536 bytes of a 100-byte file
 	repo := &hubtest.Repo{ID: "acme/bad-GGUF", Files: []hubtest.File{
+		{Path: "unknown-Q4_K_M.gguf", Raw: unk, Size: usize, LFS: true},
+		{Path: "long-Q4_K_M.gguf", Raw: long, LFS: true},
 		{Path: "trunc-Q4_K_M.gguf", Raw: trunc, LFS: true},
 		{Path: "count-Q4_K_M.gguf", Raw: big, Size: b.Size, LFS: true},
 		{Path: "notgguf-Q4_K_M.gguf", Raw: []byte("PK\x03\x04 a zip"), LFS: true},
@@ -132,6 +144,8 @@ func TestGGUFHeaderErrorsNameTheFile(t *testing.T) {
 		"trunc-Q4_K_M.gguf":   "the file ends after",
 		"count-Q4_K_M.gguf":   "tensor count 1099511627776 is over the limit of 1048576",
 		"notgguf-Q4_K_M.gguf": "not a GGUF file",
+		"unknown-Q4_K_M.gguf": `tensor "x.weight" has ggml type 99, which this reader does not know`,
+		"long-Q4_K_M.gguf":    "the file ends after",
 	} {
 		_, _, err := c.GGUFHeader(context.Background(), repo.ID, sha, path)
 		if err == nil || !strings.Contains(err.Error(), "read GGUF header of "+path) || !strings.Contains(err.Error(), want) {
