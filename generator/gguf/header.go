@@ -281,8 +281,8 @@ func Parse(buf []byte, fileSize int64) (*Header, error) {
 		return nil, &Error{At: at, Msg: fmt.Sprintf("metadata count %d is over the limit of %d", nkv, MaxKVs)}
 	}
 	// Every entry takes at least 12 bytes (key length and type), every
-	// tensor info at least 24: refuse counts the bytes cannot hold before
-	// allocating for them, unless the buffer is only a prefix.
+	// tensor info at least 24: room is made for no more than the bytes
+	// read can hold, whatever the counts say.
 	h.KV = make([]KV, 0, min(nkv, uint64(len(buf))/12+1))
 	seen := make(map[string]bool, cap(h.KV))
 	for i := uint64(0); i < nkv; i++ {

@@ -9,8 +9,8 @@ import (
 )
 
 // DefaultMachines are the machine classes a plan covers when none are
-// named: a DDR4 and DDR5 desktops with one 24 or 32 GB card, two 3090s
-// in a workstation, an EPYC server alone and with a card, two Macs.
+// named: DDR4 and DDR5 desktops with one 24 or 32 GB card, workstations
+// with one or two cards, an EPYC server alone and with a card, two Macs.
 var DefaultMachines = []string{
 	"1xRTX3090@DDR4Desktop64", "1xRTX4090@Desktop64", "1xRTX4090@Desktop128", "1xRTX5090@Desktop192",
 	"2xRTX3090@Workstation256", "1xRTX4090@Workstation512", "EPYC768", "1xRTX4090@EPYC1536",

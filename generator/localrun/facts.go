@@ -97,7 +97,7 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 		s.Unknown(k+"decode_tokens_per_second", facts.UnitTokensPerSec, p.DecodeReason)
 	}
 	if p.PromptTPS > 0 {
-		s.Add(facts.Fact{Key: k + "prompt_tokens_per_second", Value: p.PromptTPS, Unit: facts.UnitTokensPerSec, Sources: srcs, Derivation: p.PromptDeriv})
+		s.Add(facts.Fact{Key: k + "prompt_tokens_per_second", Value: p.PromptTPS, Unit: facts.UnitTokensPerSec, Sources: srcs, Derivation: p.PromptDerivation})
 	} else {
 		s.Unknown(k+"prompt_tokens_per_second", facts.UnitTokensPerSec, p.PromptReason)
 	}

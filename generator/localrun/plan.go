@@ -118,14 +118,14 @@ type Plan struct {
 	MaxContext map[string]int64
 	// Decode and prompt tokens/s at peak bandwidth and peak FLOP/s:
 	// upper bounds. Zero with a reason when not derived.
-	DecodeTPS, PromptTPS             float64
-	DecodeReason, PromptReason       string
-	DecodeDerivation, PromptDeriv    string
-	Command                          string
-	WiredLimitMB                     int64 // Mac: iogpu.wired_limit_mb needed, 0 when the default holds
-	Derivation                       string
-	layers                           int
-	gpuBW, hostBW, pcieBW, peakFLOPs float64
+	DecodeTPS, PromptTPS               float64
+	DecodeReason, PromptReason         string
+	DecodeDerivation, PromptDerivation string
+	Command                            string
+	WiredLimitMB                       int64 // Mac: iogpu.wired_limit_mb needed, 0 when the default holds
+	Derivation                         string
+	layers                             int
+	gpuBW, hostBW, pcieBW, peakFLOPs   float64
 }
 
 // placement is where the bytes sit for one -ngl / --n-cpu-moe choice.
@@ -406,7 +406,7 @@ func (p *Plan) speeds(q Quant, pl placement, ngl int, vb float64, o Options) {
 			t += hostW / p.pcieBW / float64(o.Ubatch)
 		}
 		p.PromptTPS = 1 / t
-		p.PromptDeriv = fmt.Sprintf("1 / (2 × %.3g active parameters at %.4g TFLOP/s dense + %.3g GB of host-resident weights over PCIe at %.4g GB/s per %d-token ubatch); peaks, so an upper bound",
+		p.PromptDerivation = fmt.Sprintf("1 / (2 × %.3g active parameters at %.4g TFLOP/s dense + %.3g GB of host-resident weights over PCIe at %.4g GB/s per %d-token ubatch); peaks, so an upper bound",
 			active, p.peakFLOPs/1e12, hostW/1e9, p.pcieBW/1e9, o.Ubatch)
 	}
 }

@@ -138,7 +138,7 @@ func TestNCPUMoEFillsTheCard(t *testing.T) {
 	if p.DecodeTPS <= 0 || p.PromptTPS <= 0 || p.MaxContext["q4_0"] < p.MaxContext["q8_0"] || p.MaxContext["q8_0"] < p.MaxContext["f16"] || p.MaxContext["f16"] < 8192 {
 		t.Errorf("decode %v prompt %v contexts %v (%s; %s)", p.DecodeTPS, p.PromptTPS, p.MaxContext, p.DecodeReason, p.PromptReason)
 	}
-	t.Logf("%s: --n-cpu-moe %d, GPU %d of %d, host %d; max ctx %v; decode %.2f tok/s (%s); prompt %.1f tok/s (%s)", p.Machine, p.NCPUMoE, p.GPUBytes, p.GPUBudget, p.HostBytes, p.MaxContext, p.DecodeTPS, p.DecodeDerivation, p.PromptTPS, p.PromptDeriv)
+	t.Logf("%s: --n-cpu-moe %d, GPU %d of %d, host %d; max ctx %v; decode %.2f tok/s (%s); prompt %.1f tok/s (%s)", p.Machine, p.NCPUMoE, p.GPUBytes, p.GPUBudget, p.HostBytes, p.MaxContext, p.DecodeTPS, p.DecodeDerivation, p.PromptTPS, p.PromptDerivation)
 	flags := readFlags(t)
 	for _, tok := range strings.Fields(p.Command) {
 		if strings.HasPrefix(tok, "-") {
