@@ -12,10 +12,26 @@ type Cache struct {
 	LayerValues []int64
 	Sliding     []bool
 	Window      int64
-	// Recurrent layers keep a fixed state per sequence instead.
+	// Recurrent layers keep a fixed state per sequence instead:
+	// LayerState[l] values (F32) for each, StateKnown false when the file
+	// has no ssm.* keys to size it by.
 	RecurrentLayers int
+	LayerState      []int64
+	StateKnown      bool
 	ContextLength   int64 // the model's trained context, 0 when absent
 	Derivation      string
+}
+
+// StateValueBytes is llama.cpp's recurrent state type, F32.
+const StateValueBytes = 4
+
+// StateBytes is the recurrent state of one sequence, all layers.
+func (c Cache) StateBytes() int64 {
+	var n int64
+	for _, v := range c.LayerState {
+		n += v
+	}
+	return n * StateValueBytes
 }
 
 // Cache types' bytes per value: F16, and llama.cpp's q8_0 and q4_0
@@ -111,6 +127,7 @@ func (q *Quant) Cache() (Cache, error) {
 			c.LayerValues[l] = 2*rank + rope
 		}
 		c.Derivation = fmt.Sprintf("MLA: %d layers × (kv_lora_rank %d + rope %d + kv_lora_rank %d) values per token", n-c.RecurrentLayers, rank, rope, rank)
+		q.state(&c)
 		return c, q.sliding(&c)
 	}
 	for l := range c.LayerValues {
@@ -140,7 +157,37 @@ func (q *Quant) Cache() (Cache, error) {
 		c.LayerValues[l] = kv * (kl + vl)
 	}
 	c.Derivation = fmt.Sprintf("GQA: per layer head_count_kv × (key_length + value_length) over %d attention layers", n-c.RecurrentLayers)
+	q.state(&c)
 	return c, q.sliding(&c)
+}
+
+// state sizes the recurrent layers' state as llama.cpp does for Mamba
+// and gated delta nets (src/llama-hparams.cpp n_embd_r, n_embd_s at
+// 8b1d44b): (ssm.conv_kernel − 1) × (ssm.inner_size + 2 × ssm.group_count
+// × ssm.state_size) convolution values plus ssm.state_size ×
+// ssm.inner_size, per layer and sequence.
+func (q *Quant) state(c *Cache) {
+	c.LayerState = make([]int64, c.Layers)
+	if c.RecurrentLayers == 0 {
+		c.StateKnown = true
+		return
+	}
+	conv, ok1 := q.archInt("ssm.conv_kernel")
+	inner, ok2 := q.archInt("ssm.inner_size")
+	st, ok3 := q.archInt("ssm.state_size")
+	groups, _ := q.archInt("ssm.group_count")
+	if !ok1 || !ok2 || !ok3 || conv < 1 || inner < 0 || st < 0 || groups < 0 || inner > 1<<24 || st > 1<<16 || groups > 1<<16 || conv > 1<<8 {
+		c.Derivation += fmt.Sprintf("; %d recurrent layers whose state the file gives no ssm.* keys to size", c.RecurrentLayers)
+		return
+	}
+	per := (conv-1)*(inner+2*groups*st) + st*inner
+	for l, v := range c.LayerValues {
+		if v == 0 {
+			c.LayerState[l] = per
+		}
+	}
+	c.StateKnown = true
+	c.Derivation += fmt.Sprintf("; %d recurrent layers of %d F32 state values per sequence ((conv %d − 1) × (inner %d + 2 × %d groups × state %d) + state × inner)", c.RecurrentLayers, per, conv, inner, groups, st)
 }
 
 func (q *Quant) sliding(c *Cache) error {

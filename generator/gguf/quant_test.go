@@ -191,10 +191,19 @@ func TestCacheGQASlidingRecurrent(t *testing.T) {
 	if got := c.Bytes(10000, 2); got != 2*(1024*10000+1024*512) {
 		t.Errorf("SWA bytes %v", got)
 	}
-	// Hybrid: per-layer KV heads, 0 for recurrent layers.
+	// Hybrid: per-layer KV heads, 0 for recurrent layers; without ssm.*
+	// keys their state is unknown.
 	c, err = kv(gguftest.KV{"x.attention.head_count_kv", []uint32{0, 0, 0, 8}}).Cache()
 	full, _ = c.FullValues()
-	if err != nil || full != 8*128 || c.RecurrentLayers != 3 {
-		t.Errorf("hybrid: %d %d %v", full, c.RecurrentLayers, err)
+	if err != nil || full != 8*128 || c.RecurrentLayers != 3 || c.StateKnown {
+		t.Errorf("hybrid: %d %d %v %v", full, c.RecurrentLayers, c.StateKnown, err)
+	}
+	// A gated delta net as Qwen3-Next writes it: conv kernel 4, inner
+	// 4,096, 16 groups of state 128: 3 × (4,096 + 2 × 16 × 128) + 128 ×
+	// 4,096 = 24,576 + 524,288 = 548,864 values, × 4 B × 3 layers.
+	c, err = kv(gguftest.KV{"x.attention.head_count_kv", []uint32{0, 0, 0, 8}}, gguftest.KV{"x.ssm.conv_kernel", uint32(4)},
+		gguftest.KV{"x.ssm.inner_size", uint32(4096)}, gguftest.KV{"x.ssm.state_size", uint32(128)}, gguftest.KV{"x.ssm.group_count", uint32(16)}).Cache()
+	if err != nil || !c.StateKnown || c.LayerState[0] != 548_864 || c.LayerState[3] != 0 || c.StateBytes() != 3*548_864*4 {
+		t.Errorf("state: %v %v %d %v", c.StateKnown, c.LayerState, c.StateBytes(), err)
 	}
 }

@@ -49,6 +49,14 @@ func AddQuantFacts(s *facts.Set, q Quant, src Sources) {
 		kv.Derivation += fmt.Sprintf("; %d recurrent layers keep a fixed state per sequence instead", q.Cache.RecurrentLayers)
 	}
 	s.Add(kv)
+	if q.Cache.RecurrentLayers > 0 {
+		if q.Cache.StateKnown {
+			s.Add(facts.Fact{Key: p + "state_bytes_per_sequence", Value: q.Cache.StateBytes(), Unit: facts.UnitBytes, Sources: []string{src.Headers},
+				Derivation: fmt.Sprintf("F32 recurrent state of %d layers, independent of context", q.Cache.RecurrentLayers)})
+		} else {
+			s.Unknown(p+"state_bytes_per_sequence", facts.UnitBytes, fmt.Sprintf("%d recurrent layers, and the file has no ssm.* keys to size their state by", q.Cache.RecurrentLayers))
+		}
+	}
 	s.Add(facts.Fact{Key: p + "expert_bytes", Value: z.ExpertBytes, Unit: facts.UnitBytes, Sources: []string{src.Headers},
 		Derivation: "routed experts: the ffn_*_exps tensors, what --n-cpu-moe moves to host RAM"})
 	if z.TensorBytes > 0 {

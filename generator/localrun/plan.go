@@ -167,7 +167,8 @@ func place(q Quant, ngl, ncmoe int) placement {
 	return p
 }
 
-// kvSplit is the cache at ctx tokens on the GPU and host sides.
+// kvSplit is the cache at ctx tokens, and the recurrent state of one
+// sequence, on the GPU and host sides.
 func kvSplit(q Quant, ngl int, ctx int64, vb float64) (gpu, host int64) {
 	c := q.Cache
 	L := len(c.LayerValues)
@@ -178,6 +179,9 @@ func kvSplit(q Quant, ngl int, ctx int64, vb float64) (gpu, host int64) {
 			n = min(ctx, c.Window)
 		}
 		b := int64(math.Ceil(float64(v) * float64(n) * vb))
+		if l < len(c.LayerState) {
+			b += c.LayerState[l] * gguf.StateValueBytes
+		}
 		if l >= start {
 			gpu += b
 		} else {
@@ -439,6 +443,10 @@ func (p *Plan) explain(q Quant, m Machine, o Options) string {
 	case m.GPUs > 0:
 		gpu = fmt.Sprintf("%d × %s %d bytes less %d margin each", m.GPUs, m.GPU.ID, m.GPU.MemoryBytes, o.GPUMarginBytes)
 	}
-	return fmt.Sprintf("%s: %d bytes on the GPU side of %d available (%s); %d bytes in host RAM of %d usable (%d less %d for the OS); %s cache at %d tokens",
-		p.Fits, p.GPUBytes, p.GPUBudget, gpu, p.HostBytes, max(p.HostBudget, 0), m.Host.MemoryBytes, o.HostReserveBytes, p.KVType, p.Context)
+	state := ""
+	if q.Cache.RecurrentLayers > 0 && !q.Cache.StateKnown {
+		state = fmt.Sprintf("; the state of %d recurrent layers is not counted: the file gives nothing to size it by", q.Cache.RecurrentLayers)
+	}
+	return fmt.Sprintf("%s: %d bytes on the GPU side of %d available (%s); %d bytes in host RAM of %d usable (%d less %d for the OS); %s cache at %d tokens%s",
+		p.Fits, p.GPUBytes, p.GPUBudget, gpu, p.HostBytes, max(p.HostBudget, 0), m.Host.MemoryBytes, o.HostReserveBytes, p.KVType, p.Context, state)
 }

@@ -287,3 +287,28 @@ func TestFacts(t *testing.T) {
 		t.Errorf("Mac prompt speed should be unknown with a reason: %+v", f)
 	}
 }
+
+// A hybrid model's recurrent state sits beside its cache on the GPU: one
+// sequence of F32 state per recurrent layer, whatever the context.
+func TestRecurrentStateCounted(t *testing.T) {
+	f16 := typ(t, "F16")
+	h, size := gguftest.Encode(gguftest.File{
+		KV: []gguftest.KV{{"general.architecture", "qwen3next"}, {"qwen3next.block_count", uint32(4)}, {"qwen3next.context_length", uint32(262144)},
+			{"qwen3next.embedding_length", uint32(1024)}, {"qwen3next.attention.head_count", uint32(8)},
+			{"qwen3next.attention.head_count_kv", []uint32{0, 0, 0, 2}},
+			{"qwen3next.ssm.conv_kernel", uint32(4)}, {"qwen3next.ssm.inner_size", uint32(4096)},
+			{"qwen3next.ssm.state_size", uint32(128)}, {"qwen3next.ssm.group_count", uint32(16)}},
+		Tensors: []gguftest.Tensor{{"blk.0.ffn_up.weight", f16, []int64{1024, 1024}}},
+	})
+	q := quantOf(t, []gguftest.Built{{Path: "Hybrid-F16.gguf", Header: h, Size: size}})
+	p, err := localrun.Make(q, machine(t, "1xRTX4090@Desktop64"), localrun.Options{Context: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Weights 2 MiB; cache 2 heads × 256 values × 4,096 tokens × 34/32;
+	// state 3 × 548,864 values × 4 B.
+	want := int64(1024*1024*2) + int64(2*256*4096*34/32) + 3*548_864*4
+	if p.GPUBytes != want {
+		t.Errorf("GPU side %d, want %d (%s)", p.GPUBytes, want, p.Derivation)
+	}
+}

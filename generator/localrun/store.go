@@ -48,6 +48,8 @@ type StoredQuant struct {
 	ExpertsUsed      int64                     `json:"experts_used"`
 	LayerValues      []int64                   `json:"cache_layer_values"`
 	Sliding          []bool                    `json:"cache_sliding"`
+	LayerState       []int64                   `json:"cache_layer_state,omitempty"`
+	StateKnown       bool                      `json:"cache_state_known"`
 	Window           int64                     `json:"cache_window"`
 	RecurrentLayers  int                       `json:"cache_recurrent_layers"`
 	ContextLength    int64                     `json:"context_length"`
@@ -71,6 +73,7 @@ func NewStore(repo, revision string, quants []Quant) *Store {
 			ExpertBytes: z.ExpertBytes, ExpertParams: z.ExpertParams, EmbeddingBytes: z.EmbeddingBytes, EmbeddingParams: z.EmbeddingParams,
 			OtherBytes: z.OtherBytes, LayerBytes: z.LayerBytes, LayerExpertBytes: z.LayerExpertBytes,
 			Experts: q.Experts, ExpertsUsed: q.ExpertsUsed, LayerValues: c.LayerValues, Sliding: c.Sliding, Window: c.Window,
+			LayerState: c.LayerState, StateKnown: c.StateKnown,
 			RecurrentLayers: c.RecurrentLayers, ContextLength: c.ContextLength, CacheDerivation: c.Derivation,
 		})
 	}
@@ -126,6 +129,8 @@ func (q StoredQuant) validate() error {
 		return fmt.Errorf("fields layer_expert_bytes, cache_layer_values, cache_sliding: expected %d entries each", n)
 	case q.ExpertsUsed < 0 || q.Experts < q.ExpertsUsed || (q.ExpertBytes > 0 && q.ExpertsUsed == 0):
 		return fmt.Errorf("fields experts, experts_used: %d of %d", q.ExpertsUsed, q.Experts)
+	case len(q.LayerState) != 0 && len(q.LayerState) != n:
+		return fmt.Errorf("field cache_layer_state: expected %d entries or none", n)
 	case q.Window < 0 || q.ContextLength < 0 || q.RecurrentLayers < 0 || q.RecurrentLayers > n:
 		return errors.New("fields cache_window, context_length, cache_recurrent_layers: out of range")
 	}
@@ -135,6 +140,11 @@ func (q StoredQuant) validate() error {
 		}
 	}
 	var layers, experts, params, bytes int64
+	for l, v := range q.LayerState {
+		if v < 0 || v > 1<<32 {
+			return fmt.Errorf("field cache_layer_state[%d]: %d state values", l, v)
+		}
+	}
 	for l := range n {
 		if q.LayerBytes[l] < 0 || q.LayerExpertBytes[l] < 0 || q.LayerExpertBytes[l] > q.LayerBytes[l] || q.LayerValues[l] < 0 || q.LayerBytes[l] > 1<<50 || q.LayerValues[l] > 1<<30 {
 			return fmt.Errorf("field layer_bytes[%d]: %d bytes of which %d experts, %d cache values", l, q.LayerBytes[l], q.LayerExpertBytes[l], q.LayerValues[l])
@@ -174,6 +184,7 @@ func (q StoredQuant) Quant() Quant {
 			ExpertBytes: q.ExpertBytes, ExpertParams: q.ExpertParams, LayerBytes: q.LayerBytes, LayerExpertBytes: q.LayerExpertBytes,
 			OtherBytes: q.OtherBytes, EmbeddingBytes: q.EmbeddingBytes, EmbeddingParams: q.EmbeddingParams},
 		Cache: gguf.Cache{Layers: len(q.LayerValues), LayerValues: q.LayerValues, Sliding: q.Sliding, Window: q.Window,
+			LayerState: q.LayerState, StateKnown: q.StateKnown,
 			RecurrentLayers: q.RecurrentLayers, ContextLength: q.ContextLength, Derivation: q.CacheDerivation},
 		Experts: q.Experts, ExpertsUsed: q.ExpertsUsed,
 	}
