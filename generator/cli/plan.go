@@ -70,13 +70,21 @@ to.
 --config sizes a config.json alone (a directory also picks up
 hf_quant_config.json); figures that need the file listing are unknown.
 
+A repository whose name ends in GGUF (unsloth/Kimi-K3-GGUF) is a quant
+repository: every quant is sized from its GGUF headers (read by Range, or
+from the site's synced store, or the user cache) and planned as llama.cpp
+would run it on each --machine (HOST or NxGPU@HOST, from data/local.yaml
+and hardware.yaml): fit, -ngl, --n-cpu-moe, longest context, speed and
+the command.
+
 Environment: HF_ENDPOINT, HF_TOKEN or HUGGING_FACE_HUB_TOKEN or
 $HF_HOME/token, as for sync; DOSSIER_CACHE; DOSSIER_SIZING_* for the
 assumptions the flags do not set.`,
 		Example: `  dossier plan meta-llama/Llama-3.1-8B
   dossier plan moonshotai/Kimi-K3 --hardware 8xB200,8xB300 --context 32768 --concurrency 4
   dossier plan Qwen/Qwen3-30B-A3B --compare Qwen/Qwen3-30B-A3B-FP8 --format markdown
-  dossier plan --config ./config.json --json`,
+  dossier plan --config ./config.json --json
+  dossier plan unsloth/Kimi-K3-GGUF --machine 1xRTX4090@Desktop128,M3Ultra512`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runPlan(cmd, args, pf)
