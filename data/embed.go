@@ -6,10 +6,11 @@ package data
 
 import "embed"
 
-// Catalogs holds hardware.yaml, software.yaml, references.yaml, local.yaml and pricing/, laid out
+// Catalogs holds hardware.yaml, software.yaml, references.yaml, local.yaml,
+// api_changes.yaml (for dossier audit) and pricing/, laid out
 // as in a site's data/ directory.
 //
-//go:embed hardware.yaml software.yaml references.yaml local.yaml pricing/*.yaml pricing/*.json
+//go:embed hardware.yaml software.yaml references.yaml local.yaml api_changes.yaml pricing/*.yaml pricing/*.json
 var Catalogs embed.FS
 
 // Label names the embedded catalogs in sources and errors.

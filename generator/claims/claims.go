@@ -62,6 +62,11 @@ func ReviewPage(p *content.Page, set *facts.Set, ctx *Context) ([]Review, []Prob
 		probs = append(probs, ps...)
 	}
 	probs = append(probs, againstConflicts(out, p)...)
+	for i, c := range p.Front.Corrections {
+		if c.Fact != "" && set.Get(c.Fact) == nil {
+			probs = append(probs, Problem{File: p.Path, Line: c.Line, Msg: fmt.Sprintf("field corrections[%d].fact: %s is not a fact of this page", i, c.Fact)})
+		}
+	}
 	return out, probs
 }
 

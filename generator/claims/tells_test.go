@@ -148,3 +148,21 @@ func TestSpecSheetCapacity(t *testing.T) {
 		}
 	}
 }
+
+// Every verdict front matter accepts has a rating, and every tell a
+// definition the methodology page prints.
+func TestRatingsAndTellsDefined(t *testing.T) {
+	for _, v := range content.Verdicts {
+		if r, ok := RatingOf(v); !ok || r.Means == "" || r.Name == "" {
+			t.Errorf("verdict %q: rating %+v", v, r)
+		}
+	}
+	if len(Ratings) != len(content.Verdicts) {
+		t.Errorf("%d ratings for %d verdicts", len(Ratings), len(content.Verdicts))
+	}
+	for tell := range TellNames {
+		if TellMeans[tell] == "" {
+			t.Errorf("tell %d has no definition", tell)
+		}
+	}
+}

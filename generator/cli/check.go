@@ -17,8 +17,11 @@ func (a *app) checkCmd() *cobra.Command {
 		Long: `check loads the whole site (drafts included) and reports, as file:line lines:
 a claim without evidence or check, a hand-written verdict that contradicts a
 computed one, a measurement without configuration or date, data older than
-freshness.maxAgeDays, and the tells raised by page prose (warnings; errors
-with --strict). It exits 1 when there is an error.`,
+freshness.maxAgeDays, a price changed while its date stayed (against the
+file's previous committed version), a web source without an archived copy,
+hash or reason, and (warnings; errors with --strict) the tells raised by page
+prose and a published page with an empty summary, its slug as title, no
+review date, or nothing to check. It exits 1 when there is an error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := a.loadConfig(cmd, nil)
@@ -45,6 +48,6 @@ with --strict). It exits 1 when there is an error.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&strict, "strict", false, "treat tells in page prose as errors")
+	cmd.Flags().BoolVar(&strict, "strict", false, "treat tells in page prose and unfinished published pages as errors")
 	return cmd
 }

@@ -104,3 +104,49 @@ func TestBuildRefusesContradictedVerdict(t *testing.T) {
 		t.Error("a failed build created public/")
 	}
 }
+
+// A price edited while its list kept its date is a warning in check,
+// whether the edit is in the working tree or already committed (a pull
+// request), until the date moves with it.
+func TestCheckWarnsOnPriceWithKeptDate(t *testing.T) {
+	root := gitSite(t)
+	pricing := filepath.Join(root, "data/pricing/runpod.yaml")
+	const want = "data/pricing/runpod.yaml:16: warning: price of 8xRTXPRO6000 (RunPod) changed from $14/h to $140/h but its date stayed 2026-08-06: set as_of to the day the new price was read"
+	if _, out, _ := run("--source", root, "check"); strings.Contains(out, "changed from") {
+		t.Fatalf("unedited prices flagged:\n%s", out)
+	}
+	edit(t, pricing, "usd_per_hour: 14\n", "usd_per_hour: 140\n")
+	code, out, errs := run("--source", root, "check")
+	if code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("uncommitted edit: exit %d, want the warning %q:\n%s%s", code, want, out, errs)
+	}
+	gitRun(t, root, "commit", "-q", "-am", "price")
+	if _, out, _ = run("--source", root, "check"); !strings.Contains(out, want) {
+		t.Errorf("committed edit: want the warning %q:\n%s", want, out)
+	}
+	edit(t, pricing, `as_of: "2026-08-06"`, `as_of: "2026-12-01"`)
+	if _, out, _ = run("--source", root, "check"); strings.Contains(out, "changed from") {
+		t.Errorf("a new date still flagged:\n%s", out)
+	}
+}
+
+// A web source without an archived copy, a hash or a reason is a warning
+// naming its line; the model's own Hub repository is pinned by the
+// snapshot and exempt.
+func TestCheckWarnsOnUnarchivedWebSource(t *testing.T) {
+	root := newSite(t)
+	const want = "content/models/kimi-k3.md:210: warning: field sources[6]: aa-k3 is read on the web but has no archived copy"
+	code, out, errs := run("--source", root, "check")
+	if code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, want %q:\n%s%s", code, want, out, errs)
+	}
+	if strings.Contains(out, "hf-repo is read on the web") {
+		t.Errorf("the model's Hub repository is flagged:\n%s", out)
+	}
+	k3 := filepath.Join(root, "content/models/kimi-k3.md")
+	edit(t, k3, "    url: \"https://artificialanalysis.ai/models/kimi-k3\"\n", "    url: \"https://artificialanalysis.ai/models/kimi-k3\"\n    sha256: \"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\"\n")
+	edit(t, k3, "    url: \"https://lmarena.ai/leaderboard/text\"\n", "    url: \"https://lmarena.ai/leaderboard/text\"\n    unarchived: \"a leaderboard that changes daily; no copy was kept\"\n")
+	if _, out, _ = run("--source", root, "check"); strings.Contains(out, "aa-k3 is read on the web") || strings.Contains(out, "lmarena-text is read on the web") {
+		t.Errorf("a hashed or explained source still flagged:\n%s", out)
+	}
+}

@@ -39,7 +39,21 @@ checklist. Every number on a page is a fact with its sources.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVarP(&a.source, "source", "s", ".", "site root holding "+config.FileName)
-	root.AddCommand(a.buildCmd(), a.planCmd(), a.checkCmd(), a.serveCmd(), a.syncCmd(), a.pricesCmd(), a.diffCmd(), a.newCmd(), a.familiesCmd(), a.versionCmd())
+	root.AddCommand(
+		a.buildCmd(),
+		a.planCmd(),
+		a.checkCmd(),
+		a.serveCmd(),
+		a.syncCmd(),
+		a.pricesCmd(),
+		a.diffCmd(),
+		a.newCmd(),
+		a.familiesCmd(),
+		a.loraCmd(),
+		a.auditCmd(),
+		a.datasetCmd(),
+		a.versionCmd(),
+	)
 	usageErrors(root)
 	return root
 }

@@ -142,3 +142,22 @@ func TestDiffReportsAssumptionChange(t *testing.T) {
 		}
 	}
 }
+
+// A price-only edit against a git ref: every change cites the price file
+// and nothing else, and the kept date is a note.
+func TestDiffPriceOnlyCitesThePriceFile(t *testing.T) {
+	root := gitSite(t)
+	edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_hour: 14\n", "usd_per_hour: 140\n")
+	code, out, errs := run("--source", root, "diff", "--base", "HEAD")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	if strings.Contains(out, "hugo-like.yaml") || strings.Contains(out, "hardware.yaml") || strings.Contains(out, "an input behind") {
+		t.Errorf("the report cites an input that did not change:\n%s", out)
+	}
+	for _, want := range []string{"data/pricing/runpod.yaml (pricing:RunPod 2026-08-06)", "- Note: `pricing:RunPod 2026-08-06`: a price changed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

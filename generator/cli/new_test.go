@@ -251,11 +251,42 @@ func TestSyncAllNew(t *testing.T) {
 		}
 	})
 
-	t.Run("the draft passes check --strict", func(t *testing.T) {
-		code, out, errs := do("check", "--strict")
-		if code != 0 || !strings.Contains(out, "0 error(s), 0 warning(s)") {
-			t.Fatalf("exit %d\n%s%s", code, out, errs)
+	// The tracked page was published as the scaffold wrote it: check
+	// warns, --strict fails on each missing part; the draft is exempt.
+	t.Run("a scaffold published as is fails check --strict", func(t *testing.T) {
+		const page = "content/models/tiny-llama-1l.md"
+		want := []string{
+			page + ":13: error: published page: field summary: empty",
+			page + ":8: error: published page: field review: missing",
+			page + ":8: error: published page: no claims and no published figures",
 		}
+		code, out, errs := do("check", "--strict")
+		if code != 1 || strings.Count(out, page+":") != 3 {
+			t.Fatalf("exit %d, want 3 lines on %s\n%s%s", code, page, out, errs)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("output lacks %q:\n%s", w, out)
+			}
+		}
+		if strings.Contains(out, "tiny-llama-2l") {
+			t.Errorf("the draft is flagged:\n%s", out)
+		}
+		code, out, errs = do("check")
+		if code != 0 || !strings.Contains(out, "0 error(s),") || !strings.Contains(out, strings.Replace(want[0], "error:", "warning:", 1)) {
+			t.Fatalf("without --strict: exit %d\n%s%s", code, out, errs)
+		}
+		// A title left as the slug is flagged too, unless checked.
+		trackedPage := filepath.Join(root, page)
+		edit(t, trackedPage, `title: "Tiny-Llama-1L"`, `title: "tiny-llama-1l"`)
+		if _, out, _ = do("check"); !strings.Contains(out, page+":8: warning: published page: field title: tiny-llama-1l is the page's slug") {
+			t.Errorf("title equal to the slug not flagged:\n%s", out)
+		}
+		edit(t, trackedPage, `title: "tiny-llama-1l"`, "title: \"tiny-llama-1l\"\ntitle_checked: true")
+		if _, out, _ = do("check"); strings.Contains(out, "field title") {
+			t.Errorf("title_checked ignored:\n%s", out)
+		}
+		edit(t, trackedPage, "title: \"tiny-llama-1l\"\ntitle_checked: true", `title: "Tiny-Llama-1L"`)
 	})
 
 	t.Run("a second run changes nothing", func(t *testing.T) {

@@ -19,6 +19,8 @@ import (
 func (a *app) syncCmd() *cobra.Command {
 	var all, dryRun, watch, withGGUF bool
 	var concurrency, limit int
+	var shardFlag string
+	var budget int64
 	cmd := &cobra.Command{
 		Use:   "sync [org/name[@revision]]... [--all] [--new [--limit N]] [--dry-run]",
 		Short: "Read Hub metadata and safetensors headers into data/hub snapshots",
@@ -38,6 +40,13 @@ every organisation in watchOrgs in hugo-like.yaml, and for each one that no
 page in content/ names in its model field, syncs it and writes a draft page
 content/models/<slug>.md (as dossier new does). Drafts are published only by
 build --drafts. With --dry-run, --new lists the drafts it would write.
+
+--shard i/n syncs only the models whose id hashes to shard i of n (stable
+by model id: every model is in exactly one shard), so n jobs can share the
+tracked set; --budget N starts no model once the Hub requests spent plus
+the costliest model so far would pass N, and lists the models left for
+the next run (a model is never cut short, a snapshot is whole or not
+written). Unchanged repositories cost one request each.
 
 Environment: HF_ENDPOINT (a mirror), HF_TOKEN or HUGGING_FACE_HUB_TOKEN or
 $HF_HOME/token for private and gated repositories. The token is never written
@@ -71,6 +80,15 @@ to disk or printed.`,
 			if watch && len(cfg.WatchOrgs) == 0 {
 				return codeError{2, fmt.Errorf("sync --new: %s has no watchOrgs: list the organisations whose models to add", cfg.File)}
 			}
+			shard := hub.Shard{}
+			if shardFlag != "" {
+				if shard, err = hub.ParseShard(shardFlag); err != nil {
+					return codeError{2, err}
+				}
+			}
+			if budget < 0 {
+				return codeError{2, fmt.Errorf("--budget %d: want 0 (no limit) or a positive number of Hub requests", budget)}
+			}
 			if len(refs) == 0 && !watch {
 				return codeError{2, errors.New("sync needs org/name arguments, --all or --new")}
 			}
@@ -81,33 +99,48 @@ to disk or printed.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			opts := hub.Options{DryRun: dryRun, Concurrency: concurrency, Progress: a.progress()}
-			failed, tried := 0, len(refs)
 			// Every reference is checked before any is synced, so a typo in
 			// the last one does not leave the first ones half done.
-			type target struct{ ref, model, rev string }
-			targets := make([]target, 0, len(refs))
+			// GGUF repositories are read as quant repositories (syncGGUF),
+			// after the models and outside their shards and budget.
+			set := hub.Set{Shard: shard, Budget: budget}
+			var ggufTargets []hub.Target
 			for _, ref := range refs {
 				model, rev, err := hub.ParseRef(ref)
 				if err != nil {
 					return codeError{2, err}
 				}
-				targets = append(targets, target{ref, model, rev})
-			}
-			for _, tg := range targets {
-				ref, model, rev := tg.ref, tg.model, tg.rev
-				var err error
 				if isGGUFRepo(model) {
-					err = a.syncGGUF(ctx, client, cfg.Dir(cfg.DataDir), model, rev, opts)
-				} else {
-					_, err = a.syncModel(ctx, client, cfg, model, rev, opts)
+					ggufTargets = append(ggufTargets, hub.Target{Model: model, Revision: rev})
+					continue
 				}
+				set.Targets = append(set.Targets, hub.Target{Model: model, Revision: rev})
+			}
+			res := hub.SyncSet(ctx, client, cfg.Dir(cfg.DataDir), set, opts, func(t hub.Target, r *hub.Result, err error) {
 				if err != nil {
-					fmt.Fprintf(a.stderr, "dossier: sync %s: %v\n", ref, err)
-					failed++
-					if errors.Is(err, context.Canceled) {
-						break
-					}
+					fmt.Fprintf(a.stderr, "dossier: sync %s: %v\n", refOf(t), err)
+					return
 				}
+				a.printSync(r)
+			})
+			failed, tried := res.Failed, res.InShard
+			for _, t := range ggufTargets {
+				if ctx.Err() != nil {
+					break
+				}
+				tried++
+				if err := a.syncGGUF(ctx, client, cfg.Dir(cfg.DataDir), t.Model, t.Revision, opts); err != nil {
+					fmt.Fprintf(a.stderr, "dossier: sync %s: %v\n", refOf(t), err)
+					failed++
+				}
+			}
+			if shard.Count > 1 || budget > 0 {
+				fmt.Fprintf(a.stdout, "shard %s: %d of %d model(s), %d synced, %d failed, %d left, %d Hub requests\n",
+					shard, res.InShard, len(set.Targets), res.Synced, res.Failed, len(res.Left), res.HubRequests)
+			}
+			if len(res.Left) > 0 {
+				fmt.Fprintf(a.stdout, "budget of %d Hub requests spent: %d model(s) left for the next run: %s\n",
+					budget, len(res.Left), strings.Join(res.Left, ", "))
 			}
 			if watch && ctx.Err() == nil {
 				n, f := a.syncNew(ctx, client, cfg, pages, limit, opts)
@@ -125,6 +158,8 @@ to disk or printed.`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would change and write nothing")
 	cmd.Flags().BoolVar(&withGGUF, "gguf", false, "with --all: also sync the GGUF repositories the pages list under variants:")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 16, "header reads in flight at once")
+	cmd.Flags().StringVar(&shardFlag, "shard", "", "sync only shard i of n of the models (i/n, stable by model id)")
+	cmd.Flags().Int64Var(&budget, "budget", 0, "start no model once this many Hub requests would be passed (0: no limit)")
 	return cmd
 }
 
@@ -145,12 +180,25 @@ func (a *app) progress() hub.Progress {
 	return hub.NopProgress{}
 }
 
+func refOf(t hub.Target) string {
+	if t.Revision == "" {
+		return t.Model
+	}
+	return t.Model + "@" + t.Revision
+}
+
 // syncModel syncs one model and prints what it did.
 func (a *app) syncModel(ctx context.Context, client *hub.Client, cfg *config.Site, model, rev string, opts hub.Options) (*hub.Result, error) {
 	r, err := hub.Sync(ctx, client, cfg.Dir(cfg.DataDir), model, rev, opts)
 	if err != nil {
 		return nil, err
 	}
+	a.printSync(r)
+	return r, nil
+}
+
+// printSync prints what a sync did.
+func (a *app) printSync(r *hub.Result) {
 	fmt.Fprintln(a.stdout, r.Summary())
 	for _, c := range r.Changes {
 		fmt.Fprintln(a.stdout, "  "+c)
@@ -158,7 +206,6 @@ func (a *app) syncModel(ctx context.Context, client *hub.Client, cfg *config.Sit
 	for _, w := range r.Warnings {
 		fmt.Fprintln(a.stdout, "  warning: "+w)
 	}
-	return r, nil
 }
 
 // syncNew lists the newest models of every watched organisation and, for

@@ -38,6 +38,9 @@ type Site struct {
 	Sizing    Sizing    `mapstructure:"sizing"`
 	Hardware  []string  `mapstructure:"hardware"` // configurations such as "8xB200"
 	Freshness Freshness `mapstructure:"freshness"`
+	// Publisher is who publishes and funds the site, for the methodology
+	// page and the ClaimReview author.
+	Publisher Publisher `mapstructure:"publisher"`
 	WatchOrgs []string  `mapstructure:"watchorgs"`
 	// Search runs Pagefind over the built site; SearchCommand is how.
 	Search        bool   `mapstructure:"search"`
@@ -82,6 +85,25 @@ type Speed struct {
 	DiskSource         string  `mapstructure:"disksource"`
 }
 
+// Publisher says who stands behind the reviews: what the methodology page
+// prints and ClaimReview names. An empty field is printed as not stated,
+// never filled in.
+type Publisher struct {
+	Name        string `mapstructure:"name"`        // the organisation; empty: author
+	URL         string `mapstructure:"url"`         // its page
+	Funding     string `mapstructure:"funding"`     // who pays for the site, and what it is paid by
+	Reviewer    string `mapstructure:"reviewer"`    // the named person who reviews claims, unless a page names its own
+	Corrections string `mapstructure:"corrections"` // where a reader or a vendor asks for a correction (an address or URL)
+}
+
+// Organisation is the publisher's name, else the author.
+func (s *Site) Organisation() string {
+	if s.Publisher.Name != "" {
+		return s.Publisher.Name
+	}
+	return s.Author
+}
+
 // Freshness limits how old a data source may be before `dossier check`
 // reports it.
 type Freshness struct {
@@ -119,6 +141,11 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("freshness.maxagedays", 0)
 	v.SetDefault("freshness.today", "")
 	v.SetDefault("watchorgs", []string{})
+	v.SetDefault("publisher.name", "")
+	v.SetDefault("publisher.url", "")
+	v.SetDefault("publisher.funding", "")
+	v.SetDefault("publisher.reviewer", "")
+	v.SetDefault("publisher.corrections", "")
 	v.SetDefault("search", false)
 	v.SetDefault("searchcommand", "npx --yes pagefind@1.6.0")
 }
@@ -309,6 +336,9 @@ func (s *Site) validate() error {
 		if _, ok := checked.Date(d); !ok {
 			return bad("freshness.today", "expected a calendar date YYYY-MM-DD (or empty for the clock), found %q", d)
 		}
+	}
+	if u := s.Publisher.URL; u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+		return bad("publisher.url", "expected an http(s) address, found %q", u)
 	}
 	for i, h := range s.Hardware {
 		if _, _, ok := ParseHardware(h); !ok {

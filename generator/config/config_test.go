@@ -102,6 +102,7 @@ func TestBadValuesNameKeyAndExpectation(t *testing.T) {
 		{"sizing:\n  waitWindowSeconds: -60\n", "field sizing.waitWindowSeconds: expected from 0 to 1e9 seconds, found -60"},
 		{"sizing:\n  gpuMemoryUtilization: .nan\n", "field sizing.gpuMemoryUtilization: expected a fraction in (0, 1], found NaN"},
 		{"sizing:\n  contexts: [8192, 0]\n", "field sizing.contexts[1]: expected from 1 to 4294967296 tokens, found 0"},
+		{"publisher:\n  url: checks.example.org\n", `field publisher.url: expected an http(s) address, found "checks.example.org"`},
 	} {
 		dir := site(t, tc.yaml)
 		_, err := Load(dir, nil, nil)
@@ -124,6 +125,24 @@ func TestGoodFreshnessAndSizingValues(t *testing.T) {
 	t.Setenv("DOSSIER_FRESHNESS_TODAY", "yesterday")
 	if _, err := Load(dir, nil, nil); err == nil || !strings.Contains(err.Error(), "field freshness.today") {
 		t.Errorf("a bad date from the environment: %v", err)
+	}
+}
+
+// The publisher keys are read as given; an unset name falls back to the
+// author, and a misspelt key is refused.
+func TestPublisher(t *testing.T) {
+	s, err := Load(site(t, "author: Example\npublisher:\n  funding: \"reader donations.\"\n  reviewer: A. Reviewer\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Organisation() != "Example" || s.Publisher.Funding != "reader donations." || s.Publisher.Reviewer != "A. Reviewer" {
+		t.Errorf("publisher %+v, organisation %q", s.Publisher, s.Organisation())
+	}
+	if s, err = Load(site(t, "publisher:\n  name: Example Checks\n"), nil, nil); err != nil || s.Organisation() != "Example Checks" {
+		t.Errorf("organisation %v, %v", s, err)
+	}
+	if _, err := Load(site(t, "publisher:\n  funder: x\n"), nil, nil); err == nil || !strings.Contains(err.Error(), `unknown key "publisher.funder"`) {
+		t.Errorf("misspelt key: %v", err)
 	}
 }
 

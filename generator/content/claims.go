@@ -36,7 +36,63 @@ type Claim struct {
 	// ShelfLife is the absolute date a relative phrase ("later this month")
 	// resolves to; a review after it makes the claim outdated.
 	ShelfLife string `yaml:"shelf_life"`
-	Line      int    `yaml:"-"` // line of the claim in its file
+	// Contacted records right of reply: whether the claimant was asked
+	// before publication, when, and what they answered.
+	Contacted *Contacted `yaml:"contacted"`
+	Line      int        `yaml:"-"` // line of the claim in its file
+}
+
+// Contacted is who was asked about a claim before publication, when, and
+// their response ("no answer" when none came).
+type Contacted struct {
+	Who      string `yaml:"who"`
+	Date     string `yaml:"date"`
+	Response string `yaml:"response"`
+}
+
+// String is the record in one line, as the page shows it.
+func (c *Contacted) String() string {
+	return "asked " + c.Who + " on " + c.Date + "; response: " + c.Response
+}
+
+// Kinds of editorial correction, in the order a reader weighs them.
+const (
+	CorrectionKind = "correction" // a wrong figure, quote or attribution, fixed
+	UpdateKind     = "update"     // new information; the earlier text was right when written
+	RetractionKind = "retraction" // the review is withdrawn
+	VoidKind       = "void"       // the check was invalidated by the checker's own error
+)
+
+// CorrectionKinds are the kinds a corrections: entry may have.
+var CorrectionKinds = []string{CorrectionKind, UpdateKind, RetractionKind, VoidKind}
+
+// Correction is an editorial entry of a page's corrections log: a human
+// error (or new information) about one claim or one fact, recorded with
+// what was wrong, why, who made the entry and when.
+type Correction struct {
+	Kind  string `yaml:"kind" json:"kind"`
+	Date  string `yaml:"date" json:"date"`
+	Claim string `yaml:"claim" json:"claim,omitempty"` // a claim id of the page, or
+	Fact  string `yaml:"fact" json:"fact,omitempty"`   // a fact key the page shows
+	What  string `yaml:"what" json:"what"`             // what was wrong, or what changed
+	Why   string `yaml:"why" json:"why"`               // why it was wrong, or what the new information is
+	By    string `yaml:"by" json:"by"`                 // the named person or desk that made the entry
+	Line  int    `yaml:"-" json:"-"`
+}
+
+// Headline says in one line what the entry changed: "Correction to claim
+// size-1400: what".
+func (c Correction) Headline() string {
+	kind := map[string]string{CorrectionKind: "Correction to", UpdateKind: "Update to", RetractionKind: "Retraction of", VoidKind: "Void check of"}[c.Kind]
+	return kind + " " + c.Subject() + ": " + c.What
+}
+
+// Subject is what an entry is about: "claim ID" or "fact KEY".
+func (c Correction) Subject() string {
+	if c.Claim != "" {
+		return "claim " + c.Claim
+	}
+	return "fact " + c.Fact
 }
 
 // Source is a document a page cites claims and measurements from, named
@@ -49,7 +105,20 @@ type Source struct {
 	Accessed string `yaml:"accessed"` // when it was read
 	URL      string `yaml:"url"`      // where it can be read, when public
 	Note     string `yaml:"note"`     // what is known of it when there is no URL or date
-	Line     int    `yaml:"-"`
+	// Archived is a copy of the document as read (an archive's URL), and
+	// SHA256 the hash of its bytes as read: a page edited after the review
+	// can still be shown as it stood.
+	Archived string `yaml:"archived"`
+	SHA256   string `yaml:"sha256"`
+	// Unarchived says why a web source has neither: absent with a reason,
+	// never a guessed copy.
+	Unarchived string `yaml:"unarchived"`
+	Line       int    `yaml:"-"`
+}
+
+// Web reports whether the source is read at an http(s) address.
+func (s *Source) Web() bool {
+	return strings.HasPrefix(s.URL, "https://") || strings.HasPrefix(s.URL, "http://")
 }
 
 // Conflict is a question two sources answer differently. The page shows
@@ -181,6 +250,44 @@ func validateClaims(f *Front) error {
 			return atLine(c.Line, err)
 		}
 	}
+	for i, c := range f.Corrections {
+		if err := checkCorrection(i, c, seen, f.Review); err != nil {
+			return atLine(c.Line, err)
+		}
+	}
+	return nil
+}
+
+var (
+	sha256Re  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	factKeyRe = regexp.MustCompile(`^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_.:-]+)*$`)
+)
+
+// checkCorrection checks an editorial entry by itself and that its claim
+// exists; a fact key is checked against the facts when they exist. An
+// entry dated after the page's review is allowed: it is what corrects it.
+func checkCorrection(i int, c Correction, seen map[string]bool, review string) error {
+	field := func(n string) string { return fmt.Sprintf("corrections[%d].%s", i, n) }
+	switch {
+	case !oneOf(c.Kind, CorrectionKinds):
+		return fmt.Errorf("field %s: expected one of %s, found %q", field("kind"), strings.Join(CorrectionKinds, ", "), c.Kind)
+	case !ValidDate(c.Date):
+		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("date"), c.Date)
+	case (c.Claim == "") == (c.Fact == ""):
+		return fmt.Errorf("field %s: give exactly one of claim (a claim id of the page) or fact (a fact key)", field("claim"))
+	case c.Claim != "" && !seen["c:"+c.Claim]:
+		return fmt.Errorf("field %s: %q is not a claim of the page", field("claim"), c.Claim)
+	case c.Fact != "" && !factKeyRe.MatchString(c.Fact):
+		return fmt.Errorf("field %s: expected a fact key such as bytes.checkpoint, found %q", field("fact"), c.Fact)
+	case strings.TrimSpace(c.What) == "":
+		return fmt.Errorf("field %s: missing (what was wrong, or what changed)", field("what"))
+	case strings.TrimSpace(c.Why) == "":
+		return fmt.Errorf("field %s: missing (why it was wrong, or the new information)", field("why"))
+	case strings.TrimSpace(c.By) == "" || vagueBy.MatchString(c.By):
+		return fmt.Errorf("field %s: expected the named person or desk that made the entry, found %q", field("by"), c.By)
+	case review != "" && c.Date < review && c.Kind != UpdateKind:
+		return fmt.Errorf("field %s: %s is before the page's review (%s); a correction follows the review it corrects", field("date"), c.Date, review)
+	}
 	return nil
 }
 
@@ -207,6 +314,10 @@ func checkSource(i int, s *Source, seen map[string]*Source) error {
 		return fmt.Errorf("field %s: missing (give the publication date, or accessed: when it was read)", field("date"))
 	case s.URL == "" && s.Note == "":
 		return fmt.Errorf("field %s: missing (a public URL, or a note saying where the document can be found)", field("url"))
+	case s.Archived != "" && !strings.HasPrefix(s.Archived, "https://") && !strings.HasPrefix(s.Archived, "http://"):
+		return fmt.Errorf("field %s: expected the http(s) address of an archived copy, found %q", field("archived"), s.Archived)
+	case s.SHA256 != "" && !sha256Re.MatchString(s.SHA256):
+		return fmt.Errorf("field %s: expected 64 lower-case hex digits (the SHA-256 of the document as read), found %q", field("sha256"), s.SHA256)
 	}
 	return nil
 }
@@ -310,6 +421,12 @@ func checkClaim(i int, c Claim, seen map[string]bool, sources map[string]*Source
 		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("shelf_life"), c.ShelfLife)
 	case c.Verdict != "" && !oneOf(c.Verdict, Verdicts):
 		return fmt.Errorf("field %s: expected one of %s, found %q", field("verdict"), strings.Join(Verdicts, ", "), c.Verdict)
+	case c.Contacted != nil && (strings.TrimSpace(c.Contacted.Who) == "" || vagueBy.MatchString(c.Contacted.Who)):
+		return fmt.Errorf("field %s: expected the named person or organisation asked, found %q", field("contacted.who"), c.Contacted.Who)
+	case c.Contacted != nil && !ValidDate(c.Contacted.Date):
+		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("contacted.date"), c.Contacted.Date)
+	case c.Contacted != nil && strings.TrimSpace(c.Contacted.Response) == "":
+		return fmt.Errorf("field %s: missing (what they answered, or \"no answer\")", field("contacted.response"))
 	}
 	if src := sources[c.Where]; src != nil && c.Date != "" && src.Date != "" && c.Date < src.Date {
 		return fmt.Errorf("field %s: %s is before its source %q was published (%s)", field("date"), c.Date, src.ID, src.Date)

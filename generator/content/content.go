@@ -71,6 +71,9 @@ func (p *Page) dated() []Dated {
 	for i, c := range f.Claims {
 		add(fmt.Sprintf("claims[%d].date", i), c.Line, c.Date)
 	}
+	for i, c := range f.Corrections {
+		add(fmt.Sprintf("corrections[%d].date", i), c.Line, c.Date)
+	}
 	return out
 }
 
@@ -89,7 +92,10 @@ func (p *Page) ParseFull() (*Page, error) {
 
 // Front is a page's front matter.
 type Front struct {
-	Title        string        `yaml:"title"`
+	Title string `yaml:"title"`
+	// TitleChecked says a title equal to the page's slug is how the
+	// authors style the name (gpt-oss-20b), not a scaffold left as is.
+	TitleChecked bool          `yaml:"title_checked"`
 	Model        string        `yaml:"model"` // org/name on the Hub; empty for section pages
 	Org          string        `yaml:"org"`
 	Date         string        `yaml:"date"`   // release date of the model
@@ -103,6 +109,29 @@ type Front struct {
 	Measurements []Measurement `yaml:"measurements"`
 	Sources      []Source      `yaml:"sources"`
 	Conflicts    []Conflict    `yaml:"conflicts"`
+	Finetune     *Finetune     `yaml:"finetune"`
+	// Corrections are the editorial entries of the page's corrections log
+	// (the build adds those it reads from git).
+	Corrections []Correction `yaml:"corrections"`
+	// Reviewer is the named person who reviewed the page's claims, when
+	// not the site's publisher.reviewer.
+	Reviewer string `yaml:"reviewer"`
+}
+
+// Finetune asks the page for a fine-tuning preflight: the LoRA targets
+// resolved against the model's module tree (package lora) and, when a
+// snippet is named, its audit (package audit), computed at build.
+type Finetune struct {
+	Targets   []string `yaml:"targets"`   // PEFT target_modules
+	Rank      int64    `yaml:"rank"`      // LoRA r; 16 when absent
+	Batch     int64    `yaml:"batch"`     // sequences per step for the memory terms; 1 when absent
+	SeqLen    int64    `yaml:"seq_len"`   // tokens per sequence; 2048 when absent
+	Optimizer string   `yaml:"optimizer"` // adamw, adamw_8bit or sgd; adamw when absent
+	// Snippet is a Python file under the content directory (e.g.
+	// snippets/kimi-k3-sft.py) that the page audits; SnippetSource says
+	// where it was published.
+	Snippet       string `yaml:"snippet"`
+	SnippetSource string `yaml:"snippet_source"`
 }
 
 // Variant is another published form of the model (a GGUF quant, an NVFP4
@@ -202,6 +231,7 @@ func parse(path string, b []byte, sum string) (*Page, error) {
 			{"measurements", len(f.Measurements), func(i, l int) { f.Measurements[i].Line = l }},
 			{"sources", len(f.Sources), func(i, l int) { f.Sources[i].Line = l }},
 			{"conflicts", len(f.Conflicts), func(i, l int) { f.Conflicts[i].Line = l }},
+			{"corrections", len(f.Corrections), func(i, l int) { f.Corrections[i].Line = l }},
 		} {
 			// Front matter starts on the file's second line.
 			nodes := items(&doc, list.key)
@@ -288,7 +318,43 @@ func (p *Page) validate() error {
 		}
 		variants[v.Name] = i
 	}
+	if err := validateFinetune(f.Finetune); err != nil {
+		return err
+	}
 	return validateClaims(f)
+}
+
+// validateFinetune checks the preflight's settings; the targets and the
+// snippet's contents are checked where they are resolved (site).
+func validateFinetune(ft *Finetune) error {
+	if ft == nil {
+		return nil
+	}
+	switch {
+	case len(ft.Targets) == 0:
+		return fmt.Errorf("field finetune.targets: list the target_modules to resolve")
+	case ft.Rank < 0 || ft.Rank > 1<<16:
+		return fmt.Errorf("field finetune.rank: expected 1 to 65536, found %d", ft.Rank)
+	case ft.Batch < 0 || ft.Batch > 1<<20:
+		return fmt.Errorf("field finetune.batch: expected 1 to %d, found %d", 1<<20, ft.Batch)
+	case ft.SeqLen < 0 || ft.SeqLen > 1<<24:
+		return fmt.Errorf("field finetune.seq_len: expected 1 to %d, found %d", 1<<24, ft.SeqLen)
+	}
+	for i, t := range ft.Targets {
+		if strings.TrimSpace(t) == "" {
+			return fmt.Errorf("field finetune.targets[%d]: empty", i)
+		}
+	}
+	if ft.Snippet != "" {
+		clean := filepath.ToSlash(filepath.Clean(ft.Snippet))
+		if filepath.IsAbs(ft.Snippet) || clean == ".." || strings.HasPrefix(clean, "../") || !strings.HasSuffix(clean, ".py") {
+			return fmt.Errorf("field finetune.snippet: expected a .py file under the content directory, found %q", ft.Snippet)
+		}
+		if ft.SnippetSource == "" {
+			return fmt.Errorf("field finetune.snippet_source: say where the snippet was published")
+		}
+	}
+	return nil
 }
 
 // shortText keeps an echoed value short enough for a message.

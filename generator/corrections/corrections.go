@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"dossier/generator/content"
 	"dossier/generator/render"
 	"dossier/generator/review"
 )
@@ -46,7 +47,13 @@ type Entry struct {
 	Verdicts []review.Flip   `json:"verdicts"` // verdict facts and claim verdicts that flipped
 	Figures  []review.Change `json:"figures"`  // headline figures that moved
 	Other    int             `json:"other"`    // other facts that changed
-	Claims   int             `json:"claims"`   // claims added or removed
+	// Layout is the speed and $/M facts that moved with the cheapest
+	// layout: one line, not counted in Other.
+	Layout *review.LayoutSwitch `json:"layout_switch,omitempty"`
+	Claims int                  `json:"claims"` // claims added or removed
+	// NewClaims are the ids of the claims this version added: each a new
+	// review, news of its own in the feed.
+	NewClaims []string `json:"new_claims,omitempty"`
 }
 
 // Flipped reports whether a verdict changed in e.
@@ -92,6 +99,7 @@ func entry(prev *review.Doc, v Version) (Entry, bool) {
 		return e, false
 	}
 	d := r.Changed[0]
+	e.Layout = d.Layout
 	why := map[string]bool{}
 	if d.OldRevision != "" {
 		why[WhyRevision] = true
@@ -115,6 +123,9 @@ func entry(prev *review.Doc, v Version) (Entry, bool) {
 	for _, c := range d.Claims {
 		if c.Old == "none" || c.New == "removed" {
 			e.Claims++
+		}
+		if c.Old == "none" {
+			e.NewClaims = append(e.NewClaims, c.ID)
 		}
 	}
 	if len(why) == 0 {
@@ -176,23 +187,41 @@ func cited(sources, prefix string) []string {
 	return out
 }
 
-// Markdown renders a log as a section of a dossier: newest first, each
-// row the verdicts that flipped, the headline figures that moved and the
-// count of other facts, and why. An empty log renders nothing.
-func Markdown(log []Entry) string {
-	if len(log) == 0 {
-		return ""
+// Markdown renders a log, merged with the page's editorial entries, as a
+// section of a dossier: one dated list, newest first (an editorial entry
+// before the generated ones of its day). A generated row is the verdicts
+// that flipped, the headline figures that moved and the count of other
+// facts, and why; an editorial row is its kind, what it is about, what was
+// wrong and why, and who made it. Nothing to list renders nothing.
+func Markdown(log []Entry, editorial []content.Correction) string {
+	type row struct {
+		date  string
+		cells []string
 	}
-	rows := make([][]string, len(log))
-	for i, e := range log {
+	var rows []row
+	for _, c := range editorial {
+		rows = append(rows, row{c.Date, []string{c.Date, c.Headline(), c.Why + " (" + c.By + ")", "editorial"}})
+	}
+	for _, e := range log {
 		why := strings.Join(e.Why, ", ")
 		if why == "" {
 			why = "—"
 		}
-		rows[i] = []string{e.Date, Describe(e), why, shortSHA(e.Commit)}
+		rows = append(rows, row{e.Date, []string{e.Date, Describe(e), why, shortSHA(e.Commit)}})
 	}
-	return "## Corrections\n\nWhat changed in this dossier's verdicts and figures, and why, from the committed history of its facts.json (newest first).\n\n" +
-		(&render.Table{Header: []string{"date", "what changed", "why", "commit"}, Rows: rows}).Markdown()
+	if len(rows) == 0 {
+		return ""
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].date > rows[j].date })
+	t := &render.Table{Header: []string{"date", "what changed", "why", "commit"}}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, r.cells)
+	}
+	intro := "What changed in this dossier's verdicts and figures, and why, from the committed history of its facts.json (newest first)."
+	if len(editorial) > 0 {
+		intro = "What changed in this dossier's verdicts and figures, and why: the reviewers' own corrections, updates, retractions and voided checks (editorial), and the changes the committed history of its facts.json records, newest first."
+	}
+	return "## Corrections\n\n" + intro + "\n\n" + t.Markdown()
 }
 
 // Describe says in one line what changed in e.
@@ -206,10 +235,13 @@ func Describe(e Entry) string {
 	}
 	var parts []string
 	for _, f := range e.Verdicts {
-		parts = append(parts, fmt.Sprintf("verdict %s: %s → %s", f.What, show(f.Old), show(f.New)))
+		parts = append(parts, fmt.Sprintf("verdict %s: %s → %s%s", f.What, show(f.Old), show(f.New), review.EffectText(f.Effects)))
 	}
 	for _, c := range e.Figures {
 		parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Key, show(c.Old), show(c.New)))
+	}
+	if e.Layout != nil {
+		parts = append(parts, e.Layout.Sentence())
 	}
 	if n := e.Claims; n > 0 {
 		parts = append(parts, strconv.Itoa(n)+" claim"+map[bool]string{true: "", false: "s"}[n == 1]+" added or removed")
@@ -337,25 +369,73 @@ func catFiles(repo string, n int, name func(int) string) ([][]byte, error) {
 // (absolute), by slug, when the site is in a git repository whose HEAD has
 // committed those dossiers; outside a repository it returns no logs.
 func ForSite(root, publishDir string) (map[string][]Entry, error) {
+	h, err := HistoryOf(root, publishDir)
+	if err != nil {
+		return nil, err
+	}
+	return h.Logs, nil
+}
+
+// History is what the committed history of a site's dossiers says, by
+// slug: each dossier's log, and when each of its claims first appeared
+// and last changed.
+type History struct {
+	Logs   map[string][]Entry
+	Claims map[string]map[string]ClaimDates
+}
+
+// HistoryOf reads the History of the dossiers under publishDir, as
+// ForSite reads their logs.
+func HistoryOf(root, publishDir string) (*History, error) {
+	h := &History{Logs: map[string][]Entry{}, Claims: map[string]map[string]ClaimDates{}}
 	cmd := exec.Command("git", "rev-parse", "--show-toplevel")
 	cmd.Dir = root
 	top, err := cmd.Output()
 	if err != nil {
-		return map[string][]Entry{}, nil // not in a repository (or no git): no history to read
+		return h, nil // not in a repository (or no git): no history to read
 	}
 	rel, err := filepath.Rel(strings.TrimSpace(string(top)), publishDir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return map[string][]Entry{}, nil // published outside the repository
+		return h, nil // published outside the repository
 	}
 	versions, err := FromGit(strings.TrimSpace(string(top)), path.Join(filepath.ToSlash(rel), "models"))
 	if err != nil {
 		return nil, err
 	}
-	logs := map[string][]Entry{}
 	for p, vs := range versions {
-		logs[path.Base(path.Dir(p))] = Log(vs)
+		slug := path.Base(path.Dir(p))
+		h.Logs[slug], h.Claims[slug] = Log(vs), Claims(vs)
 	}
-	return logs, nil
+	return h, nil
+}
+
+// ClaimDates is when a claim first appeared in a dossier's committed
+// history and when its verdict or scope last changed (the first
+// appearance when it never did), as commit dates YYYY-MM-DD.
+type ClaimDates struct {
+	First    string `json:"first"`
+	Modified string `json:"modified"`
+}
+
+// Claims dates every claim of a dossier's versions, oldest first. A
+// claim removed and added again keeps its first appearance.
+func Claims(versions []Version) map[string]ClaimDates {
+	out := map[string]ClaimDates{}
+	last := map[string]string{}
+	for _, v := range versions {
+		for _, c := range v.Doc.Claims {
+			state := c.Verdict + "\x00" + c.Scope
+			d, seen := out[c.ID]
+			switch {
+			case !seen:
+				d = ClaimDates{First: v.Date, Modified: v.Date}
+			case last[c.ID] != state:
+				d.Modified = v.Date
+			}
+			out[c.ID], last[c.ID] = d, state
+		}
+	}
+	return out
 }
 
 // Key identifies a log for build caching: the commits it was read from.

@@ -50,7 +50,26 @@ func TestLog(t *testing.T) {
 	if !log[2].Flipped() || log[0].Flipped() {
 		t.Error("Flipped marks the wrong entries")
 	}
-	if Markdown(nil) != "" {
+	if Markdown(nil, nil) != "" {
 		t.Error("an empty log renders a section")
+	}
+}
+
+// A claim is dated by the version it first appeared in, and modified when
+// its verdict or scope changed, not when only other facts moved.
+func TestClaimDates(t *testing.T) {
+	v := func(date string, cs ...review.Claim) Version {
+		return Version{Commit: date, Date: date, Doc: &review.Doc{Model: "acme/m", Claims: cs}}
+	}
+	got := Claims([]Version{
+		v("2026-01-01", review.Claim{ID: "a", Verdict: "supported"}),
+		v("2026-02-01", review.Claim{ID: "a", Verdict: "supported"}, review.Claim{ID: "b", Verdict: "refuted"}),
+		v("2026-03-01", review.Claim{ID: "a", Verdict: "supported", Scope: "at batch 1"}, review.Claim{ID: "b", Verdict: "refuted"}),
+		v("2026-04-01", review.Claim{ID: "a", Verdict: "supported", Scope: "at batch 1"}),
+		v("2026-05-01", review.Claim{ID: "a", Verdict: "supported", Scope: "at batch 1"}, review.Claim{ID: "b", Verdict: "misleading"}),
+	})
+	want := map[string]ClaimDates{"a": {"2026-01-01", "2026-03-01"}, "b": {"2026-02-01", "2026-05-01"}}
+	if len(got) != 2 || got["a"] != want["a"] || got["b"] != want["b"] {
+		t.Errorf("claim dates %+v, want %+v", got, want)
 	}
 }

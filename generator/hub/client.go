@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +28,9 @@ type Client struct {
 	maxWait time.Duration
 	sleep   func(context.Context, time.Duration) error
 	now     func() time.Time
+	// hubRequests counts the requests sent to the endpoint's host, the
+	// ones the Hub's quota counts (the CDN's are not).
+	hubRequests atomic.Int64
 }
 
 // New checks cfg and returns a client.
@@ -60,7 +64,9 @@ func New(cfg Config) (*Client, error) {
 		c.tries = 5
 	}
 	if c.maxWait <= 0 {
-		c.maxWait = 5 * time.Minute
+		// The Hub's quota windows are five minutes; RateLimit's wait
+		// for a spent window is at most that plus the margin RetryAfter adds.
+		c.maxWait = 5*time.Minute + 2*time.Second
 	}
 	if c.sleep == nil {
 		c.sleep = httpwait.Sleep
@@ -78,6 +84,10 @@ func New(cfg Config) (*Client, error) {
 	}
 	return c, nil
 }
+
+// HubRequests is how many requests the client has sent to the endpoint's
+// host, retries included: what the Hub's rate limit counts.
+func (c *Client) HubRequests() int64 { return c.hubRequests.Load() }
 
 // Endpoint is the base URL the client talks to.
 func (c *Client) Endpoint() string { return c.base }
@@ -165,8 +175,12 @@ func (c *Client) attempt(ctx context.Context, rq *request, handle func(*response
 		if rq.rng != "" {
 			req.Header.Set("Range", rq.rng)
 		}
-		if c.token.IsSet() && sameOrigin(req.URL, c.endpoint) {
+		onHub := sameOrigin(req.URL, c.endpoint)
+		if c.token.IsSet() && onHub {
 			req.Header.Set("Authorization", "Bearer "+c.token.v)
+		}
+		if onHub {
+			c.hubRequests.Add(1)
 		}
 		resp, err := c.http.Do(req)
 		if err != nil {

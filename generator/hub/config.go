@@ -54,8 +54,8 @@ type Config struct {
 	Timeout   time.Duration // connect, first byte, and any stall in a body; default 10 s
 	MaxTries  int           // attempts per request, retries included; default 5
 	// MaxWait is the longest Retry-After honoured; a 429 asking for more
-	// fails at once rather than hanging the sync. Default 5 minutes, the
-	// Hub's rate-limit window.
+	// fails at once rather than hanging the sync. Default the Hub's
+	// five-minute rate-limit window and two seconds.
 	MaxWait time.Duration
 	// Sleep waits between retries; tests inject a recorder. Default: a
 	// timer that returns early with ctx.Err() when ctx is done.

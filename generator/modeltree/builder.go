@@ -50,6 +50,7 @@ type builder struct {
 	quantized bool   // checkpoint carries quantization: high-precision tensors are Unquantized
 	total     int64
 	blocks    int32 // experts blocks so far
+	linears   []Linear
 	err       error
 }
 
@@ -180,6 +181,9 @@ func (b *builder) paramT(name, dtype string, f tflag, dims ...int64) {
 // keep adds an nn.Linear weight that the release stores at full precision
 // although no quantization rule excludes it; callers say why.
 func (b *builder) keep(module string, f tflag, out, in int64) {
+	if b.err == nil {
+		b.linearModule(module, f, out, in)
+	}
 	b.add(module+".weight", b.dtype, b.hpRole(), -1, f, out, in)
 }
 
@@ -189,6 +193,7 @@ func (b *builder) linear(module string, f tflag, out, in int64) {
 	if b.err != nil {
 		return
 	}
+	b.linearModule(module, f, out, in)
 	if b.qOn {
 		// Inside experts the rules are digit-blind: index 0 stands for all.
 		name := strings.Replace(strings.TrimPrefix(module, b.qStrip), "{E}", "0", 1)

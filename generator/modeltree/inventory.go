@@ -149,6 +149,10 @@ type Inventory struct {
 	Family string // registry name: "kimi_k3", "kimi_linear", "deepseek_v3", "gpt_oss", ...
 	Groups []Group
 
+	// Linears is the checkpoint's nn.Linear modules in checkpoint order,
+	// for what targets Linear layers (LoRA); see Linear.
+	Linears []Linear
+
 	ExpertsPerToken int // routed experts per token; 0 for dense models
 	RoutedExperts   int // routed experts per MoE layer; 0 for dense models
 

@@ -41,7 +41,7 @@ func FromConfig(config, hfQuantConfig []byte) (*Inventory, error) {
 
 // finish wraps up a built inventory.
 func finish(b *builder, fam string, moe moeInfo, convention string) *Inventory {
-	inv := &Inventory{Family: fam, Groups: b.gs, Convention: convention}
+	inv := &Inventory{Family: fam, Groups: b.gs, Linears: b.linears, Convention: convention}
 	if b.q != nil {
 		inv.Quantization = b.q.label
 	}

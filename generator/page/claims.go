@@ -21,6 +21,13 @@ func (m *Model) claimsTable(rs []claims.Review) *render.Table {
 		if r.Scope != "" {
 			verdict += "; scope: " + r.Scope
 		}
+		// The claim's editorial entries stand before its verdict: a
+		// retracted or voided review no longer stands.
+		for _, c := range m.front.Corrections {
+			if c.Claim == r.ID {
+				verdict = c.Headline() + " (" + c.Date + "; " + c.Why + "; " + c.By + "). " + verdict
+			}
+		}
 		var ev []string
 		for _, e := range r.Evidence {
 			ev = append(ev, e.Gives)
@@ -44,6 +51,9 @@ func (m *Model) claimsTable(rs []claims.Review) *render.Table {
 			text += ")"
 		}
 		who := r.By + ", " + r.When() + "; in " + m.front.Name(r.Where)
+		if r.Contacted != nil {
+			who += "; right of reply: " + r.Contacted.String()
+		}
 		t.Rows = append(t.Rows, []string{render.Code("claim-" + r.ID), text, who, verdict, gives, strings.Join(tells, "; ")})
 	}
 	return t
@@ -136,6 +146,15 @@ func sourcesTable(f *content.Front) *render.Table {
 		if s.Note != "" {
 			where = strings.TrimSpace(where + " " + "(" + s.Note + ")")
 		}
+		if s.Archived != "" {
+			where = strings.TrimSpace(where + "; archived copy: " + s.Archived)
+		}
+		if s.SHA256 != "" {
+			where = strings.TrimSpace(where + "; SHA-256 of the document as read: " + s.SHA256)
+		}
+		if s.Unarchived != "" {
+			where = strings.TrimSpace(where + "; no archived copy: " + s.Unarchived)
+		}
 		t.Rows = append(t.Rows, []string{s.Title, s.By, published, where})
 	}
 	return t
@@ -162,4 +181,16 @@ func conflictsTable(f *content.Front) *render.Table {
 		}
 	}
 	return t
+}
+
+// CorrectionsBanner is the page's editorial entries as a block quote at
+// its top, newest first, one paragraph each; empty when there are none.
+func (m *Model) CorrectionsBanner() string {
+	cs := slices.Clone(m.front.Corrections)
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Date > cs[j].Date })
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, "> **"+c.Headline()+"** ("+c.Date+"). Why: "+c.Why+" — "+c.By+".")
+	}
+	return strings.Join(parts, "\n>\n")
 }

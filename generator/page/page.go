@@ -161,6 +161,8 @@ func Build(in Input) (*Model, error) {
 		"claims":      m.claimsTable(in.Reviews),
 		"documents":   sourcesTable(&p.Front),
 		"conflicts":   conflictsTable(&p.Front),
+		"finetune":    m.finetuneTable(),
+		"audit":       m.auditTable(),
 	}
 	// After the other tables: it labels figures with their words.
 	m.Tables["published"] = m.published(p.Front.Published)

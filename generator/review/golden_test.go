@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func model(id, rev string, fs map[string]facts.Fact, claims ...Claim) *Doc {
 		f.Key = k
 		set.Add(f)
 	}
-	return &Doc{Model: id, Revision: rev, Facts: *set, Claims: claims}
+	return &Doc{Model: id, Slug: path.Base(id), Revision: rev, Facts: *set, Claims: claims}
 }
 
 // priceDay builds a model's facts as of one price list: the B200 price

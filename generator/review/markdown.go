@@ -58,6 +58,10 @@ func (r *Report) Markdown() string {
 		if m.OldRevision != "" {
 			fmt.Fprintf(&b, "Snapshot revision %s → %s.\n\n", short(m.OldRevision), short(m.Revision))
 		}
+		if m.Layout != nil {
+			s := m.Layout.Sentence()
+			fmt.Fprintf(&b, "%s%s.\n\n", strings.ToUpper(s[:1]), s[1:])
+		}
 		var flips, rest [][]string
 		for _, c := range m.Facts {
 			if c.Flip {
@@ -104,6 +108,9 @@ func (r *Report) writeSummary(b *strings.Builder) {
 		if len(s.InputsChanged) > 0 {
 			b.WriteString("\n" + codeList(s.InputsChanged) + "\n")
 		}
+		for _, n := range s.Notes {
+			b.WriteString("- Note: " + n + "\n")
+		}
 		return
 	}
 	fmt.Fprintf(b, "**%s → %s of %d affected → %s flipped.**\n\n", inputs,
@@ -123,9 +130,24 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	}
 	b.WriteString("- Models: " + strings.Join(parts, ", ") + ": " + strings.Join(s.ModelsAffected, ", ") + "\n")
 	for _, f := range s.VerdictsFlip {
-		fmt.Fprintf(b, "- Flipped: %s `%s`: %s → %s\n", f.Model, f.What, display(f.Old), display(f.New))
+		fmt.Fprintf(b, "- Flipped: %s `%s`: %s → %s%s\n", f.Model, f.What, display(f.Old), display(f.New), EffectText(f.Effects))
+	}
+	for _, n := range s.Notes {
+		b.WriteString("- Note: " + n + "\n")
 	}
 	b.WriteString("\n")
+}
+
+// EffectText is a flip's effects in parentheses, or nothing.
+func EffectText(es []Effect) string {
+	if len(es) == 0 {
+		return ""
+	}
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = fmt.Sprintf("%s %s → %s", e.What, display(e.Old), display(e.New))
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 func plural(n int, what string) string {

@@ -21,6 +21,9 @@ import (
 
 // Doc is one model's facts.json.
 type Doc struct {
+	// Slug is the dossier's directory name, from the path it was read
+	// from: the content page models/<slug>.md it was built from.
+	Slug     string    `json:"-"`
 	Model    string    `json:"model"`
 	Revision string    `json:"revision"`
 	Facts    facts.Set `json:"facts"`
@@ -32,6 +35,7 @@ type Claim struct {
 	ID      string `json:"id"`
 	Text    string `json:"text"`
 	Verdict string `json:"verdict"`
+	Scope   string `json:"scope"`
 	Tells   []int  `json:"tells"`
 }
 
@@ -49,6 +53,7 @@ func Parse(files map[string][]byte) (Set, error) {
 		if d.Model == "" {
 			return nil, fmt.Errorf("%s: field model: missing", name)
 		}
+		d.Slug = path.Base(path.Dir(filepath.ToSlash(name)))
 		s[d.Model] = &d
 	}
 	return s, nil
@@ -154,6 +159,28 @@ type Change struct {
 	Flip  bool   `json:"verdict_flip"`
 }
 
+// LayoutSwitch is the facts a build computes for one layout only (speed
+// and $/M tokens, for the cheapest layout that serves) that stopped being
+// computed for some layouts and started for others: one line in a
+// report, not one row per fact.
+type LayoutSwitch struct {
+	From  []string `json:"from"`  // layouts whose facts are no longer computed
+	To    []string `json:"to"`    // layouts whose facts are now computed
+	Facts int      `json:"facts"` // fact changes the line stands for
+}
+
+// Sentence says what the switch did, as a report line.
+func (l *LayoutSwitch) Sentence() string {
+	s := "speed now computed for " + strings.Join(l.To, ", ")
+	switch {
+	case len(l.To) == 0:
+		s = "speed no longer computed for " + strings.Join(l.From, ", ")
+	case len(l.From) > 0:
+		s += " instead of " + strings.Join(l.From, ", ")
+	}
+	return s + " (" + plural(l.Facts, "fact") + ")"
+}
+
 // ClaimChange is a claim whose verdict flipped or that gained tells.
 type ClaimChange struct {
 	ID       string `json:"id"`
@@ -171,6 +198,7 @@ type ModelDiff struct {
 	Revision    string        `json:"revision,omitempty"`
 	OldRevision string        `json:"old_revision,omitempty"`
 	Facts       []Change      `json:"facts"`
+	Layout      *LayoutSwitch `json:"layout_switch,omitempty"`
 	Claims      []ClaimChange `json:"claims"`
 }
 
@@ -195,6 +223,37 @@ type Flip struct {
 	What  string `json:"what"` // fact key, or "claim ID"
 	Old   *Value `json:"old"`
 	New   *Value `json:"new"`
+	// Effects are what a flip of the cheapest serving layout does to the
+	// figures of the layout served: $/M output tokens, batch-1 decode.
+	Effects []Effect `json:"effects,omitempty"`
+}
+
+// Effect is one figure of the layout before a flip against the one after.
+type Effect struct {
+	What string `json:"what"`
+	Old  *Value `json:"old"`
+	New  *Value `json:"new"`
+}
+
+// effects are the per-token cost and speed of the cheapest layout before
+// (in base) and after (in head) it flipped from old to new.
+func effects(b, h *Doc, old, new *Value) []Effect {
+	o, ok1 := old.Value.(string)
+	n, ok2 := new.Value.(string)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	var out []Effect
+	for _, e := range []struct{ what, key string }{
+		{"$/M output tokens", "cost.%s.usd_per_million_output_tokens"},
+		{"batch-1 decode", "speed.%s.decode_tokens_per_second"},
+	} {
+		ov, nv := value(b.Facts.Get(fmt.Sprintf(e.key, o))), value(h.Facts.Get(fmt.Sprintf(e.key, n)))
+		if ov != nil || nv != nil {
+			out = append(out, Effect{e.what, ov, nv})
+		}
+	}
+	return out
 }
 
 // verdictValue is a claim's verdict as a report value.
@@ -212,6 +271,9 @@ type Summary struct {
 	ModelsAffected []string `json:"models_affected"`
 	ModelsTotal    int      `json:"models_total"`
 	VerdictsFlip   []Flip   `json:"verdicts_flipped"`
+	// Notes are inputs that look wrong from the facts they moved: a
+	// price list whose prices changed while its date did not.
+	Notes []string `json:"notes"`
 }
 
 // Report is the whole diff.
@@ -238,7 +300,8 @@ var Headline = []string{"params.total", "params.active_no_embedding", "bytes.che
 // between them (relative to the repository root), or nil when unknown.
 func Compare(base, head Set, inputs []string) *Report {
 	r := &Report{Added: []AddedModel{}, Removed: []string{}, Common: []CommonChange{}, Changed: []ModelDiff{}}
-	r.Summary = Summary{InputsKnown: inputs != nil, InputsChanged: append([]string{}, inputs...), ModelsAffected: []string{}, VerdictsFlip: []Flip{}}
+	r.Summary = Summary{InputsKnown: inputs != nil, InputsChanged: append([]string{}, inputs...), ModelsAffected: []string{}, VerdictsFlip: []Flip{}, Notes: []string{}}
+	noted := map[string]bool{}
 	all := map[string]bool{}
 	for _, m := range keys(head) {
 		all[m] = true
@@ -262,27 +325,61 @@ func Compare(base, head Set, inputs []string) *Report {
 			r.Summary.ModelsAffected = append(r.Summary.ModelsAffected, m)
 			continue
 		}
-		if d := diffModel(b, h); len(d.Facts)+len(d.Claims) > 0 || b.Revision != h.Revision {
+		d, notes := diffModel(b, h, inputs)
+		for _, n := range notes {
+			if !noted[n.source] {
+				noted[n.source] = true
+				r.Summary.Notes = append(r.Summary.Notes, n.String(m))
+			}
+		}
+		if len(d.Facts)+len(d.Claims) > 0 || d.Layout != nil || b.Revision != h.Revision {
 			r.Changed = append(r.Changed, d)
 			r.Summary.ModelsAffected = append(r.Summary.ModelsAffected, m)
 			// A verdict flips when it had a value before and after; a new
 			// or dropped verdict (or claim) is a change, not a flip.
 			for _, c := range d.Facts {
 				if c.Flip && c.Old != nil && c.New != nil {
-					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, c.Key, c.Old, c.New})
+					f := Flip{Model: m, What: c.Key, Old: c.Old, New: c.New}
+					if c.Key == "fit.cheapest_serving" {
+						f.Effects = effects(b, h, c.Old, c.New)
+					}
+					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, f)
 				}
 			}
 			for _, c := range d.Claims {
 				if c.Old != c.New && c.Old != "none" && c.New != "removed" {
-					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{m, "claim " + c.ID, verdictValue(c.Old), verdictValue(c.New)})
+					r.Summary.VerdictsFlip = append(r.Summary.VerdictsFlip, Flip{Model: m, What: "claim " + c.ID, Old: verdictValue(c.Old), New: verdictValue(c.New)})
 				}
 			}
 		}
 	}
 	sort.Strings(r.Summary.ModelsAffected)
 	r.Summary.ModelsTotal = len(all)
+	r.Summary.Notes = append(r.Summary.Notes, unpublishedPages(base, head, inputs)...)
 	r.collapse()
 	return r
+}
+
+// unpublishedPages notes each changed content page that no dossier of
+// either build comes from: a draft (built only with --drafts) or a page
+// removed, whose change a report would otherwise not show at all.
+func unpublishedPages(base, head Set, inputs []string) []string {
+	built := map[string]bool{}
+	for _, s := range []Set{base, head} {
+		for _, d := range s {
+			built[d.Slug] = true
+		}
+	}
+	var out []string
+	for _, in := range inputs {
+		dir, name := path.Split(in)
+		slug, ok := strings.CutSuffix(name, ".md")
+		if !ok || path.Base(path.Clean(dir)) != "models" || built[slug] {
+			continue
+		}
+		out = append(out, "`"+in+"` changed but no published dossier comes from it: a draft (published only with `build --drafts`) or a removed page")
+	}
+	return out
 }
 
 // collapse moves each fact change that several models share, with the
@@ -325,7 +422,7 @@ func (r *Report) collapse() {
 			}
 		}
 		d.Facts = facts
-		if len(d.Facts)+len(d.Claims) > 0 || d.OldRevision != "" {
+		if len(d.Facts)+len(d.Claims) > 0 || d.Layout != nil || d.OldRevision != "" {
 			kept = append(kept, d)
 		}
 	}
@@ -347,7 +444,7 @@ func keys(s Set) []string {
 	return out
 }
 
-func diffModel(b, h *Doc) ModelDiff {
+func diffModel(b, h *Doc, inputs []string) (ModelDiff, []staleDate) {
 	d := ModelDiff{Model: h.Model, Revision: h.Revision, Facts: []Change{}, Claims: []ClaimChange{}}
 	if b.Revision != h.Revision {
 		d.OldRevision = b.Revision
@@ -355,6 +452,7 @@ func diffModel(b, h *Doc) ModelDiff {
 			d.OldRevision = unrecorded
 		}
 	}
+	var notes []staleDate
 	seen := map[string]bool{}
 	for _, k := range append(b.Facts.Keys(), h.Facts.Keys()...) {
 		if seen[k] {
@@ -365,9 +463,13 @@ func diffModel(b, h *Doc) ModelDiff {
 		if equalValue(of, nf) {
 			continue
 		}
-		c := Change{Key: k, Old: value(of), New: value(nf), Moved: moved(b, h, of, nf), Flip: isVerdict(k, of, nf)}
+		c := Change{Key: k, Old: value(of), New: value(nf), Moved: moved(b, h, of, nf, inputs), Flip: isVerdict(k, of, nf)}
 		d.Facts = append(d.Facts, c)
+		if n, ok := priceDateKept(k, of, nf); ok {
+			notes = append(notes, n)
+		}
 	}
+	d.Facts, d.Layout = switchLayouts(d.Facts)
 	old, kept := map[string]Claim{}, map[string]bool{}
 	for _, c := range b.Claims {
 		old[c.ID] = c
@@ -392,7 +494,7 @@ func diffModel(b, h *Doc) ModelDiff {
 			d.Claims = append(d.Claims, ClaimChange{ID: c.ID, Text: c.Text, Old: orNone(o.Verdict), New: c.Verdict, NewTells: newTells})
 		}
 	}
-	return d
+	return d, notes
 }
 
 func containsInt(xs []int, x int) bool {
@@ -460,7 +562,12 @@ func isVerdict(key string, a, b *facts.Fact) bool {
 
 // moved names the input behind a change: a new revision, a source whose
 // version changed (a price list with a new date), or the fact's sources.
-func moved(b, h *Doc, of, nf *facts.Fact) string {
+//
+// With inputs known (the files changed between base and head), an
+// unchanged list of sources is narrowed to the changed files they read:
+// a fact that cites the configuration and a price list was moved by the
+// price list alone when only that changed.
+func moved(b, h *Doc, of, nf *facts.Fact, inputs []string) string {
 	var why []string
 	if b.Revision != h.Revision {
 		why = append(why, "snapshot revision "+short(b.Revision)+" → "+short(h.Revision))
@@ -476,7 +583,14 @@ func moved(b, h *Doc, of, nf *facts.Fact) string {
 	if len(gone)+len(came) > 0 {
 		why = append(why, "sources "+strings.Join(gone, ", ")+" → "+strings.Join(came, ", "))
 	} else if len(ns) > 0 && b.Revision == h.Revision {
-		why = append(why, "an input behind "+strings.Join(ns, ", "))
+		switch files := citedInputs(h, ns, inputs); {
+		case inputs == nil:
+			why = append(why, "an input behind "+strings.Join(ns, ", "))
+		case len(files) > 0:
+			why = append(why, strings.Join(files, ", "))
+		default:
+			why = append(why, "no input it cites changed (the generator computes it differently)")
+		}
 	}
 	return strings.Join(why, "; ")
 }

@@ -59,6 +59,8 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 				ds = append(ds, Diagnostic{file, ms.Line, "error", "measurement " + ms.ID + ": no date (when measured, or when read if the source gives none)"})
 			}
 		}
+		ds = append(ds, publishedPageRules(m.Content, file, opts.Strict)...)
+		ds = append(ds, unarchivedSources(m.Content, file)...)
 		sev := "warning"
 		if opts.Strict {
 			sev = "error"
@@ -68,6 +70,7 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 		}
 	}
 	ds = append(ds, freshness(s, opts, rel)...)
+	ds = append(ds, priceDates(s, rel)...)
 	today := opts.Today
 	if today.IsZero() {
 		today = s.Today()

@@ -78,7 +78,7 @@ func TestCorrectionsLog(t *testing.T) {
 	if !log[0].Flipped() || len(log[0].Why) == 0 || log[0].Why[0] != corrections.WhyPrice {
 		t.Errorf("K3 log entry %+v: want a verdict flipped by a price", log[0])
 	}
-	md := corrections.Markdown(log)
+	md := corrections.Markdown(log, nil)
 	md = strings.ReplaceAll(strings.ReplaceAll(md, second[:7], "SECOND"), first[:7], "FIRST")
 	golden := filepath.Join("testdata", "kimi-k3.corrections.md")
 	if *update {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"dossier/generator/corrections"
+	"dossier/generator/review"
 )
 
 // feeds writes sitemap.xml and index.xml (RSS 2.0). Both are built from
@@ -45,18 +46,6 @@ func (s *Site) feeds(out sink, paths []string, sums []*Summary) error {
 		return err
 	}
 
-	type guid struct {
-		Perma bool   `xml:"isPermaLink,attr"`
-		Value string `xml:",chardata"`
-	}
-	type item struct {
-		Title       string `xml:"title"`
-		Link        string `xml:"link"`
-		GUID        guid   `xml:"guid"`
-		PubDate     string `xml:"pubDate,omitempty"`
-		Description string `xml:"description"`
-		date        string
-	}
 	var items []item
 	for _, m := range sums {
 		d := latest(m.Reviewed, m.Fetched)
@@ -88,6 +77,7 @@ func (s *Site) feeds(out sink, paths []string, sums []*Summary) error {
 				date:        e.Date,
 			})
 		}
+		items = append(items, reviewItems(m, s.corrections[m.Slug], base)...)
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].date > items[j].date })
 	rss := struct {
@@ -102,12 +92,81 @@ func (s *Site) feeds(out sink, paths []string, sums []*Summary) error {
 	}{Version: "2.0"}
 	rss.Channel.Title = s.Config.Title
 	rss.Channel.Link = base
-	rss.Channel.Description = "New dossiers and new revisions of tracked models"
+	rss.Channel.Description = "New dossiers, new revisions of tracked models, new and changed reviews, and corrections"
 	rss.Channel.Items = items
 	if b, err = marshalXML(rss); err != nil {
 		return fmt.Errorf("index.xml: %w", err)
 	}
 	return out.put("index.xml", b)
+}
+
+type guid struct {
+	Perma bool   `xml:"isPermaLink,attr"`
+	Value string `xml:",chardata"`
+}
+
+// item is one RSS item; date orders the feed.
+type item struct {
+	Title       string `xml:"title"`
+	Link        string `xml:"link"`
+	GUID        guid   `xml:"guid"`
+	PubDate     string `xml:"pubDate,omitempty"`
+	Description string `xml:"description"`
+	date        string
+}
+
+// reviewItems are a dossier's news about single reviews: each editorial
+// entry, and from its committed history each claim whose verdict changed
+// and each claim added after the dossier was first published.
+func reviewItems(m *Summary, log []corrections.Entry, base string) []item {
+	link := base + "models/" + m.Slug + "/"
+	text := map[string]string{}
+	for _, c := range m.Claims {
+		text[c.ID] = c.Text
+	}
+	var out []item
+	for _, c := range m.Editorial {
+		at := link
+		if c.Claim != "" {
+			at += "#claim-" + c.Claim
+		}
+		out = append(out, item{Title: m.Title + ": " + c.Headline(), Link: at,
+			GUID:    guid{Value: "dossier:" + m.Model + ":" + c.Kind + ":" + c.Subject() + "@" + c.Date},
+			PubDate: rfc822(c.Date), Description: c.Why + " (" + c.By + ").", date: c.Date})
+	}
+	for _, e := range log {
+		for _, f := range e.Verdicts {
+			id, ok := strings.CutPrefix(f.What, "claim ")
+			if !ok {
+				continue
+			}
+			out = append(out, item{Title: m.Title + ": review of claim " + id + " changed: " + show(f.Old) + " → " + show(f.New), Link: link + "#claim-" + id,
+				GUID:    guid{Value: "dossier:" + m.Model + ":review:" + id + "@" + e.Commit},
+				PubDate: rfc822(e.Date), Description: claimText(text, id), date: e.Date})
+		}
+		for _, id := range e.NewClaims {
+			out = append(out, item{Title: m.Title + ": new review of claim " + id, Link: link + "#claim-" + id,
+				GUID:    guid{Value: "dossier:" + m.Model + ":review:" + id + "@" + e.Commit},
+				PubDate: rfc822(e.Date), Description: claimText(text, id), date: e.Date})
+		}
+	}
+	return out
+}
+
+func show(v *review.Value) string {
+	if v == nil || v.Value == nil {
+		return "none"
+	}
+	return v.Display
+}
+
+// claimText is a claim's text for a feed item, or a note when the claim
+// has since been removed.
+func claimText(text map[string]string, id string) string {
+	if t, ok := text[id]; ok {
+		return "“" + t + "”"
+	}
+	return "(the claim is no longer on the page)"
 }
 
 func marshalXML(v any) ([]byte, error) {

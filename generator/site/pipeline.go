@@ -265,6 +265,12 @@ func (s *Site) unlisted(out sink, sums []*Summary) error {
 	if err := s.renderCalibration(out, sums); err != nil {
 		return err
 	}
+	if err := s.renderMethodology(out, sums); err != nil {
+		return err
+	}
+	if err := s.renderClaimsIndex(out, sums); err != nil {
+		return err
+	}
 	doc := s.modelsDocOf()
 	if err := out.write(ModelsPath, func(w io.Writer) error { return writeModelsJSON(w, doc, s.modelEntries()) }); err != nil {
 		return err

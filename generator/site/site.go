@@ -95,6 +95,9 @@ type Site struct {
 	localOnce sync.Once
 	local     *localrun.Hosts
 	localErr  error
+	// claimDates are when each claim of each dossier first appeared and
+	// last changed, from the same history as the corrections logs.
+	claimDates map[string]map[string]corrections.ClaimDates
 }
 
 // Report says what a build did.
@@ -176,9 +179,11 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		return nil, err
 	}
 	s.inputs = shared
-	if s.corrections, err = corrections.ForSite(cfg.Root, cfg.Dir(cfg.PublishDir)); err != nil {
+	hist, err := corrections.HistoryOf(cfg.Root, cfg.Dir(cfg.PublishDir))
+	if err != nil {
 		return nil, fmt.Errorf("corrections log: %w", err)
 	}
+	s.corrections, s.claimDates = hist.Logs, hist.Claims
 	for _, p := range s.Content.Models {
 		if p.Front.Draft && !opts.Drafts {
 			continue
@@ -274,6 +279,9 @@ func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.
 	addPublished(set, p)
 	addSoftware(set, s.Catalog, snap.Model)
 	if err := s.addLocal(set, p); err != nil {
+		return nil, nil, err
+	}
+	if err := s.addFinetune(set, p, snap); err != nil {
 		return nil, nil, err
 	}
 	tctx := claims.NewContext(set, sz.arch, p.Front.Review)
@@ -642,7 +650,7 @@ func (s *Site) renderModel(m *Model, e *entry) (map[string][]byte, error) {
 	// The HTML page adds the corrections log, which the committed Markdown
 	// leaves out: it is read from the commits of that very output.
 	withLog := md
-	if log := corrections.Markdown(s.corrections[m.Page.Slug]); log != "" {
+	if log := corrections.Markdown(s.corrections[m.Page.Slug], m.Content.Front.Corrections); log != "" {
 		withLog = append(append(bytes.Clone(md), '\n'), log...)
 	}
 	var prevPage []byte
@@ -653,7 +661,7 @@ func (s *Site) renderModel(m *Model, e *entry) (map[string][]byte, error) {
 	html, parts, err := s.Templates.DossierHTML(withLog, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
 		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search, Tables: tables,
-		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config.Author, s.Config.BaseURL),
+		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config, s.claimDates[m.Page.Slug]),
 	}, m.Page.Charts, prevPage, prevParts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)

@@ -22,6 +22,11 @@ type Summary struct {
 	// Calibration is the model's speed measurements beside predictions,
 	// for the site's calibration page.
 	Calibration []CalibrationPair `json:"calibration,omitempty"`
+	// Claims are the model's reviewed claims, for the site-wide claims
+	// lists and the methodology page's examples.
+	Claims []ClaimRecord `json:"claims,omitempty"`
+	// Editorial are the page's corrections: entries, for the feed.
+	Editorial []content.Correction `json:"editorial,omitempty"`
 	// raw is the summary as published, which a list page's key hashes.
 	raw []byte
 }
@@ -55,6 +60,8 @@ func (s *Site) summarize(m *Model) (*Summary, json.RawMessage, error) {
 		return nil, nil, fmt.Errorf("models.json entry of %s: %w", m.Page.Slug, err)
 	}
 	sum.Calibration = calibrationPairs(m)
+	sum.Claims = s.claimRecords(m)
+	sum.Editorial = m.Content.Front.Corrections
 	sum.Row = s.row(m, sum)
 	return sum, entry, nil
 }

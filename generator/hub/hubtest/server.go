@@ -38,6 +38,7 @@ type Server struct {
 	cdnAuth     int
 	inFlight    map[string]int
 	maxInFlight map[string]int
+	quota       *quota
 }
 
 // New starts the fake with repos and closes it when the test ends.
@@ -215,7 +216,13 @@ func (s *Server) wrap(host string, h http.HandlerFunc) http.Handler {
 		if host != "hub" && r.Header.Get("Authorization") != "" {
 			s.cdnAuth++
 		}
+		admitted := host != "hub" || s.quota == nil || s.quota.admit(w.Header())
 		s.mu.Unlock()
+		if !admitted {
+			w.Header().Set("X-Error-Message", "rate limit reached: wait for the window named in RateLimit")
+			http.Error(w, `{"error":"rate limit reached"}`, http.StatusTooManyRequests)
+			return
+		}
 		if lat > 0 {
 			t := time.NewTimer(lat)
 			select {

@@ -188,7 +188,7 @@ func StaleOutputs(t testing.TB, built, committed string) []string {
 			switch ext := filepath.Ext(rel); {
 			case strings.HasPrefix(rel, ".dossier"):
 				return nil
-			case ext != ".md" && ext != ".json" && ext != ".svg":
+			case ext != ".md" && ext != ".json" && ext != ".svg" && ext != ".csv":
 				return nil
 			}
 			b, err := os.ReadFile(p)

@@ -1,0 +1,130 @@
+package site
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"dossier/generator/claims"
+	"dossier/generator/content"
+)
+
+// Site-wide lists of every reviewed claim, for readers and for the
+// datasets that collect fact checks.
+const (
+	ClaimsJSONPath = "claims.json"
+	ClaimsCSVPath  = "claims.csv"
+)
+
+// ClaimRecord is one reviewed claim as the site-wide lists carry it. It
+// holds only what the inputs decide, so the lists are reproducible and
+// committed; the dates read from git (first appearance, last change) are
+// in the pages' ClaimReview markup.
+type ClaimRecord struct {
+	Model    string   `json:"model"`
+	Page     string   `json:"page"` // the dossier's title
+	URL      string   `json:"url"`  // the claim's row on its dossier
+	ID       string   `json:"id"`
+	Text     string   `json:"text"`
+	By       string   `json:"by"`
+	Where    string   `json:"where"`              // the document it appeared in
+	Date     string   `json:"date,omitempty"`     // when the claim was made, if known
+	Accessed string   `json:"accessed,omitempty"` // when it was read, if undated
+	Verdict  string   `json:"verdict"`
+	Rating   string   `json:"rating"`            // ClaimReview's alternateName
+	Value    int      `json:"rating_value"`      // 1–5; 0 for unverifiable
+	Scope    string   `json:"scope,omitempty"`   // what a scoped verdict is limited to
+	Computed bool     `json:"computed"`          // decided by machine checks
+	Reason   string   `json:"reason"`            // why the verdict holds
+	Evidence []string `json:"evidence"`          // what each piece of evidence gives
+	Reviewed string   `json:"reviewed"`          // the dossier's review date
+	Tells    []int    `json:"tells"`             // tells the claim text shows
+	Contact  string   `json:"contact,omitempty"` // whether the claimant was asked, and what they answered
+	// Corrections are the editorial entries that name this claim.
+	Corrections []string `json:"corrections,omitempty"`
+	// Withdrawn is "retraction" or "void" when such an entry names the
+	// claim: its review no longer stands.
+	Withdrawn string `json:"withdrawn,omitempty"`
+}
+
+// claimRecords lists m's reviews for its summary.
+func (s *Site) claimRecords(m *Model) []ClaimRecord {
+	var out []ClaimRecord
+	for _, r := range m.Reviews {
+		rt, _ := claims.RatingOf(r.Verdict)
+		c := ClaimRecord{Model: m.Snapshot.Model, Page: m.Page.Title, URL: s.Config.BaseURL + "models/" + m.Page.Slug + "/#claim-" + r.ID,
+			ID: r.ID, Text: r.Text, By: r.By, Where: m.Content.Front.Name(r.Where), Date: r.Date, Accessed: r.Accessed,
+			Verdict: r.Verdict, Rating: rt.Name, Value: rt.Value, Scope: r.Scope, Computed: r.Computed, Reason: r.Reason,
+			Evidence: []string{}, Reviewed: m.Content.Front.Review, Tells: []int{}}
+		for _, e := range r.Evidence {
+			c.Evidence = append(c.Evidence, e.Gives)
+		}
+		for _, f := range r.Tells {
+			c.Tells = append(c.Tells, f.Tell)
+		}
+		if r.Contacted != nil {
+			c.Contact = r.Contacted.String()
+		}
+		for _, e := range m.Content.Front.Corrections {
+			if e.Claim == r.ID {
+				c.Corrections = append(c.Corrections, e.Headline()+" ("+e.Date+"; "+e.Why+"; "+e.By+")")
+				if e.Kind == content.RetractionKind || e.Kind == content.VoidKind {
+					c.Withdrawn = e.Kind
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// renderClaimsIndex writes claims.json and claims.csv: every claim of
+// every published dossier, in the order of the index.
+func (s *Site) renderClaimsIndex(out sink, sums []*Summary) error {
+	var all []ClaimRecord
+	for _, sum := range sums {
+		all = append(all, sum.Claims...)
+	}
+	if err := out.write(ClaimsJSONPath, func(w io.Writer) error { return writeClaimsJSON(w, all) }); err != nil {
+		return err
+	}
+	return out.write(ClaimsCSVPath, func(w io.Writer) error { return writeClaimsCSV(w, all) })
+}
+
+func writeClaimsJSON(w io.Writer, all []ClaimRecord) error {
+	if all == nil {
+		all = []ClaimRecord{}
+	}
+	b, err := json.MarshalIndent(map[string]any{"claims": all}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", ClaimsJSONPath, err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// claimsCSVHeader are the CSV's columns; lists within a cell are joined
+// with "; ".
+var claimsCSVHeader = []string{"model", "page", "url", "id", "text", "by", "where", "date", "accessed", "verdict", "rating", "rating_value", "scope", "computed", "reason", "evidence", "reviewed", "tells", "contact", "corrections", "withdrawn"}
+
+func writeClaimsCSV(w io.Writer, all []ClaimRecord) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(claimsCSVHeader); err != nil {
+		return err
+	}
+	for _, c := range all {
+		tells := make([]string, len(c.Tells))
+		for i, t := range c.Tells {
+			tells[i] = fmt.Sprint(t)
+		}
+		row := []string{c.Model, c.Page, c.URL, c.ID, c.Text, c.By, c.Where, c.Date, c.Accessed, c.Verdict, c.Rating, fmt.Sprint(c.Value), c.Scope,
+			fmt.Sprint(c.Computed), c.Reason, strings.Join(c.Evidence, "; "), c.Reviewed, strings.Join(tells, "; "), c.Contact, strings.Join(c.Corrections, "; "), c.Withdrawn}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

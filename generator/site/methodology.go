@@ -1,0 +1,32 @@
+package site
+
+import (
+	"fmt"
+
+	"dossier/generator/methodology"
+	"dossier/generator/render"
+)
+
+// renderMethodology writes methodology/index.md and index.html, each
+// rating's worked example the first claim of the index with that rating.
+func (s *Site) renderMethodology(out sink, sums []*Summary) error {
+	in := methodology.Input{Publisher: s.Config.Publisher, Organisation: s.Config.Organisation()}
+	for _, sum := range sums {
+		for _, c := range sum.Claims {
+			if c.Withdrawn != "" {
+				continue // a withdrawn review illustrates nothing
+			}
+			in.Examples = append(in.Examples, methodology.Example{Verdict: c.Verdict, Page: sum.Title,
+				Link: "../models/" + sum.Slug + "/index.html#claim-" + c.ID, Text: c.Text, By: c.By, Scope: c.Scope, Reason: c.Reason})
+		}
+	}
+	md := methodology.Markdown(in)
+	html, err := s.Templates.HTML(md, render.HTMLPage{PageTitle: "Methodology · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", MarkdownURL: "index.md", Search: s.Config.Search}, nil)
+	if err != nil {
+		return fmt.Errorf("render %sindex.html: %w", methodology.Path, err)
+	}
+	if err := out.put(methodology.Path+"index.md", md); err != nil {
+		return err
+	}
+	return out.put(methodology.Path+"index.html", html)
+}
