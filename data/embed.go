@@ -7,11 +7,11 @@ package data
 import "embed"
 
 // Catalogs holds hardware.yaml, software.yaml, references.yaml,
-// api_changes.yaml (for dossier audit), the speed model (speed.yaml,
-// calibration.yaml, speed_fit.yaml) and pricing/, laid out as in a site's
-// data/ directory.
+// local.yaml (the machines a person owns), api_changes.yaml (for dossier
+// audit), the speed model (speed.yaml, calibration.yaml, speed_fit.yaml)
+// and pricing/, laid out as in a site's data/ directory.
 //
-//go:embed hardware.yaml software.yaml references.yaml api_changes.yaml speed.yaml calibration.yaml speed_fit.yaml pricing/*.yaml pricing/*.json
+//go:embed hardware.yaml software.yaml references.yaml local.yaml api_changes.yaml speed.yaml calibration.yaml speed_fit.yaml pricing/*.yaml pricing/*.json
 var Catalogs embed.FS
 
 // Label names the embedded catalogs in sources and errors.

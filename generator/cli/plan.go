@@ -41,6 +41,7 @@ type planFlags struct {
 	concurrency int64
 	kvDType     string
 	compare     string
+	machines    []string // GGUF repositories: local machine classes
 }
 
 func (a *app) planCmd() *cobra.Command {
@@ -73,13 +74,21 @@ to.
 --config sizes a config.json alone (a directory also picks up
 hf_quant_config.json); figures that need the file listing are unknown.
 
+A repository whose name ends in GGUF (unsloth/Kimi-K3-GGUF) is a quant
+repository: every quant is sized from its GGUF headers (read by Range, or
+from the site's synced store, or the user cache) and planned as llama.cpp
+would run it on each --machine (HOST or NxGPU@HOST, from data/local.yaml
+and hardware.yaml): fit, -ngl, --n-cpu-moe, longest context, speed and
+the command.
+
 Environment: HF_ENDPOINT, HF_TOKEN or HUGGING_FACE_HUB_TOKEN or
 $HF_HOME/token, as for sync; DOSSIER_CACHE; DOSSIER_SIZING_* for the
 assumptions the flags do not set.`,
 		Example: `  dossier plan meta-llama/Llama-3.1-8B
   dossier plan moonshotai/Kimi-K3 --hardware 8xB200,8xB300 --context 32768 --concurrency 4
   dossier plan Qwen/Qwen3-30B-A3B --compare Qwen/Qwen3-30B-A3B-FP8 --format markdown
-  dossier plan --config ./config.json --json`,
+  dossier plan --config ./config.json --json
+  dossier plan unsloth/Kimi-K3-GGUF --machine 1xRTX4090@Desktop128,M3Ultra512`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runPlan(cmd, args, pf)
@@ -98,6 +107,7 @@ assumptions the flags do not set.`,
 	f.Int64Var(&pf.concurrency, "concurrency", 0, "sequences served at once in the serving verdict (default: the site's sizing.concurrency)")
 	f.StringVar(&pf.kvDType, "kv-dtype", "", "KV cache precision: bf16, fp16, fp8, int8 or fp32 (default: the site's sizing.kvDtypeBytes)")
 	f.StringVar(&pf.compare, "compare", "", "a second ORG/NAME[@REV] to print side by side")
+	f.StringSliceVar(&pf.machines, "machine", nil, "for a GGUF repository: local machines to plan for, HOST or NxGPU@HOST (1xRTX4090@Desktop128; default: a set of desktops, workstations, servers and Macs)")
 	return cmd
 }
 
@@ -139,6 +149,12 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
+	if len(args) == 1 && isGGUFRepo(args[0]) {
+		if pf.compare != "" {
+			return codeError{2, errors.New("--compare does not apply to a GGUF repository")}
+		}
+		return a.runGGUFPlan(ctx, env, args[0], format, pf.machines, pf.context, pf.offline)
+	}
 
 	var targets []planTarget
 	if pf.config != "" {

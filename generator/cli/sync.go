@@ -17,7 +17,7 @@ import (
 )
 
 func (a *app) syncCmd() *cobra.Command {
-	var all, dryRun, watch bool
+	var all, dryRun, watch, withGGUF bool
 	var concurrency, limit int
 	var shardFlag string
 	var budget int64
@@ -29,6 +29,11 @@ config.json, the safetensors index and every shard's header by HTTP Range —
 without downloading weights, and writes data/hub/<org>/<name>/snapshot.json
 pinned to the commit the Hub answered. A snapshot already at that commit is
 left unchanged. --all syncs every model that has a page in content/.
+
+A repository whose name ends in GGUF (unsloth/Kimi-K3-GGUF) is read as a
+quant repository: every .gguf header by HTTP Range, split files together,
+kept as data/hub/<org>/<name>/gguf.json; --all --gguf also syncs the GGUF
+repositories the pages list under variants:.
 
 --new lists the newest models (--limit per organisation, newest first) of
 every organisation in watchOrgs in hugo-like.yaml, and for each one that no
@@ -62,6 +67,12 @@ to disk or printed.`,
 				for _, p := range pages.Models {
 					refs = append(refs, p.Front.Model)
 				}
+				if withGGUF {
+					refs = append(refs, ggufVariants(pages)...)
+				}
+			}
+			if withGGUF && !all {
+				return codeError{2, errors.New("sync: --gguf applies to --all only")}
 			}
 			if cmd.Flags().Changed("limit") && !watch {
 				return codeError{2, errors.New("sync: --limit applies to --new only")}
@@ -90,11 +101,18 @@ to disk or printed.`,
 			opts := hub.Options{DryRun: dryRun, Concurrency: concurrency, Progress: a.progress()}
 			// Every reference is checked before any is synced, so a typo in
 			// the last one does not leave the first ones half done.
+			// GGUF repositories are read as quant repositories (syncGGUF),
+			// after the models and outside their shards and budget.
 			set := hub.Set{Shard: shard, Budget: budget}
+			var ggufTargets []hub.Target
 			for _, ref := range refs {
 				model, rev, err := hub.ParseRef(ref)
 				if err != nil {
 					return codeError{2, err}
+				}
+				if isGGUFRepo(model) {
+					ggufTargets = append(ggufTargets, hub.Target{Model: model, Revision: rev})
+					continue
 				}
 				set.Targets = append(set.Targets, hub.Target{Model: model, Revision: rev})
 			}
@@ -106,6 +124,16 @@ to disk or printed.`,
 				a.printSync(r)
 			})
 			failed, tried := res.Failed, res.InShard
+			for _, t := range ggufTargets {
+				if ctx.Err() != nil {
+					break
+				}
+				tried++
+				if err := a.syncGGUF(ctx, client, cfg.Dir(cfg.DataDir), t.Model, t.Revision, opts); err != nil {
+					fmt.Fprintf(a.stderr, "dossier: sync %s: %v\n", refOf(t), err)
+					failed++
+				}
+			}
 			if shard.Count > 1 || budget > 0 {
 				fmt.Fprintf(a.stdout, "shard %s: %d of %d model(s), %d synced, %d failed, %d left, %d Hub requests\n",
 					shard, res.InShard, len(set.Targets), res.Synced, res.Failed, len(res.Left), res.HubRequests)
@@ -128,6 +156,7 @@ to disk or printed.`,
 	cmd.Flags().BoolVar(&watch, "new", false, "add the models of watchOrgs that have no page: sync each and write a draft page")
 	cmd.Flags().IntVar(&limit, "limit", 10, "with --new: how many of each organisation's newest models to consider (0: all)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would change and write nothing")
+	cmd.Flags().BoolVar(&withGGUF, "gguf", false, "with --all: also sync the GGUF repositories the pages list under variants:")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 16, "header reads in flight at once")
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "sync only shard i of n of the models (i/n, stable by model id)")
 	cmd.Flags().Int64Var(&budget, "budget", 0, "start no model once this many Hub requests would be passed (0: no limit)")

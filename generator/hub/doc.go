@@ -5,7 +5,8 @@
 // Link pagination (rewritten to the configured endpoint, since mirrors
 // hand back huggingface.co URLs), follows resolve redirects to the CDN
 // (relative ones too) without carrying the token there, reads safetensors
-// headers with at most two Range requests per file, retries 408, 429 and
+// headers with at most two Range requests per file (GGUF headers too,
+// see ReadGGUF), retries 408, 429 and
 // 5xx answers and dropped connections, and tells 401, gated, 403 and the
 // three kinds of 404 apart as typed errors. The token never appears in an
 // error, a progress line or a snapshot.

@@ -153,6 +153,8 @@ func Build(in Input) (*Model, error) {
 		"stream":      m.streamTable(),
 		"software":    m.softwareTable(),
 		"variants":    m.variantsTable(p.Front.Variants),
+		"local":       m.localTable(),
+		"quants":      m.quantsTable(),
 		"reconcile":   m.reconcile(),
 		"sources":     m.sources(),
 		"provenance":  {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},

@@ -156,12 +156,15 @@ func sharedInputs(cfg *config.Site) (all, modelSide string, err error) {
 	if err := hashFile(h, filepath.Join(cfg.Dir(cfg.DataDir), "hardware.yaml")); err != nil {
 		return "", "", err
 	}
-	for _, name := range []string{"software.yaml", "references.yaml", "api_changes.yaml"} {
+	for _, name := range []string{"software.yaml", "references.yaml", "api_changes.yaml", "local.yaml"} {
 		if f := filepath.Join(cfg.Dir(cfg.DataDir), name); fileExists(f) {
 			if err := hashFile(h, f); err != nil {
 				return "", "", err
 			}
 		}
+	}
+	if err := hashGGUFStores(h, cfg.Dir(cfg.DataDir)); err != nil {
+		return "", "", err
 	}
 	// Snippets a page audits (front matter finetune.snippet).
 	if err := hashDir(h, filepath.Join(cfg.Dir(cfg.ContentDir), "snippets")); err != nil {

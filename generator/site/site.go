@@ -23,6 +23,7 @@ import (
 	"dossier/generator/content"
 	"dossier/generator/corrections"
 	"dossier/generator/facts"
+	"dossier/generator/localrun"
 	"dossier/generator/modeltree"
 	"dossier/generator/page"
 	"dossier/generator/render"
@@ -90,6 +91,10 @@ type Site struct {
 	// corrections are the dossiers' logs from the committed history of
 	// their facts.json, by slug (none outside a git repository).
 	corrections map[string][]corrections.Entry
+	// local: data/local.yaml's host classes, read once (localHosts).
+	localOnce sync.Once
+	local     *localrun.Hosts
+	localErr  error
 	// claimDates are when each claim of each dossier first appeared and
 	// last changed, from the same history as the corrections logs.
 	claimDates map[string]map[string]corrections.ClaimDates
@@ -163,6 +168,10 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		}
 	}
 	if s.Templates, err = templates, templatesErr; err != nil {
+		return nil, err
+	}
+	// A bad local.yaml fails the build whether or not a page uses it.
+	if _, err := s.localHosts(); err != nil {
 		return nil, err
 	}
 	shared, sharedModelSide, err := sharedInputs(cfg)
@@ -269,6 +278,9 @@ func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.
 	set, snap, cfg := sz.facts, sz.snap, s.Config
 	addPublished(set, p)
 	addSoftware(set, s.Catalog, snap.Model)
+	if err := s.addLocal(set, p); err != nil {
+		return nil, nil, err
+	}
 	if err := s.addFinetune(set, p, snap); err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dossier/generator/gguf"
+	"dossier/generator/gguf/gguftest"
+	"dossier/generator/hub/hubtest"
+)
+
+// k3Quants are unsloth/Kimi-K3-GGUF's six quants as K3-shaped MoE files
+// (93 layers, 896 experts of 3584 × 3072, MLA 512 + 64, 163,840 tokens),
+// each with a type mix whose tensors come under the size seed 000 §7
+// lists, and the listing's sizes (the last shard padded, as a file may
+// be longer than its tensors) 0.2 GB over it: within the whole-GB
+// rounding the course page printed.
+var k3Quants = []struct {
+	label                  string
+	gateUp, down, matrices string
+	published              int64
+}{
+	{"UD-Q1_0", "Q1_0", "Q1_0", "Q4_K", 466e9},
+	{"UD-IQ1_S", "IQ1_S", "IQ1_S", "Q4_K", 594e9},
+	{"UD-IQ2_XXS", "IQ2_XXS", "IQ1_S", "Q4_K", 711e9},
+	{"UD-Q2_K_XL", "Q2_K", "IQ2_XXS", "Q3_K", 861e9},
+	{"UD-Q4_K_XL", "Q4_K", "Q3_K", "Q6_K", 1509e9},
+	{"UD-Q8_K_XL", "MXFP4", "MXFP4", "Q8_0", 1561e9},
+}
+
+func k3GGUFRepo(t *testing.T) *hubtest.Repo {
+	ty := func(n string) gguf.Type {
+		x, ok := gguf.TypeByName(n)
+		if !ok {
+			t.Fatal(n)
+		}
+		return x
+	}
+	repo := &hubtest.Repo{ID: "unsloth/Kimi-K3-GGUF", Files: []hubtest.File{{Path: "README.md", Content: []byte("# Kimi K3 GGUF\n")}}}
+	for _, q := range k3Quants {
+		m := gguftest.MoE{
+			Layers: 93, DenseLayers: 1, Hidden: 7168, Vocab: 163840, Heads: 96,
+			QLoraRank: 1536, KVLoraRnk: 512, RopeDim: 64, NopeDim: 128, VDim: 128, DenseFF: 18432,
+			Experts: 896, ExpertsUsed: 16, ExpertIn: 3584, ExpertFF: 3072, SharedFF: 6144, Context: 1 << 20,
+			ExpertType: ty(q.gateUp), DownType: ty(q.down), MatrixType: ty(q.matrices), EmbedType: ty("Q6_K"),
+			Shards: 8, Name: q.label + "/Kimi-K3-" + q.label,
+		}
+		built := m.Build()
+		var total int64
+		for _, b := range built {
+			total += b.Size
+		}
+		pad := q.published + 2e8 - total
+		if pad < 0 {
+			t.Fatalf("%s: tensors already %d bytes, over the published %d", q.label, total, q.published)
+		}
+		for i, b := range built {
+			size := b.Size
+			if i == len(built)-1 {
+				size += pad
+			}
+			repo.Files = append(repo.Files, hubtest.File{Path: b.Path, Raw: b.Header, Size: size, LFS: true})
+		}
+	}
+	return repo
+}
+
+// K3's quants synced from their headers agree with the sizes seed 000 §7
+// published, and each gets a plan; plan answers from the synced store
+// without a request.
+func TestK3GGUFAgainstPublished(t *testing.T) {
+	repo := k3GGUFRepo(t)
+	srv := hubtest.New(t, repo)
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", syncToken)
+	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
+	root := newSite(t)
+	if code, out, errs := run("--source", root, "sync", repo.ID); code != 0 {
+		t.Fatalf("sync: exit %d\n%s%s", code, out, errs)
+	}
+	srv.ResetCounts()
+	code, out, errs := run("--source", root, "plan", "--json", repo.ID, "--machine", "1xRTX4090@Desktop128,1xRTX4090@EPYC1536,M3Ultra512")
+	if code != 0 {
+		t.Fatalf("plan: exit %d\n%s", code, errs)
+	}
+	if n := srv.HostRequests("hub") + srv.HostRequests("cdn"); n != 0 {
+		t.Errorf("plan made %d requests with the store synced", n)
+	}
+	doc := decodePlan(t, out)
+	for _, q := range k3Quants {
+		k := "gguf." + q.label + "."
+		got, _ := doc.Facts.Get(k + "bytes").Int()
+		if d := got - q.published; d < 0 || d > 5e8 {
+			t.Errorf("%s: %d bytes, published %d", q.label, got, q.published)
+		}
+		if ok, _ := doc.Facts.Get(k + "published_agrees").Bool(); !ok {
+			t.Errorf("%s: published_agrees %+v", q.label, doc.Facts.Get(k+"published_agrees"))
+		}
+		if tb, _ := doc.Facts.Get(k + "tensor_bytes").Int(); tb <= 0 || tb > got {
+			t.Errorf("%s: tensor bytes %d of %d", q.label, tb, got)
+		}
+		// 1.5 TB of RAM and a 4090 run every quant from memory, experts
+		// of the leading layers in RAM.
+		f := doc.Facts.Get("local." + q.label + ".1xRTX4090@EPYC1536.fits")
+		if f == nil || (f.Value != "offload" && q.published < 1500e9) {
+			t.Errorf("%s on EPYC1536: %+v", q.label, f)
+		}
+		if f := doc.Facts.Get("local." + q.label + ".1xRTX4090@Desktop128.fits"); f == nil || f.Value != "mmap" {
+			t.Errorf("%s on a 128 GB desktop: %+v", q.label, f)
+		}
+	}
+	if c := doc.Facts.Get("local.UD-Q2_K_XL.1xRTX4090@EPYC1536.command"); c == nil || !strings.Contains(c.Display, "--n-cpu-moe") {
+		t.Errorf("command %+v", c)
+	}
+	if b := doc.Facts.Get("local.smallest_vram.M3Ultra512"); b == nil || b.Value != "UD-Q1_0" {
+		t.Errorf("smallest quant in a 512 GB Mac's memory: %+v", b)
+	}
+}
+
+func decodePlan(t *testing.T, out string) planDocument {
+	t.Helper()
+	var doc planDocument
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return doc
+}
+
+// With unsloth/Kimi-K3-GGUF synced, K3's page runs it locally: a plan per
+// machine class, every quant against the size the page publishes.
+func TestK3PageRunItLocally(t *testing.T) {
+	repo := k3GGUFRepo(t)
+	srv := hubtest.New(t, repo)
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", syncToken)
+	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
+	root := newSite(t)
+	local, err := os.ReadFile("../../data/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "public")
+	if code, _, errs := run("--source", root, "build", "--destination", dest); code != 0 {
+		t.Fatalf("build before sync: %s", errs)
+	}
+	before, _ := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.md"))
+	if strings.Contains(string(before), "Run it locally") {
+		t.Fatal("the section shows before any quant is synced")
+	}
+	if code, out, errs := run("--source", root, "sync", repo.ID); code != 0 {
+		t.Fatalf("sync: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := run("--source", root, "build", "--destination", dest); code != 0 {
+		t.Fatalf("build: %s", errs)
+	}
+	md, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(md)
+	for _, want := range []string{"### Run it locally", "unsloth/Kimi-K3-GGUF at commit " + hubtest.SHAFor(repo.ID)[:7], "1xRTX4090@EPYC1536",
+		"llama-server -m ", "--n-cpu-moe", "| UD-Q1_0 |", "466.2 GB", "466.0 GB (434.0 GiB) (agrees)", "| UD-Q8_K_XL |"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	fj, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/facts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"gguf.UD-Q2_K_XL.published_agrees"`, `"local.UD-Q2_K_XL.1xRTX4090@EPYC1536.n_cpu_moe"`, `"local.best_offload.M3Ultra512"`} {
+		if !strings.Contains(string(fj), k) {
+			t.Errorf("facts.json lacks %s", k)
+		}
+	}
+}
+
+// A bad local.yaml fails the build with the file and field named, and
+// writes nothing.
+func TestBuildRefusesBadLocalYAML(t *testing.T) {
+	root := newSite(t)
+	b, err := os.ReadFile("../../data/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), "kind: desktop", "kind: laptop", 1)
+	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "public")
+	code, _, errs := run("--source", root, "build", "--destination", dest)
+	if code != 1 || !strings.Contains(errs, "local.yaml") || !strings.Contains(errs, "hosts[0].kind") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(dest); !os.IsNotExist(err) {
+		t.Errorf("a failed build wrote %s: %v", dest, err)
+	}
+}

@@ -1,0 +1,314 @@
+package localrun_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"dossier/generator/catalog"
+	"dossier/generator/gguf"
+	"dossier/generator/gguf/gguftest"
+	"dossier/generator/localrun"
+)
+
+// testCatalog holds the accelerators the fixtures name, with the figures
+// of data/hardware.yaml as of 2026-12-02 copied in: tests read no live data.
+func testCatalog() *catalog.Catalog {
+	spec := func(v float64) catalog.Spec { return catalog.Spec{Value: v, Source: "fixture", AsOf: "2026-12-02"} }
+	sp := func(v float64) *catalog.Spec { s := spec(v); return &s }
+	return &catalog.Catalog{Accelerators: map[string]*catalog.Accelerator{
+		"RTX4090": {ID: "RTX4090", Class: "consumer", MemoryBytes: 25757220864, Bandwidth: spec(1.008e12),
+			PeakBF16: sp(1.652e14), Interconnect: sp(3.2e10), InterconnectKind: "PCIe 4.0 x16"},
+		"RTX3090": {ID: "RTX3090", Class: "consumer", MemoryBytes: 25769803776, Bandwidth: spec(9.36e11),
+			PeakBF16: sp(7.1e13), Interconnect: sp(3.2e10), InterconnectKind: "PCIe 4.0 x16"},
+		"M4Max128":   {ID: "M4Max128", Class: "unified", MemoryBytes: 137438953472, Bandwidth: spec(5.46e11), GPUWiredShare: 0.84, Source: "fixture", AsOf: "2026-12-02"},
+		"M3Ultra512": {ID: "M3Ultra512", Class: "unified", MemoryBytes: 549755813888, Bandwidth: spec(8.19e11), GPUWiredShare: 0.75, Source: "fixture", AsOf: "2026-12-02"},
+		"B200":       {ID: "B200", Class: "datacenter", MemoryBytes: 192265846784, Bandwidth: spec(8e12)},
+	}}
+}
+
+func machine(t testing.TB, id string) localrun.Machine {
+	t.Helper()
+	cat := testCatalog()
+	hosts, err := localrun.LoadHosts(os.DirFS("testdata"), "testdata", cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := localrun.ParseMachine(id, hosts, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMachineGrammar(t *testing.T) {
+	cat := testCatalog()
+	hosts, err := localrun.LoadHosts(os.DirFS("testdata"), "testdata", cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := localrun.ParseMachine("2xRTX3090@Workstation256", hosts, cat)
+	if err != nil || m.GPUs != 2 || m.GPU.ID != "RTX3090" || m.Host.MemoryBytes != 256<<30 {
+		t.Fatalf("%+v %v", m, err)
+	}
+	if m, err := localrun.ParseMachine("M4Max128", hosts, cat); err != nil || m.Host.MemoryBytes != 137438953472 || m.Host.GPUWiredShare != 0.84 {
+		t.Errorf("mac from the catalog: %+v %v", m.Host, err)
+	}
+	for s, want := range map[string]string{
+		"3xRTX4090@Desktop128": "at most 2 GPUs",
+		"1xB200@Desktop128":    "not a consumer or workstation GPU",
+		"1xRTX4090@Laptop":     `no host "Laptop"`,
+		"1xRTX4090@M4Max128":   "a Mac takes no discrete GPUs",
+		"RTX4090":              `no host "RTX4090"`,
+		"1x RTX4090@Desktop64": "expected HOST or NxGPU@HOST",
+	} {
+		if _, err := localrun.ParseMachine(s, hosts, cat); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", s, err, want)
+		}
+	}
+}
+
+func typ(t *testing.T, n string) gguf.Type {
+	ty, ok := gguf.TypeByName(n)
+	if !ok {
+		t.Fatal(n)
+	}
+	return ty
+}
+
+func quantOf(t *testing.T, built []gguftest.Built) localrun.Quant {
+	t.Helper()
+	var listed []gguf.Listed
+	var hs []*gguf.Header
+	for _, b := range built {
+		h, err := gguf.Parse(b.Header, b.Size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+		listed = append(listed, gguf.Listed{Path: b.Path, Size: b.Size})
+	}
+	gs, err := gguf.GroupFiles(listed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := gguf.Combine(gs[0], hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lq, err := localrun.FromGGUF(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lq
+}
+
+// A K3-shaped MoE on one 24 GB card: --n-cpu-moe leaves in host RAM the
+// fewest layers' experts that let the rest fit, so the card is filled to
+// within one layer's experts of its margin, not emptied of all experts.
+func TestNCPUMoEFillsTheCard(t *testing.T) {
+	m := gguftest.MoE{
+		Layers: 93, DenseLayers: 1, Hidden: 7168, Vocab: 163840, Heads: 96,
+		QLoraRank: 1536, KVLoraRnk: 512, RopeDim: 64, NopeDim: 128, VDim: 128, DenseFF: 18432,
+		Experts: 896, ExpertsUsed: 16, ExpertIn: 3584, ExpertFF: 1024, SharedFF: 2048, Context: 1 << 20,
+		ExpertType: typ(t, "IQ1_S"), MatrixType: typ(t, "Q4_K"), EmbedType: typ(t, "Q4_K"),
+		Shards: 4, Name: "UD-IQ1_S/Kimi-K3-UD-IQ1_S",
+	}
+	q := quantOf(t, m.Build())
+	mc := machine(t, "1xRTX4090@EPYC768")
+	p, err := localrun.Make(q, mc, localrun.Options{Context: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Fits != localrun.FitsOffload || p.NGPULayers != 94 {
+		t.Fatalf("fits %s, -ngl %d (%s)", p.Fits, p.NGPULayers, p.Derivation)
+	}
+	budget := int64(25757220864 - 1<<30)
+	if p.GPUBudget != budget || p.GPUBytes > budget {
+		t.Fatalf("GPU side %d of %d", p.GPUBytes, p.GPUBudget)
+	}
+	next := q.Sizes.LayerExpertBytes[p.NCPUMoE-1]
+	if p.NCPUMoE <= 1 || p.NCPUMoE >= 93 || p.GPUBytes+next <= budget {
+		t.Errorf("--n-cpu-moe %d leaves %d bytes free, less than one more layer's experts (%d)", p.NCPUMoE, budget-p.GPUBytes, next)
+	}
+	if !strings.Contains(p.Command, "-ngl 99 --n-cpu-moe ") || !strings.Contains(p.Command, "-c 8192 -ctk q8_0 -ctv q8_0 -fa on") ||
+		!strings.HasPrefix(p.Command, "llama-server -m UD-IQ1_S/Kimi-K3-UD-IQ1_S-00001-of-00004.gguf") {
+		t.Errorf("command %q", p.Command)
+	}
+	if p.DecodeTPS <= 0 || p.PromptTPS <= 0 || p.MaxContext["q4_0"] < p.MaxContext["q8_0"] || p.MaxContext["q8_0"] < p.MaxContext["f16"] || p.MaxContext["f16"] < 8192 {
+		t.Errorf("decode %v prompt %v contexts %v (%s; %s)", p.DecodeTPS, p.PromptTPS, p.MaxContext, p.DecodeReason, p.PromptReason)
+	}
+	t.Logf("%s: --n-cpu-moe %d, GPU %d of %d, host %d; max ctx %v; decode %.2f tok/s (%s); prompt %.1f tok/s (%s)", p.Machine, p.NCPUMoE, p.GPUBytes, p.GPUBudget, p.HostBytes, p.MaxContext, p.DecodeTPS, p.DecodeDerivation, p.PromptTPS, p.PromptDerivation)
+	flags := readFlags(t)
+	for _, tok := range strings.Fields(p.Command) {
+		if strings.HasPrefix(tok, "-") {
+			if _, ok := flags[tok]; !ok {
+				t.Errorf("%s is not a llama-server flag at the pinned commit", tok)
+			}
+		}
+	}
+	// The same quant on a 64 GB desktop: more than RAM + VRAM.
+	p2, err := localrun.Make(q, machine(t, "1xRTX4090@Desktop64"), localrun.Options{Context: 8192})
+	if err != nil || p2.Fits != localrun.FitsMmap || p2.DecodeReason == "" || p2.DecodeTPS != 0 {
+		t.Errorf("desktop: %+v %v", p2, err)
+	}
+}
+
+// dense is two layers of one F16 tensor each, 8 heads of 128 with 2 KV
+// heads: 2 × 2 × (128 + 128) = 1,024 cache values per token.
+func dense(t *testing.T, ctxLen uint32) localrun.Quant { return denseRows(t, ctxLen, 4_000_000) }
+
+// denseRows is dense with layers of 1,024 × rows F16 values.
+func denseRows(t *testing.T, ctxLen uint32, rows int64) localrun.Quant {
+	f16, f32 := typ(t, "F16"), typ(t, "F32")
+	h, size := gguftest.Encode(gguftest.File{
+		KV: []gguftest.KV{{"general.architecture", "llama"}, {"llama.block_count", uint32(2)}, {"llama.context_length", ctxLen},
+			{"llama.embedding_length", uint32(1024)}, {"llama.attention.head_count", uint32(8)}, {"llama.attention.head_count_kv", uint32(2)}},
+		Tensors: []gguftest.Tensor{
+			{"token_embd.weight", f16, []int64{1024, 1000}},
+			{"blk.0.ffn_up.weight", f16, []int64{1024, rows}},
+			{"blk.1.ffn_up.weight", f16, []int64{1024, rows}},
+			{"output_norm.weight", f32, []int64{1024}},
+		},
+	})
+	return quantOf(t, []gguftest.Built{{Path: "Toy-F16.gguf", Header: h, Size: size}})
+}
+
+// Longest context by hand: a 4090 reports 25,757,220,864 bytes; less the
+// 1 GiB margin, 24,683,479,040. The GPU holds both layers (2 × 8,192,000,000
+// bytes) and the output norm (4,096): 8,299,474,944 bytes are left for
+// the cache. Per token: 1,024 values × 2 B (f16) = 2,048 B; × 34/32
+// (q8_0) = 1,088 B; × 18/32 (q4_0) = 576 B. So 4,052,477 tokens (f16) →
+// 4,052,224 in multiples of 256; 7,628,194 (q8_0) → 7,628,032; q4_0
+// 14,408,810, capped at the model's 8,000,000.
+func TestMaxContextByHand(t *testing.T) {
+	q := dense(t, 8_000_000)
+	p, err := localrun.Make(q, machine(t, "1xRTX4090@Desktop64"), localrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Fits != localrun.FitsVRAM || p.GPUBytes-int64(float64(1024*32768)*34/32) != 16_384_004_096 {
+		t.Fatalf("fits %s, GPU side %d", p.Fits, p.GPUBytes)
+	}
+	want := map[string]int64{"f16": 4_052_224, "q8_0": 7_628_032, "q4_0": 8_000_000}
+	for k, v := range want {
+		if p.MaxContext[k] != v {
+			t.Errorf("%s: max context %d, want %d", k, p.MaxContext[k], v)
+		}
+	}
+	if p.Command != "llama-server -m Toy-F16.gguf -ngl 99 -c 32768 -ctk q8_0 -ctv q8_0 -fa on" {
+		t.Errorf("command %q", p.Command)
+	}
+	// Decode by hand: 16,384,004,096 weight bytes + the q8_0 cache at
+	// 32,768 tokens (35,651,584) read per token at 1,008 GB/s.
+	wantTPS := 1.008e12 / (16_384_004_096 + 35_651_584)
+	if d := p.DecodeTPS/wantTPS - 1; d > 1e-9 || d < -1e-9 {
+		t.Errorf("decode %v tokens/s, want %v", p.DecodeTPS, wantTPS)
+	}
+}
+
+func TestMacWiredLimit(t *testing.T) {
+	q := dense(t, 32768)
+	// 16.4 GB on a 128 GB M4 Max: within the default 84 % share.
+	p, err := localrun.Make(q, machine(t, "M4Max128"), localrun.Options{})
+	if err != nil || p.Fits != localrun.FitsVRAM || p.WiredLimitMB != 0 || p.PromptReason == "" {
+		t.Fatalf("%+v %v", p, err)
+	}
+	// 114.7 GB of weights: past the 84 % (115.45 GB) default once the
+	// cache and the 1 GiB margin are added, within 128 GiB less 9 GiB.
+	big := denseRows(t, 32768, 28_000_000)
+	p, err = localrun.Make(big, machine(t, "M4Max128"), localrun.Options{})
+	gpu := int64(2*57_344_000_000 + 4096 + 1024*32768*34/32)
+	want := (gpu + 1<<30 + 1<<20 - 1) >> 20
+	if err != nil || p.Fits != localrun.FitsVRAM || p.GPUBytes != gpu || p.WiredLimitMB != want {
+		t.Errorf("fits %s, GPU side %d (want %d), wired limit %d MiB, want %d: %v", p.Fits, p.GPUBytes, gpu, p.WiredLimitMB, want, err)
+	}
+	// Over 128 GiB less the OS's 8 GiB: only mapped from disk.
+	huge := denseRows(t, 32768, 32_000_000)
+	if p, err := localrun.Make(huge, machine(t, "M4Max128"), localrun.Options{}); err != nil || p.Fits != localrun.FitsMmap || p.DecodeReason == "" {
+		t.Errorf("huge: %s %v", p.Fits, err)
+	}
+}
+
+func TestFacts(t *testing.T) {
+	f16 := typ(t, "F16")
+	h, size := gguftest.Encode(gguftest.File{
+		KV: []gguftest.KV{{"general.architecture", "llama"}, {"llama.block_count", uint32(1)}, {"llama.context_length", uint32(4096)},
+			{"llama.embedding_length", uint32(256)}, {"llama.attention.head_count", uint32(2)}, {"llama.attention.head_count_kv", uint32(1)}},
+		Tensors: []gguftest.Tensor{{"blk.0.ffn_up.weight", f16, []int64{256, 1000}}, {"blk.0.ffn_down.weight", typ(t, "Q4_K"), []int64{256, 1000}}},
+	})
+	gh, _ := gguf.Parse(h, size)
+	gs, _ := gguf.GroupFiles([]gguf.Listed{{Path: "Toy-Q4_K_M.gguf", Size: size}})
+	q, err := gguf.Combine(gs[0], []*gguf.Header{gh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := []localrun.Machine{machine(t, "1xRTX4090@Desktop64"), machine(t, "M4Max128")}
+	lq, err := localrun.FromGGUF(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := localrun.Build([]localrun.Quant{lq}, localrun.Sources{Tree: "hub:tree@abc1234", Headers: "hub:gguf@abc1234"}, ms, localrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ints := map[string]int64{
+		"gguf.Q4_K_M.bytes":        size,
+		"gguf.Q4_K_M.tensor_bytes": 256*1000*2 + 256*1000/256*144,
+		"gguf.Q4_K_M.params":       512000,
+		"gguf.Q4_K_M.census.F16":   256000,
+		"gguf.Q4_K_M.census.Q4_K":  256000,
+		// 1 KV head × (128 + 128) values × 2 B
+		"gguf.Q4_K_M.kv_bytes_per_token":                512,
+		"gguf.Q4_K_M.expert_bytes":                      0,
+		"local.Q4_K_M.1xRTX4090@Desktop64.n_gpu_layers": 2,
+		"local.Q4_K_M.1xRTX4090@Desktop64.n_cpu_moe":    0,
+		"local.Q4_K_M.1xRTX4090@Desktop64.max_context":  4096,
+	}
+	for k, want := range ints {
+		if v, ok := s.Get(k).Int(); !ok || v != want {
+			t.Errorf("%s = %v, want %d", k, s.Get(k), want)
+		}
+	}
+	if bpw, _ := s.Get("gguf.Q4_K_M.bits_per_weight").Float(); bpw != float64(256*1000*2+1000*144)*8/512000 {
+		t.Errorf("bits per weight %v", bpw)
+	}
+	for k, want := range map[string]string{
+		"local.Q4_K_M.1xRTX4090@Desktop64.fits":   "vram",
+		"local.Q4_K_M.M4Max128.fits":              "vram",
+		"local.smallest_vram.1xRTX4090@Desktop64": "Q4_K_M",
+		"local.best_offload.M4Max128":             "Q4_K_M",
+	} {
+		if f := s.Get(k); f == nil || f.Value != want {
+			t.Errorf("%s = %v, want %s", k, f, want)
+		}
+	}
+	if f := s.Get("local.Q4_K_M.M4Max128.prompt_tokens_per_second"); f == nil || f.Known() || f.Reason == "" {
+		t.Errorf("Mac prompt speed should be unknown with a reason: %+v", f)
+	}
+}
+
+// A hybrid model's recurrent state sits beside its cache on the GPU: one
+// sequence of F32 state per recurrent layer, whatever the context.
+func TestRecurrentStateCounted(t *testing.T) {
+	f16 := typ(t, "F16")
+	h, size := gguftest.Encode(gguftest.File{
+		KV: []gguftest.KV{{"general.architecture", "qwen3next"}, {"qwen3next.block_count", uint32(4)}, {"qwen3next.context_length", uint32(262144)},
+			{"qwen3next.embedding_length", uint32(1024)}, {"qwen3next.attention.head_count", uint32(8)},
+			{"qwen3next.attention.head_count_kv", []uint32{0, 0, 0, 2}},
+			{"qwen3next.ssm.conv_kernel", uint32(4)}, {"qwen3next.ssm.inner_size", uint32(4096)},
+			{"qwen3next.ssm.state_size", uint32(128)}, {"qwen3next.ssm.group_count", uint32(16)}},
+		Tensors: []gguftest.Tensor{{"blk.0.ffn_up.weight", f16, []int64{1024, 1024}}},
+	})
+	q := quantOf(t, []gguftest.Built{{Path: "Hybrid-F16.gguf", Header: h, Size: size}})
+	p, err := localrun.Make(q, machine(t, "1xRTX4090@Desktop64"), localrun.Options{Context: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Weights 2 MiB; cache 2 heads × 256 values × 4,096 tokens × 34/32;
+	// state 3 × 548,864 values × 4 B.
+	want := int64(1024*1024*2) + int64(2*256*4096*34/32) + 3*548_864*4
+	if p.GPUBytes != want {
+		t.Errorf("GPU side %d, want %d (%s)", p.GPUBytes, want, p.Derivation)
+	}
+}

@@ -1,0 +1,123 @@
+package page
+
+import (
+	"sort"
+	"strings"
+
+	"dossier/generator/render"
+)
+
+// localTable is the "Run it locally" answer per machine class: the
+// smallest published quant that fits in VRAM, and the quant with the most
+// bits per weight that runs from RAM and VRAM, with its context, speed
+// and command. Empty when no GGUF variant of the page has been synced.
+func (m *Model) localTable() *render.Table {
+	t := &render.Table{
+		Header: []string{"machine", "smallest in VRAM", "best from RAM + VRAM", "context (q8_0 cache)", "decode (upper bound)", "command"},
+		Align:  []render.Align{render.Left, render.Left, render.Left, render.Right, render.Right, render.Left},
+	}
+	var machines []string
+	for k := range m.Facts.Prefixed("local.best_offload.") {
+		machines = append(machines, strings.TrimPrefix(k, "local.best_offload."))
+	}
+	sort.Strings(machines)
+	for _, mc := range machines {
+		small := m.Facts.Get("local.smallest_vram." + mc)
+		smallCell := "none"
+		if small.Known() {
+			smallCell = small.Display
+		}
+		best := m.Facts.Get("local.best_offload." + mc)
+		if !best.Known() {
+			t.Rows = append(t.Rows, []string{mc, smallCell, "none: only mapped from disk", "—", "—", "—"})
+			continue
+		}
+		k := "local." + best.Display + "." + mc + "."
+		cmd := m.d(k + "command")
+		if w := m.Facts.Get(k + "wired_limit_mb"); w.Known() {
+			// Past macOS's default share the GPU must be allowed more.
+			cmd = "sudo sysctl iogpu.wired_limit_mb=" + strings.ReplaceAll(w.Display, ",", "") + " && " + cmd
+		}
+		t.Rows = append(t.Rows, []string{mc, smallCell, best.Display + " (" + m.d(k+"fits") + ")",
+			m.d(k + "max_context_q8_0"), m.d(k + "decode_tokens_per_second"), render.Code(cmd)})
+	}
+	return t
+}
+
+// quantsTable lists every synced quant: its files, the size its page
+// publishes, bits per weight, the ggml types most of it is stored as, and
+// the machine classes it runs on from RAM and VRAM.
+func (m *Model) quantsTable() *render.Table {
+	t := &render.Table{
+		Header: []string{"quant", "files", "published", "bits per weight", "stored as", "experts", "runs from RAM + VRAM on"},
+		Align:  []render.Align{render.Left, render.Right, render.Right, render.Right, render.Left, render.Right, render.Left},
+	}
+	type q struct {
+		label string
+		bytes int64
+	}
+	var qs []q
+	for k := range m.Facts.Prefixed("gguf.") {
+		label, rest, _ := strings.Cut(strings.TrimPrefix(k, "gguf."), ".")
+		if rest == "bytes" {
+			b, _ := m.Facts.Get(k).Int()
+			qs = append(qs, q{label, b})
+		}
+	}
+	sort.Slice(qs, func(i, j int) bool { return qs[i].bytes < qs[j].bytes })
+	for _, x := range qs {
+		p := "gguf." + x.label + "."
+		type tc struct {
+			name   string
+			params int64
+		}
+		var types []tc
+		for k := range m.Facts.Prefixed(p + "census.") {
+			n, _ := m.Facts.Get(k).Int()
+			types = append(types, tc{strings.TrimPrefix(k, p+"census."), n})
+		}
+		sort.Slice(types, func(i, j int) bool { return types[i].params > types[j].params })
+		var stored []string
+		for i, ty := range types {
+			if i == 3 {
+				break
+			}
+			stored = append(stored, ty.name)
+		}
+		var runs []string
+		for k := range m.Facts.Prefixed("local." + x.label + ".") {
+			mc, field, ok := cutLast(strings.TrimPrefix(k, "local."+x.label+"."))
+			if ok && field == "fits" {
+				if v := m.Facts.Get(k).Display; v == "vram" || v == "offload" {
+					runs = append(runs, mc)
+				}
+			}
+		}
+		sort.Strings(runs)
+		published := "—"
+		if f := m.Facts.Get(p + "published_bytes"); f.Known() {
+			published = f.Display
+			if ok, _ := m.Facts.Get(p + "published_agrees").Bool(); ok {
+				published += " (agrees)"
+			} else {
+				published += " (differs)"
+			}
+		}
+		runsCell := strings.Join(runs, ", ")
+		if runsCell == "" {
+			runsCell = "none (only mapped from disk)"
+		}
+		t.Rows = append(t.Rows, []string{x.label, m.d(p + "bytes"), published, strings.TrimSuffix(m.d(p+"bits_per_weight"), " bits/parameter"),
+			strings.Join(stored, ", "), m.d(p + "expert_share"), runsCell})
+	}
+	return t
+}
+
+// cutLast splits "MACHINE.field" at its last dot.
+func cutLast(s string) (before, after string, ok bool) {
+	i := strings.LastIndexByte(s, '.')
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
+}
