@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"dossier/generator/internal/safefile"
 	"dossier/generator/pricing"
 	"dossier/generator/yamlx"
 )
@@ -175,7 +175,7 @@ var dateRe calendarDate
 
 // Load reads the catalogs under dataDir (see LoadFS).
 func Load(dataDir string) (*Catalog, error) {
-	return LoadFS(os.DirFS(dataDir), dataDir)
+	return LoadFS(safefile.FS{Dir: dataDir, Limit: safefile.Catalog}, dataDir)
 }
 
 // LoadSizing reads the catalogs under dataDir that size a model:
@@ -183,7 +183,7 @@ func Load(dataDir string) (*Catalog, error) {
 // empty). A site of a thousand models has a software window or more per
 // model, and parsing them was a sixth of sizing one from its config.
 func LoadSizing(dataDir string) (*Catalog, error) {
-	return load(os.DirFS(dataDir), dataDir, false)
+	return load(safefile.FS{Dir: dataDir, Limit: safefile.Catalog}, dataDir, false)
 }
 
 // LoadFS reads hardware.yaml, software.yaml, references.yaml and

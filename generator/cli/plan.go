@@ -22,6 +22,7 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/facts"
 	"dossier/generator/hub"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/planreport"
 	"dossier/generator/site"
 	"dossier/generator/sizing"
@@ -535,14 +536,14 @@ func readConfig(path string) (conf, quant []byte, name string, err error) {
 	name = path
 	if st.IsDir() {
 		name = filepath.Join(path, "config.json")
-		q, err := os.ReadFile(filepath.Join(path, "hf_quant_config.json"))
+		q, err := safefile.Read(filepath.Join(path, "hf_quant_config.json"), "", safefile.Config)
 		if err == nil {
 			quant = q
 		} else if !os.IsNotExist(err) {
 			return nil, nil, "", fmt.Errorf("read hf_quant_config.json: %w", err)
 		}
 	}
-	conf, err = os.ReadFile(name)
+	conf, err = safefile.Read(name, "", safefile.Config)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("read config: %w", err)
 	}

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/viper"
 
 	"dossier/generator/internal/checked"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/yamlx"
 )
 
@@ -134,16 +136,16 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 	file := filepath.Join(abs, FileName)
 	v := viper.New()
 	setDefaults(v)
-	v.SetConfigFile(file)
+	b, err := safefile.Read(file, abs, safefile.Site)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no site configuration here (use --source to point at a site root)", file)
+	}
+	if err != nil {
+		return nil, err
+	}
 	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no site configuration here (use --source to point at a site root)", file)
-		}
-		if b, rerr := os.ReadFile(file); rerr == nil {
-			return nil, fmt.Errorf("%s: %s", file, yamlx.Locate(b, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "While parsing config: "), "yaml: ")))
-		}
-		return nil, fmt.Errorf("%s: %w", file, err)
+	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
+		return nil, fmt.Errorf("%s: %s", file, yamlx.Locate(b, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "While parsing config: "), "yaml: ")))
 	}
 	if err := checkKnownKeys(v, file); err != nil {
 		return nil, err

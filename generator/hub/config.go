@@ -2,13 +2,13 @@ package hub
 
 import (
 	"context"
+	"dossier/generator/internal/safefile"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -101,12 +101,16 @@ func TokenFromEnv(env Env) (tok Token, source string, err error) {
 	if path == "" {
 		return Token{}, "", nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, "", safefile.Token)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Token{}, "", nil
 	}
 	if err != nil {
 		// The path is safe to print; the contents are not read into the message.
+		var refused *safefile.Error
+		if errors.As(err, &refused) {
+			return Token{}, "", fmt.Errorf("read token file: %w", err)
+		}
 		return Token{}, "", fmt.Errorf("read token file %s: %w", path, errors.Unwrap(err))
 	}
 	t := NewToken(string(b))

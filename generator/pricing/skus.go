@@ -2,9 +2,9 @@ package pricing
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"dossier/generator/internal/safefile"
 	"dossier/generator/yamlx"
 )
 
@@ -24,7 +24,7 @@ func SKUPath(dataDir string) string { return filepath.Join(dataDir, "pricing", "
 
 // LoadSKUs reads and checks the SKU map.
 func LoadSKUs(path string) (SKUMap, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, filepath.Dir(path), safefile.Catalog)
 	if err != nil {
 		return nil, fmt.Errorf("read SKU map: %w", err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"dossier/generator/internal/checked"
 	"dossier/generator/internal/jsoncheck"
+	"dossier/generator/internal/safefile"
 )
 
 // Snapshot is one provider's prices as one fetch saw them:
@@ -95,7 +96,7 @@ func (s *Snapshot) AsOf() string {
 
 // Read loads and validates one snapshot file.
 func Read(path string) (*Snapshot, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, filepath.Dir(path), safefile.Catalog)
 	if err != nil {
 		return nil, fmt.Errorf("read price snapshot: %w", err)
 	}

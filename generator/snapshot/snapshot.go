@@ -20,6 +20,7 @@ import (
 
 	"dossier/generator/internal/checked"
 	"dossier/generator/internal/jsoncheck"
+	"dossier/generator/internal/safefile"
 )
 
 // FileName is the snapshot's name inside its model directory.
@@ -114,7 +115,7 @@ func ValidModel(id string) bool {
 
 // Load reads and validates the snapshot at path.
 func Load(path string) (*Snapshot, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, filepath.Dir(path), safefile.Snapshot)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot: %w", err)
 	}
