@@ -238,6 +238,10 @@ func loadPricing(fsys fs.FS, label string, c *Catalog) error {
 		return fmt.Errorf("list pricing: %w", err)
 	}
 	sort.Strings(snaps)
+	skus, err := loadSKUs(fsys, label)
+	if err != nil {
+		return err
+	}
 	synced := map[string]bool{}
 	for _, f := range snaps {
 		file := filepath.Join(label, filepath.FromSlash(f))
@@ -249,6 +253,9 @@ func loadPricing(fsys fs.FS, label string, c *Catalog) error {
 		if err != nil {
 			return err
 		}
+		if err := s.CheckSKUs(skus); err != nil {
+			return pricing.Locate(file, b, err)
+		}
 		c.PriceLists = append(c.PriceLists, fromSnapshot(s, file, c))
 		synced[s.Provider] = true
 	}
@@ -257,6 +264,7 @@ func loadPricing(fsys fs.FS, label string, c *Catalog) error {
 		return fmt.Errorf("list pricing: %w", err)
 	}
 	sort.Strings(files)
+	listed := map[string]string{} // provider id → its hand-written list
 	for _, f := range files {
 		if f == filepath.ToSlash(pricing.SKUPath("")) {
 			continue
@@ -269,10 +277,31 @@ func loadPricing(fsys fs.FS, label string, c *Catalog) error {
 			c.Notes = append(c.Notes, fmt.Sprintf("%s: superseded by the %s.json snapshot of the same provider", path.Base(f), pl.ID))
 			continue
 		}
+		if first, dup := listed[pl.ID]; dup {
+			b, _ := fs.ReadFile(fsys, f) // read once already: only for the line
+			return fmt.Errorf("%s:%d: field provider: %s already has a price list in %s (one file per provider)", pl.File, max(1, yamlx.Line(b, "provider")), pl.Provider, first)
+		}
+		listed[pl.ID] = pl.File
 		c.PriceLists = append(c.PriceLists, pl)
 	}
 	sort.SliceStable(c.PriceLists, func(i, j int) bool { return c.PriceLists[i].ID < c.PriceLists[j].ID })
 	return nil
+}
+
+// loadSKUs reads pricing/skus.yaml, the map of what each provider SKU
+// rents, if the site has one: build and check validate it and the
+// snapshots against it, not only prices sync.
+func loadSKUs(fsys fs.FS, label string) (pricing.SKUMap, error) {
+	name := filepath.ToSlash(pricing.SKUPath(""))
+	file := filepath.Join(label, filepath.FromSlash(name))
+	b, err := fs.ReadFile(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read SKU map %s: %w", file, err)
+	}
+	return pricing.DecodeSKUs(file, b)
 }
 
 // fromSnapshot turns a snapshot into a price list. A price for an

@@ -137,5 +137,77 @@ func issue36Cases() []badCase {
 		badCase{name: "cached ref linked to proc-self-environ (36.1)", env: cacheEnv, prepare: linkTo(cachedRef, "/proc/self/environ"), args: planRef, code: 1, want: []string{"refs/main", "/proc"}},
 		badCase{name: "cached ref linked to dev-zero (36.1)", env: cacheEnv, prepare: linkTo(cachedRef, "/dev/zero"), args: planRef, code: 1, want: []string{"refs/main", "/dev"}},
 	)
+	cs = append(cs, priceCases()...)
 	return cs
+}
+
+// priceCases break the price snapshot (lambda.json), the SKU map and the
+// hand-written lists (issue 36 item 2).
+func priceCases() []badCase {
+	const snap = "data/pricing/lambda.json"
+	const skus = "data/pricing/skus.yaml"
+	edit := func(old, new string) []change { return []change{{snap, old, new}} }
+	lambdaSKUs := "providers:\n  lambda:\n    - {sku: \"1x B200 SXM6\", accelerator: B200, gpus: 1, source: \"https://lambda.ai/pricing\"}\n    - {sku: \"1x H100 SXM\", accelerator: H100, gpus: 1, source: \"https://lambda.ai/pricing\"}\n"
+	withSKUs := func(cs ...change) []change { return append([]change{{skus, "", lambdaSKUs}}, cs...) }
+	offers := func(o string) []change {
+		return edit(`"currency": "USD",
+      "source": "https://lambda.ai/pricing, as recorded in https://github.com/tgarg01/silybench-data/blob/94d2bb9525ff0f3fb9ea6648724cc5d1c85ee696/derived/cost.json"
+    },
+    {
+      "sku": "1x H100 SXM"`, `"currency": "USD", "offers": `+o+`,
+      "source": "https://lambda.ai/pricing, as recorded in https://github.com/tgarg01/silybench-data/blob/94d2bb9525ff0f3fb9ea6648724cc5d1c85ee696/derived/cost.json"
+    },
+    {
+      "sku": "1x H100 SXM"`)
+	}
+	future := change{siteFile, "maxAgeDays: 0 ", "maxAgeDays: 365\n  today: \"2026-12-02\" "}
+	check := []string{"check", "--strict"}
+	return []badCase{
+		{name: "snapshot provider is another provider (36.2)", changes: edit(`"provider": "lambda",`, `"provider": "runpod",`), code: 1, want: []string{"lambda.json:2", "field provider", "file name"}},
+		{name: "snapshot provider is another provider in check (36.2)", changes: edit(`"provider": "lambda",`, `"provider": "azure",`), args: check, code: 1, want: []string{"lambda.json:2", "field provider"}},
+		{name: "two hand-written lists for one provider (36.2)", prepare: func(t *testing.T, root string) {
+			b, err := os.ReadFile(filepath.Join(root, priceFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, "data/pricing/runpod-cheap.yaml"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, code: 1, want: []string{"runpod.yaml:4", "field provider", "one file per provider"}},
+		{name: "usd_per_hour is not gpus times the GPU price (36.2)", changes: edit(`"usd_per_hour": 6.99,`, `"usd_per_hour": 7.99,`), code: 1, want: []string{"lambda.json:13", "prices[0].usd_per_hour", "gpus × usd_per_gpu_hour"}},
+		{name: "eight GPUs at the price of one (36.2)", changes: edit(`"gpus": 1,`, `"gpus": 8,`), code: 1, want: []string{"lambda.json:13", "prices[0].usd_per_hour", "8 × 6.99"}},
+		{name: "two cents off (36.2)", changes: edit(`"usd_per_gpu_hour": 6.99,`, `"usd_per_gpu_hour": 6.97,`), code: 1, want: []string{"lambda.json", "prices[0].usd_per_hour", "within a cent"}},
+		{name: "negative GPU price blamed on usd_per_gpu_hour (36.6)", changes: edit(`"usd_per_gpu_hour": 6.99,`, `"usd_per_gpu_hour": -6.99,`), code: 1, want: []string{"lambda.json:14", "prices[0].usd_per_gpu_hour"}},
+		{name: "zero GPU price (36.2)", changes: edit(`"usd_per_gpu_hour": 6.99,`, `"usd_per_gpu_hour": 0,`), code: 1, want: []string{"lambda.json:14", "prices[0].usd_per_gpu_hour"}},
+		{name: "offers median below min (36.2)", changes: offers(`{"count": 3, "min_usd_per_gpu_hour": 7.5, "median_usd_per_gpu_hour": 6.99, "max_usd_per_gpu_hour": 9}`), code: 1, want: []string{"lambda.json:15", "prices[0].offers.min_usd_per_gpu_hour", "above the median"}},
+		{name: "offers median above max (36.2)", changes: offers(`{"count": 3, "min_usd_per_gpu_hour": 5, "median_usd_per_gpu_hour": 6.99, "max_usd_per_gpu_hour": 6}`), code: 1, want: []string{"lambda.json:15", "prices[0].offers.max_usd_per_gpu_hour", "below the median"}},
+		{name: "offers min above max (36.2)", changes: offers(`{"count": 3, "min_usd_per_gpu_hour": 9, "median_usd_per_gpu_hour": 6.99, "max_usd_per_gpu_hour": 5}`), code: 1, want: []string{"lambda.json:15", "offers.min_usd_per_gpu_hour", "above max"}},
+		{name: "offers median is not the price (36.2)", changes: offers(`{"count": 3, "median_usd_per_gpu_hour": 0.08}`), code: 1, want: []string{"lambda.json:15", "offers.median_usd_per_gpu_hour", "quoted"}},
+		{name: "offers without a count (36.2)", changes: offers(`{"count": 0, "median_usd_per_gpu_hour": 6.99}`), code: 1, want: []string{"lambda.json:15", "offers.count"}},
+		{name: "offers negative min (36.2)", changes: offers(`{"count": 3, "min_usd_per_gpu_hour": -1, "median_usd_per_gpu_hour": 6.99}`), code: 1, want: []string{"lambda.json:15", "offers.min_usd_per_gpu_hour"}},
+		{name: "accelerator contradicts skus.yaml (36.2)", changes: withSKUs(change{snap, `"accelerator": "B200",`, `"accelerator": "H100",`}), code: 1, want: []string{"lambda.json:11", "prices[0].accelerator", "skus.yaml maps"}},
+		{name: "gpus contradict skus.yaml (36.2)", changes: withSKUs(change{snap, `"gpus": 1,
+      "usd_per_hour": 6.99,`, `"gpus": 2,
+      "usd_per_hour": 13.98,`}), code: 1, want: []string{"lambda.json:12", "prices[0].gpus", "skus.yaml maps"}},
+		{name: "skus.yaml is garbage (36.2)", changes: []change{{skus, "", "\x7fELF\x02\x01 not yaml: [\n"}}, code: 1, want: []string{"skus.yaml"}},
+		{name: "skus.yaml is garbage in check (36.2)", changes: []change{{skus, "", "providers: 12\n"}}, args: check, code: 1, want: []string{"skus.yaml", "providers"}},
+		{name: "skus.yaml without providers (36.2)", changes: []change{{skus, "", "# nothing\nproviders:\n"}}, code: 1, want: []string{"skus.yaml", "field providers"}},
+		{name: "skus.yaml negative gpus (36.2)", changes: []change{{skus, "", strings.Replace(lambdaSKUs, "gpus: 1", "gpus: -8", 1)}}, code: 1, want: []string{"skus.yaml:3", "providers.lambda[0].gpus"}},
+		{name: "skus.yaml provider not an id (36.2)", changes: []change{{skus, "", strings.Replace(lambdaSKUs, "lambda:", "Lambda Labs:", 1)}}, code: 1, want: []string{"skus.yaml:3", "providers.Lambda Labs"}},
+		{name: "skus.yaml without source (36.2)", changes: []change{{skus, "", strings.Replace(lambdaSKUs, `, source: "https://lambda.ai/pricing"}`, "}", 1)}}, code: 1, want: []string{"skus.yaml:3", "providers.lambda[0].source"}},
+		{name: "skus.yaml unknown field (36.2)", changes: []change{{skus, "", strings.Replace(lambdaSKUs, "gpus: 1,", "gpus: 1, gpu: 2,", 1)}}, code: 1, want: []string{"skus.yaml", "gpu"}},
+		{name: "snapshot fetched February 30 (36.2)", changes: edit(`"fetched": "2026-09-25",`, `"fetched": "2026-02-30",`), code: 1, want: []string{"lambda.json:4", "field fetched", "2026-02-30"}},
+		{name: "snapshot fetched month 13 (36.2)", changes: edit(`"fetched": "2026-09-25",`, `"fetched": "2026-13-01",`), code: 1, want: []string{"lambda.json:4", "field fetched"}},
+		{name: "snapshot fetched or so (36.2)", changes: edit(`"fetched": "2026-09-25",`, `"fetched": "2026-09-25 or so",`), code: 1, want: []string{"lambda.json:4", "field fetched"}},
+		{name: "snapshot fetched bad time (36.2)", changes: edit(`"fetched": "2026-09-25",`, `"fetched": "2026-09-25T25:61:00Z",`), code: 1, want: []string{"lambda.json:4", "field fetched"}},
+		{name: "snapshot fetched without zone (36.2)", changes: edit(`"fetched": "2026-09-25",`, `"fetched": "2026-09-25T10:00:00",`), code: 1, want: []string{"lambda.json:4", "field fetched"}},
+		{name: "snapshot entry as_of impossible (36.2)", changes: edit(`"currency": "USD",`, `"currency": "USD", "as_of": "2026-02-30",`), code: 1, want: []string{"lambda.json:15", "prices[0].as_of"}},
+		{name: "snapshot fetched in the future in check (36.6)", changes: append(edit(`"fetched": "2026-09-25",`, `"fetched": "2099-09-25",`), future), args: check, code: 1, want: []string{"lambda.json:4", "field fetched", "future"}},
+		{name: "snapshot entry as_of in the future in check (36.2)", changes: append(edit(`"currency": "USD",`, `"currency": "USD", "as_of": "2099-01-01",`), future), args: check, code: 1, want: []string{"lambda.json:15", "as_of of 1x B200 SXM6", "future"}},
+		{name: "snapshot syntax error has a line (36.6)", changes: edit(`"gpus": 1,`, `"gpus": 1`), code: 1, want: []string{"lambda.json:13", "invalid character"}},
+		{name: "snapshot string for a number has a line (36.6)", changes: edit(`"gpus": 1,`, `"gpus": "1",`), code: 1, want: []string{"lambda.json:12", "gpus"}},
+		{name: "snapshot currency (36.2)", changes: edit(`"currency": "USD",`, `"currency": "EUR",`), code: 1, want: []string{"lambda.json:15", "prices[0].currency"}},
+		{name: "snapshot gpus zero (36.2)", changes: edit(`"gpus": 1,`, `"gpus": 0,`), code: 1, want: []string{"lambda.json:12", "prices[0].gpus"}},
+		{name: "snapshot unknown field has a line (36.6)", changes: edit(`"gpus": 1,`, `"gpus": 1, "gpu": 1,`), code: 1, want: []string{"lambda.json", "gpu"}},
+	}
 }
