@@ -138,7 +138,42 @@ func issue36Cases() []badCase {
 		badCase{name: "cached ref linked to dev-zero (36.1)", env: cacheEnv, prepare: linkTo(cachedRef, "/dev/zero"), args: planRef, code: 1, want: []string{"refs/main", "/dev"}},
 	)
 	cs = append(cs, priceCases()...)
+	cs = append(cs, typingCases()...)
 	return cs
+}
+
+// typingCases put a boolean or a fraction where the site configuration
+// expects an integer or a ratio (issue 36 item 3).
+func typingCases() []badCase {
+	cfg := func(old, new string) []change { return []change{{siteFile, old, new}} }
+	speed := func(line string) []change {
+		return cfg("waitWindowSeconds: 1800", "waitWindowSeconds: 1800\n  speed:\n    "+line)
+	}
+	env := func(k, v string) map[string]string { return map[string]string{k: v} }
+	return []badCase{
+		{name: "kvDtypeBytes true (36.3)", changes: cfg("kvDtypeBytes: 2 ", "kvDtypeBytes: true "), code: 1, want: []string{"hugo-like.yaml", "field sizing.kvDtypeBytes", "expected an integer"}},
+		{name: "stateDtypeBytes false (36.3)", changes: cfg("stateDtypeBytes: 4 ", "stateDtypeBytes: false "), code: 1, want: []string{"hugo-like.yaml", "field sizing.stateDtypeBytes"}},
+		{name: "concurrency 2.5 (36.3)", changes: cfg("concurrency: 1 ", "concurrency: 2.5 "), code: 1, want: []string{"hugo-like.yaml", "field sizing.concurrency", "2.5"}},
+		{name: "servingContext 131072.5 (36.3)", changes: cfg("servingContext: 131072 ", "servingContext: 131072.5 "), code: 1, want: []string{"hugo-like.yaml", "field sizing.servingContext"}},
+		{name: "reservePerGpuBytes 1.5 (36.3)", changes: cfg("reservePerGpuBytes: 0 ", "reservePerGpuBytes: 1.5 "), code: 1, want: []string{"hugo-like.yaml", "field sizing.reservePerGpuBytes"}},
+		{name: "a context of 2.5 tokens (36.3)", changes: cfg("contexts: [8192, 131072, 1048576]", "contexts: [8192, 2.5]"), code: 1, want: []string{"hugo-like.yaml", "field sizing.contexts[1]"}},
+		{name: "a context of true tokens (36.3)", changes: cfg("contexts: [8192, 131072, 1048576]", "contexts: [true]"), code: 1, want: []string{"hugo-like.yaml", "field sizing.contexts[0]"}},
+		{name: "tensor parallel size true (36.3)", changes: cfg("tensorParallelSizes: [1, 2, 4, 8]", "tensorParallelSizes: [1, true]"), code: 1, want: []string{"hugo-like.yaml", "field sizing.tensorParallelSizes[1]"}},
+		{name: "tensor parallel size 1.5 (36.3)", changes: cfg("tensorParallelSizes: [1, 2, 4, 8]", "tensorParallelSizes: [1.5]"), code: 1, want: []string{"hugo-like.yaml", "field sizing.tensorParallelSizes[0]"}},
+		{name: "gpuMemoryUtilization true (36.3)", changes: cfg("gpuMemoryUtilization: 0.90 ", "gpuMemoryUtilization: true "), code: 1, want: []string{"hugo-like.yaml", "field sizing.gpuMemoryUtilization", "expected a number"}},
+		{name: "memoryEfficiency true (36.3)", changes: speed("memoryEfficiency: true"), code: 1, want: []string{"hugo-like.yaml", "field sizing.speed.memoryEfficiency"}},
+		{name: "computeEfficiency yes (36.3)", changes: speed("computeEfficiency: yes"), code: 1, want: []string{"hugo-like.yaml", "field sizing.speed.computeEfficiency"}},
+		{name: "promptTokens 8192.5 (36.3)", changes: speed("promptTokens: 8192.5"), code: 1, want: []string{"hugo-like.yaml", "field sizing.speed.promptTokens"}},
+		{name: "downloadBytesPerSecond true (36.3)", changes: cfg("downloadBytesPerSecond: 126300000", "downloadBytesPerSecond: true"), code: 1, want: []string{"hugo-like.yaml", "field sizing.downloadBytesPerSecond"}},
+		{name: "maxAgeDays 1.5 (36.3)", changes: cfg("maxAgeDays: 0 ", "maxAgeDays: 1.5 "), code: 1, want: []string{"hugo-like.yaml", "field freshness.maxAgeDays"}},
+		{name: "search 1 (36.3)", changes: cfg("watchOrgs: []", "watchOrgs: []\nsearch: 1"), code: 1, want: []string{"hugo-like.yaml", "field search", "true or false"}},
+		{name: "env concurrency 2.5 (36.3)", env: env("DOSSIER_SIZING_CONCURRENCY", "2.5"), code: 1, want: []string{"DOSSIER_SIZING_CONCURRENCY", "sizing.concurrency"}},
+		{name: "env kvDtypeBytes true (36.3)", env: env("DOSSIER_SIZING_KVDTYPEBYTES", "true"), code: 1, want: []string{"DOSSIER_SIZING_KVDTYPEBYTES", "sizing.kvDtypeBytes"}},
+		{name: "env memoryEfficiency true (36.3)", env: env("DOSSIER_SIZING_SPEED_MEMORYEFFICIENCY", "true"), code: 1, want: []string{"DOSSIER_SIZING_SPEED_MEMORYEFFICIENCY", "sizing.speed.memoryEfficiency"}},
+		{name: "env contexts with a fraction (36.3)", env: env("DOSSIER_SIZING_CONTEXTS", "8192,2.5"), code: 1, want: []string{"DOSSIER_SIZING_CONTEXTS", "sizing.contexts"}},
+		{name: "env search 1.5 (36.3)", env: env("DOSSIER_SEARCH", "1.5"), code: 1, want: []string{"DOSSIER_SEARCH", "search"}},
+		{name: "plan concurrency 2.5 (36.3)", changes: cfg("concurrency: 1 ", "concurrency: 2.5 "), args: []string{"plan", "--config", planConf}, code: 1, want: []string{"hugo-like.yaml", "field sizing.concurrency"}},
+	}
 }
 
 // priceCases break the price snapshot (lambda.json), the SKU map and the

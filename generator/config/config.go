@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
@@ -194,9 +193,11 @@ func finish(v *viper.Viper, root, file string, flags *pflag.FlagSet, flagKeys ma
 		return nil, err
 	}
 	var s Site
-	if err := v.Unmarshal(&s, func(c *mapstructure.DecoderConfig) {
-		c.WeaklyTypedInput = true
-	}); err != nil {
+	s.Root, s.File, s.origins = root, file, origin
+	if err := v.Unmarshal(&s, strictNumbers); err != nil {
+		if fe := typeFieldError(err); fe != nil {
+			return nil, s.blame(fe)
+		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	s.Root, s.File, s.origins = root, file, origin

@@ -137,3 +137,30 @@ func TestParseHardware(t *testing.T) {
 		}
 	}
 }
+
+// A whole number written as a float is an integer; a fraction or a
+// boolean where an integer or a ratio belongs is an error naming the key.
+func TestStrictNumbers(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"sizing:\n  concurrency: 4.0\n", ""},
+		{"sizing:\n  concurrency: \"4\"\n", ""},
+		{"sizing:\n  servingContext: 1e6\n", ""},
+		{"sizing:\n  concurrency: 4.5\n", "field sizing.concurrency: expected an integer, found 4.5"},
+		{"sizing:\n  kvDtypeBytes: true\n", "field sizing.kvDtypeBytes: expected an integer, found true"},
+		{"sizing:\n  gpuMemoryUtilization: false\n", "field sizing.gpuMemoryUtilization: expected a number, found false"},
+		{"sizing:\n  contexts: [1024, 1.5]\n", "field sizing.contexts[1]: expected an integer"},
+		{"search: 0\n", "field search: expected true or false, found 0"},
+	} {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, FileName), []byte(tc.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(root, nil, nil)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.yaml, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: error %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+}
