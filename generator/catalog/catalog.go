@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"dossier/generator/internal/checked"
 	"dossier/generator/internal/safefile"
 	"dossier/generator/pricing"
 	"dossier/generator/yamlx"
@@ -71,18 +72,6 @@ type Spec struct {
 // Classes are the kinds of hardware a reader owns or rents, in the order
 // a page lists them.
 var Classes = []string{"consumer", "workstation", "datacenter", "unified", "cpu"}
-
-// MaxMemoryBytes bounds a device's memory: beyond a petabyte the entry is
-// a typo, and the bound keeps count × memory inside int64.
-const MaxMemoryBytes = 1e15
-
-// MaxGPUsPerNode bounds gpus_per_node (a 72-GPU NVLink domain is the
-// largest sold); with MaxMemoryBytes the product fits in int64.
-const MaxGPUsPerNode = 4096
-
-// MaxLayoutGPUs bounds the GPU count of one configuration: with
-// MaxMemoryBytes per GPU the layout's total stays inside int64.
-const MaxLayoutGPUs = 9000
 
 // Capacity is the memory a model can be placed in: the driver-reported
 // total, or for unified memory the share the GPU may wire by default.
@@ -339,7 +328,16 @@ func providerID(name string) string {
 	return b.String()
 }
 
+// MinSpec and MaxSpec bound a bandwidth or peak rate (bytes or FLOP per
+// second): 1e-300 B/s would make every time derived from it infinite, and
+// the slowest real figure (a PCIe link) is above 10^9.
+const (
+	MinSpec = 1e6
+	MaxSpec = 1e20
+)
+
 // validAccelerator checks one hardware entry; the error names the field.
+// The ranges of its numbers are checkAccelerators' (ranges.go).
 func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) error {
 	switch {
 	case a.ID == "":
@@ -348,8 +346,6 @@ func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) err
 		return fmt.Errorf("field %s: duplicate id %q", field("id"), a.ID)
 	case !slices.Contains(Classes, a.Class):
 		return fmt.Errorf("field %s: expected one of %v, found %q", field("class"), Classes, a.Class)
-	case a.MemoryBytes <= 0 || a.MemoryBytes > MaxMemoryBytes:
-		return fmt.Errorf("field %s: expected a byte count in (0, 10^15], found %d", field("memory_bytes"), a.MemoryBytes)
 	case a.MemoryMarketing == "":
 		return fmt.Errorf("field %s: missing (the spec sheet's figure as printed)", field("memory_marketing"))
 	case a.MemorySource == "":
@@ -360,8 +356,6 @@ func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) err
 		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("memory_as_of"), a.MemoryAsOf)
 	case !(a.GPUWiredShare >= 0 && a.GPUWiredShare <= 1):
 		return fmt.Errorf("field %s: expected a fraction in [0, 1], found %v", field("gpu_wired_share"), a.GPUWiredShare)
-	case a.GPUsPerNode <= 0 || a.GPUsPerNode > MaxGPUsPerNode:
-		return fmt.Errorf("field %s: expected a count in 1..%d, found %d", field("gpus_per_node"), MaxGPUsPerNode, a.GPUsPerNode)
 	case a.Source == "":
 		return fmt.Errorf("field %s: missing", field("source"))
 	case !dateRe.MatchString(a.AsOf):
@@ -379,8 +373,8 @@ func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) err
 			continue
 		}
 		switch {
-		case !(sp.s.Value > 0 && sp.s.Value < 1e20):
-			return fmt.Errorf("field %s: expected a positive figure, found %v", field(sp.name+".value"), sp.s.Value)
+		case !(sp.s.Value >= MinSpec && sp.s.Value <= MaxSpec): // NaN too
+			return fmt.Errorf("field %s: %s", field(sp.name+".value"), checked.Range(MinSpec, MaxSpec, "per second", sp.s.Value))
 		case sp.s.Source == "":
 			return fmt.Errorf("field %s: missing", field(sp.name+".source"))
 		case !dateRe.MatchString(sp.s.AsOf):

@@ -139,7 +139,87 @@ func issue36Cases() []badCase {
 	)
 	cs = append(cs, priceCases()...)
 	cs = append(cs, typingCases()...)
+	cs = append(cs, rangeCases()...)
+	cs = append(cs, provenanceCases()...)
 	return cs
+}
+
+// rangeCases pass the limits the README states, and NaN, infinite and
+// denormal inputs (issue 36 item 4).
+func rangeCases() []badCase {
+	plan := func(flags ...string) []string { return append([]string{"plan", "--config", planConf}, flags...) }
+	hw := func(old, new string) []change { return []change{{hwFile, old, new}} }
+	bandwidth := "memory_bandwidth:\n      value: 8e+12\n"
+	peak := "peak_bf16_flops:\n      value: 2.25e+15\n"
+	interval := func(low, high string) []change {
+		return []change{{llamaPage, "published:\n", strings.Replace(withMeasurement, "    source: https://example.org/m\n", "    interval: {low: "+low+", high: "+high+", level: \"90% CI\"}\n    source: https://example.org/m\n", 1)}}
+	}
+	return []badCase{
+		{name: "plan context 10^12 (36.4)", args: plan("--context", "1000000000000"), code: 2, want: []string{"--context", "expected from 1 to 4294967296 tokens"}},
+		{name: "plan context 2^32+1 (36.4)", args: plan("--context", "4294967297"), code: 2, want: []string{"--context", "4294967297"}},
+		{name: "plan context 2^63-1 (36.4)", args: plan("--context", "9223372036854775807"), code: 2, want: []string{"--context", "9223372036854775807"}},
+		{name: "plan context negative (36.4)", args: plan("--context", "-8"), code: 2, want: []string{"--context"}},
+		{name: "plan concurrency 2^20+1 (36.4)", args: plan("--concurrency", "1048577"), code: 2, want: []string{"--concurrency", "expected from 1 to 1048576 sequences"}},
+		{name: "plan concurrency 2^63-1 (36.4)", args: plan("--concurrency", "9223372036854775807"), code: 2, want: []string{"--concurrency"}},
+		{name: "plan hardware 65537 GPUs (36.4)", args: plan("--hardware", "65537xB200"), code: 2, want: []string{"--hardware", "65536"}},
+		{name: "site hardware 65537 GPUs (36.4)", changes: []change{{siteFile, "  - 8xB200\n", "  - 65537xB200\n"}}, code: 1, want: []string{"hugo-like.yaml", "hardware[0]", "65536"}},
+		{name: "measurement interval NaN (36.4)", changes: interval(".nan", "1"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].interval.low"}},
+		{name: "measurement interval infinite (36.4)", changes: interval("1", ".inf"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].interval.high"}},
+		{name: "measurement interval denormal (36.4)", changes: interval("5e-324", "1"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].interval.low", "normal size"}},
+		{name: "bandwidth 1e-300 (36.4)", changes: hw(bandwidth, "memory_bandwidth:\n      value: 1e-300\n"), code: 1, want: []string{"hardware.yaml", "accelerators[0].memory_bandwidth.value", "from 1e+06"}},
+		{name: "bandwidth denormal (36.4)", changes: hw(bandwidth, "memory_bandwidth:\n      value: 5e-324\n"), code: 1, want: []string{"hardware.yaml", "accelerators[0].memory_bandwidth.value"}},
+		{name: "bandwidth NaN (36.4)", changes: hw(bandwidth, "memory_bandwidth:\n      value: .nan\n"), code: 1, want: []string{"hardware.yaml", "accelerators[0].memory_bandwidth.value"}},
+		{name: "peak FLOP/s infinite (36.4)", changes: hw(peak, "peak_bf16_flops:\n      value: .inf\n"), code: 1, want: []string{"hardware.yaml", "accelerators[0].peak_bf16_flops.value"}},
+		{name: "plan bandwidth 1e-300 (36.4)", changes: hw(bandwidth, "memory_bandwidth:\n      value: 1e-300\n"), args: plan(), code: 1, want: []string{"hardware.yaml", "memory_bandwidth.value"}},
+		{name: "gpu wired share NaN (36.4)", changes: hw("    memory_verified: true\n", "    memory_verified: true\n    gpu_wired_share: .nan\n"), code: 1, want: []string{"hardware.yaml", "gpu_wired_share"}},
+		{name: "price list price denormal (36.4)", changes: []change{{priceFile, "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 5e-324"}}, code: 1, want: []string{"runpod.yaml", "prices[0].usd_per_gpu_hour"}},
+		{name: "download rate denormal (36.4)", changes: []change{{siteFile, "downloadBytesPerSecond: 126300000", "downloadBytesPerSecond: 5e-324"}}, code: 1, want: []string{"hugo-like.yaml", "sizing.downloadBytesPerSecond"}},
+		{name: "download rate below a byte (36.4)", changes: []change{{siteFile, "downloadBytesPerSecond: 126300000", "downloadBytesPerSecond: 1e-300"}}, code: 1, want: []string{"hugo-like.yaml", "sizing.downloadBytesPerSecond", "from 1 to"}},
+		{name: "disk rate denormal in env (36.4)", env: map[string]string{"DOSSIER_SIZING_SPEED_DISKBYTESPERSECOND": "5e-324"}, code: 1, want: []string{"DOSSIER_SIZING_SPEED_DISKBYTESPERSECOND", "sizing.speed.diskBytesPerSecond"}},
+		{name: "utilization denormal (36.4)", changes: []change{{siteFile, "gpuMemoryUtilization: 0.90 ", "gpuMemoryUtilization: 5e-324 "}}, code: 1, want: []string{"hugo-like.yaml", "sizing.gpuMemoryUtilization"}},
+		{name: "published value denormal (36.4)", changes: []change{{llamaPage, "    value: 8e9\n", "    value: 5e-324\n"}}, code: 1, want: []string{"llama-3-1-8b.md", "published[0].value"}},
+		{name: "claim check min NaN (36.4)", changes: []change{{llamaPage, "published:\n", strings.Replace(withClaim, "{fact: bytes.tensors, expect: 16e9, tolerance: 0.01}", "{fact: bytes.tensors, min: .nan}", 1)}}, code: 1, want: []string{"llama-3-1-8b.md", "claims[0].checks[0].min"}},
+	}
+}
+
+// provenanceCases break the sources, claims and measurements of a page
+// (issue 36 item 5).
+func provenanceCases() []badCase {
+	sources := "sources:\n  - {id: meta-blog, title: \"Introducing Llama 3.1\", by: Meta, date: \"2024-07-23\", url: \"https://ai.meta.com/blog/meta-llama-3-1/\"}\n"
+	page := func(front string) []change { return []change{{llamaPage, "published:\n", front}} }
+	named := strings.Replace(withClaim, "by: someone", "by: Meta", 1)
+	claim := func(old, new string) []change {
+		return page(sources + strings.Replace(named, old, new, 1))
+	}
+	meas := func(old, new string) []change {
+		return page(sources + strings.Replace(withMeasurement, old, new, 1))
+	}
+	src := func(old, new string) []change {
+		return page(strings.Replace(sources, old, new, 1) + named)
+	}
+	return []badCase{
+		{name: "claim read before its source was published (36.5)", changes: claim("    date: \"2026-08-01\"\n    where: https://example.org/c\n", "    accessed: \"2024-07-01\"\n    where: meta-blog\n"), code: 1, want: []string{"llama-3-1-8b.md", "claims[0].accessed", "before its source"}},
+		{name: "claim published before its source (36.5)", changes: claim("    date: \"2026-08-01\"\n    where: https://example.org/c\n", "    date: \"2024-07-01\"\n    where: meta-blog\n"), code: 1, want: []string{"llama-3-1-8b.md", "claims[0].date", "before its source"}},
+		{name: "claim where mistyped source id (36.5)", changes: claim("where: https://example.org/c", "where: meta-blgo"), code: 1, want: []string{"llama-3-1-8b.md", "claims[0].where", "meta-blgo", "meta-blog"}},
+		{name: "measurement source mistyped id (36.5)", changes: meas("source: https://example.org/m", "source: meta-blog-2"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].source", "meta-blog-2"}},
+		{name: "measurement measured before its source (36.5)", changes: page(sources + strings.NewReplacer("    date: \"2026-08-01\"\n", "    date: \"2024-01-01\"\n", "source: https://example.org/m", "source: meta-blog").Replace(withMeasurement)), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].date", "before its source"}},
+		{name: "source date after accessed (36.5)", changes: src(`date: "2024-07-23"`, `date: "2024-07-23", accessed: "2024-07-01"`), code: 1, want: []string{"llama-3-1-8b.md", "sources[0].date", "after accessed"}},
+		{name: "claim by experts (36.5)", changes: claim("by: Meta", "by: experts"), code: 1, want: []string{"llama-3-1-8b.md", "claims[0].by", "experts"}},
+		{name: "claim by anonymous (36.5)", changes: claim("by: Meta", "by: anonymous"), code: 1, want: []string{"llama-3-1-8b.md", "claims[0].by"}},
+		{name: "claim by Reddit users (36.5)", changes: claim("by: Meta", "by: Reddit users"), code: 1, want: []string{"llama-3-1-8b.md", "claims[0].by", "Reddit users"}},
+		{name: "claim by users of Hacker News (36.5)", changes: claim("by: Meta", "by: users of Hacker News"), code: 1, want: []string{"llama-3-1-8b.md", "claims[0].by"}},
+		{name: "claim by AI researchers (36.5)", changes: claim("by: Meta", "by: AI researchers"), code: 1, want: []string{"llama-3-1-8b.md", "claims[0].by"}},
+		{name: "claim by everybody (36.5)", changes: claim("by: Meta", "by: everybody"), code: 1, want: []string{"llama-3-1-8b.md", "claims[0].by"}},
+		{name: "source by commentators (36.5)", changes: src("by: Meta", "by: \"several commentators, per the thread\""), code: 1, want: []string{"llama-3-1-8b.md", "sources[0].by"}},
+		{name: "measurement rank 54 of 10 (36.5)", changes: meas("    source: https://example.org/m\n", "    rank: {position: 54, of: 10}\n    source: https://example.org/m\n"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].rank.position", "54"}},
+		{name: "measurement rank 0 (36.5)", changes: meas("    source: https://example.org/m\n", "    rank: {position: 0, of: 10}\n    source: https://example.org/m\n"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].rank.position"}},
+		{name: "measurement rank negative (36.5)", changes: meas("    source: https://example.org/m\n", "    rank: {position: -3, of: 10}\n    source: https://example.org/m\n"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].rank.position"}},
+		{name: "measurement board of -1 (36.5)", changes: meas("    source: https://example.org/m\n", "    rank: {position: 1, of: -1}\n    source: https://example.org/m\n"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].rank.of"}},
+		{name: "measurement layout unknown accelerator (36.5)", changes: meas("batch: \"1\"}", "batch: \"1\", layout: 8xH1000}"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].configuration.layout", "H1000"}},
+		{name: "measurement layout 0xH100 (36.5)", changes: meas("batch: \"1\"}", "batch: \"1\", layout: 0xH100}"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].configuration.layout", "0xH100"}},
+		{name: "measurement layout malformed (36.5)", changes: meas("batch: \"1\"}", "batch: \"1\", layout: \"eight H100\"}"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].configuration.layout"}},
+		{name: "measurement layout too many GPUs (36.5)", changes: meas("batch: \"1\"}", "batch: \"1\", layout: 100000xH100}"), code: 1, want: []string{"llama-3-1-8b.md", "measurements[0].configuration.layout", "65536"}},
+	}
 }
 
 // typingCases put a boolean or a fraction where the site configuration

@@ -22,6 +22,7 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/facts"
 	"dossier/generator/hub"
+	ranges "dossier/generator/internal/checked"
 	"dossier/generator/internal/safefile"
 	"dossier/generator/planreport"
 	"dossier/generator/site"
@@ -245,8 +246,8 @@ var kvDTypeBytes = map[string]int64{
 func (pf planFlags) apply(env *planEnv, changed func(flag string) bool) error {
 	sz := &env.cfg.Sizing
 	if changed("context") {
-		if pf.context <= 0 {
-			return codeError{2, fmt.Errorf("--context: expected a positive token count, found %d", pf.context)}
+		if pf.context < 1 || pf.context > ranges.MaxContext {
+			return codeError{2, fmt.Errorf("--context: %s", ranges.Range(1, int64(ranges.MaxContext), "tokens", pf.context))}
 		}
 		sz.ServingContext = pf.context
 		if !slices.Contains(sz.Contexts, pf.context) {
@@ -255,8 +256,8 @@ func (pf planFlags) apply(env *planEnv, changed func(flag string) bool) error {
 		}
 	}
 	if changed("concurrency") {
-		if pf.concurrency <= 0 {
-			return codeError{2, fmt.Errorf("--concurrency: expected at least 1 sequence, found %d", pf.concurrency)}
+		if pf.concurrency < 1 || pf.concurrency > ranges.MaxConcurrency {
+			return codeError{2, fmt.Errorf("--concurrency: %s", ranges.Range(1, int64(ranges.MaxConcurrency), "sequences", pf.concurrency))}
 		}
 		sz.Concurrency = pf.concurrency
 	}
@@ -273,7 +274,7 @@ func (pf planFlags) apply(env *planEnv, changed func(flag string) bool) error {
 			h = strings.TrimSpace(h)
 			n, id, ok := config.ParseHardware(h)
 			if !ok {
-				return codeError{2, fmt.Errorf("--hardware: expected COUNTxACCELERATOR such as 8xH200, found %q", h)}
+				return codeError{2, fmt.Errorf("--hardware: expected COUNTxACCELERATOR such as 8xH200 with COUNT from 1 to %d, found %q", ranges.MaxGPUs, h)}
 			}
 			if env.cat.Accelerators[id] == nil {
 				return codeError{2, fmt.Errorf("--hardware %s: accelerator %q is not in the hardware catalog (%s); known: %s",

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -250,6 +249,10 @@ func ParseHardware(s string) (int, string, bool) {
 	return n, m[2], true
 }
 
+// maxBytesPerSecond bounds a download or disk read rate: 1 TB/s is past
+// any link or drive, and a rate below 1 B/s makes every time infinite.
+const maxBytesPerSecond = 1e12
+
 func (s *Site) validate() error {
 	bad := func(key, format string, a ...any) error {
 		return &FieldError{Key: key, Msg: fmt.Sprintf(format, a...)}
@@ -280,8 +283,8 @@ func (s *Site) validate() error {
 			return bad(key, "expected a fraction in (0, 1], found %v", e)
 		}
 	}
-	if r := z.Speed.DiskBytesPerSecond; !(r > 0) || math.IsInf(r, 1) {
-		return bad("sizing.speed.diskBytesPerSecond", "expected a positive finite read rate in bytes per second, found %v", r)
+	if r := z.Speed.DiskBytesPerSecond; !(r >= 1 && r <= maxBytesPerSecond) {
+		return bad("sizing.speed.diskBytesPerSecond", "%s", checked.Range(1, maxBytesPerSecond, "bytes per second", r))
 	}
 	if n := z.Speed.PromptTokens; n <= 0 || n > 1<<30 {
 		return bad("sizing.speed.promptTokens", "expected a token count in 1..2^30, found %d", n)
@@ -302,8 +305,8 @@ func (s *Site) validate() error {
 			return bad(fmt.Sprintf("sizing.tensorParallelSizes[%d]", i), "%s", checked.Range(1, checked.MaxGPUs, "GPUs", n))
 		}
 	}
-	if r := z.DownloadBytesPerSec; !(r > 0 && r <= 1e12) {
-		return bad("sizing.downloadBytesPerSecond", "expected a throughput above 0 and at most 1e12 bytes per second, found %v", r)
+	if r := z.DownloadBytesPerSec; !(r >= 1 && r <= maxBytesPerSecond) {
+		return bad("sizing.downloadBytesPerSecond", "%s", checked.Range(1, maxBytesPerSecond, "bytes per second", r))
 	}
 	if w := z.WaitWindowSeconds; !(w >= 0 && w <= 1e9) {
 		return bad("sizing.waitWindowSeconds", "expected from 0 to 1e9 seconds, found %v", w)

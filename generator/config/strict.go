@@ -52,10 +52,17 @@ func strictHook(from, to reflect.Type, data any) (any, error) {
 		switch from.Kind() {
 		case reflect.Bool:
 			return nil, &typeError{"a number", fmt.Sprintf("%v (a boolean)", data)}
+		case reflect.Float32, reflect.Float64:
+			if f := v.Float(); f != 0 && math.Abs(f) < 0x1p-1022 {
+				return nil, &typeError{"a number of normal size", fmt.Sprintf("%v (a denormal number)", data)}
+			}
 		case reflect.String:
 			f, err := strconv.ParseFloat(strings.TrimSpace(v.String()), 64)
 			if err != nil {
 				return nil, &typeError{"a number", strconv.Quote(v.String())}
+			}
+			if f != 0 && math.Abs(f) < 0x1p-1022 {
+				return nil, &typeError{"a number of normal size", fmt.Sprintf("%v (a denormal number)", v.String())}
 			}
 			return f, nil
 		}

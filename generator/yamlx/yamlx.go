@@ -25,7 +25,7 @@ func Decode(name string, b []byte, v any) error {
 		}
 		return fmt.Errorf("%s: %s", name, Locate(b, Explain(b, err)))
 	}
-	return nil
+	return checkFinite(name, b, v)
 }
 
 var (
