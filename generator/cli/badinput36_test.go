@@ -141,7 +141,47 @@ func issue36Cases() []badCase {
 	cs = append(cs, typingCases()...)
 	cs = append(cs, rangeCases()...)
 	cs = append(cs, provenanceCases()...)
+	cs = append(cs, whereCases()...)
 	return cs
+}
+
+// foreignDir makes a non-empty directory outside the site that no build
+// wrote, and points publishDir at it when setting is true.
+func foreignDir(setting bool) func(t *testing.T, root string) {
+	return func(t *testing.T, root string) {
+		t.Helper()
+		dir := filepath.Join(root, "foreign") // the flag's case: inside the site
+		if setting {
+			dir = filepath.Join(t.TempDir(), "not-ours")
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("someone's file\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if setting {
+			apply(t, root, change{siteFile, "publishDir: public", "publishDir: " + dir})
+		}
+	}
+}
+
+// whereCases are errors that must say where (issue 36 item 6).
+func whereCases() []badCase {
+	cacheEnv := map[string]string{"DOSSIER_CACHE": "usercache"}
+	cachedSnap := "usercache/hub/acme/tiny/" + cachedSHA + ".json"
+	return []badCase{
+		{name: "publishDir holds files nobody built (36.6)", prepare: foreignDir(true), code: 1, want: []string{"hugo-like.yaml", "field publishDir", "not written by dossier"}},
+		{name: "destination holds files nobody built (36.6)", prepare: foreignDir(false), args: []string{"build", "--destination", "foreign"}, code: 1, want: []string{"flag --destination", "field publishDir", "not written by dossier"}},
+		{name: "Hub snapshot syntax error has a line (36.6)", changes: []change{{llamaSnap, `"schema": 1,`, `"schema": 1`}}, code: 1, want: []string{"snapshot.json", "line 3", "invalid JSON"}},
+		{name: "Hub snapshot cut short has a line (36.6)", changes: []change{{llamaSnap, "\n}\n", "\n"}}, code: 1, want: []string{"snapshot.json", "line ", "ends before"}},
+		{name: "plan config syntax error has a line (36.6)", changes: []change{{planConf, `"hidden_size": 4096,`, `"hidden_size": 4096`}}, args: []string{"plan", "--config", planConf}, code: 1, want: []string{planConf, "line ", "invalid character"}},
+		{name: "cached snapshot cut short names the file (36.6)", env: cacheEnv, changes: []change{{cachedSnap, "", "{\"schema\": 1,\n\"model\": \"acme/tiny\",\n"}}, args: []string{"plan", "acme/tiny@" + cachedSHA, "--offline"}, code: 1, want: []string{cachedSHA + ".json", "line 3"}},
+		{name: "hardware type error names the key (36.6)", changes: []change{{hwFile, "memory_bytes: 192265846784", "memory_bytes: lots"}}, code: 1, want: []string{"hardware.yaml", "line 17", "accelerators[0].memory_bytes", "expected an integer"}},
+		{name: "price list type error names the key (36.6)", changes: []change{{priceFile, "gpus: 8\n", "gpus: eight\n"}}, code: 1, want: []string{"runpod.yaml", "prices[1].gpus"}},
+		{name: "front matter type error names the key (36.6)", changes: []change{{llamaPage, "org: Meta", "org: Meta\ndraft: maybe"}}, code: 1, want: []string{"llama-3-1-8b.md", "field draft", "true or false"}},
+		{name: "site configuration type error names the key (36.6)", changes: []change{{siteFile, "contexts: [8192, 131072, 1048576]", "contexts: 8192 tokens"}}, code: 1, want: []string{"hugo-like.yaml", "sizing.contexts"}},
+	}
 }
 
 // rangeCases pass the limits the README states, and NaN, infinite and

@@ -331,6 +331,9 @@ func apply(t *testing.T, root string, c change) {
 			t.Fatal(err)
 		}
 	case c.old == "":
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(c.new), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ import (
 	"dossier/generator/facts"
 	"dossier/generator/hub"
 	ranges "dossier/generator/internal/checked"
+	"dossier/generator/internal/jsoncheck"
 	"dossier/generator/internal/safefile"
 	"dossier/generator/planreport"
 	"dossier/generator/site"
@@ -385,6 +386,16 @@ func configTarget(path string) (planTarget, error) {
 func (t planTarget) withConfig(conf, quant []byte, where string) (planTarget, error) {
 	ar, err := arch.Parse(conf, quant)
 	if err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			// The parser's byte offset is into config.json or, after
+			// its name in the message, hf_quant_config.json.
+			in := conf
+			if strings.HasPrefix(err.Error(), "hf_quant_config.json") {
+				in = quant
+			}
+			return t, fmt.Errorf("%s: line %d: %w", where, jsoncheck.LineAt(in, se.Offset), err)
+		}
 		return t, fmt.Errorf("%s: %w", where, err)
 	}
 	an, anErr := site.Analytic(conf, quant)

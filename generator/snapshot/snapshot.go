@@ -259,7 +259,10 @@ func describeJSONError(err error, b []byte) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
+		return fmt.Errorf("line %d: invalid JSON at byte %d: %w", jsoncheck.LineAt(b, se.Offset), se.Offset, err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("line %d: the JSON ends before the snapshot object is closed", jsoncheck.LineAt(b, int64(len(b))))
 	}
 	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
 		return &FieldError{Field: strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`), Msg: "unknown field"}
