@@ -142,7 +142,28 @@ func issue36Cases() []badCase {
 	cs = append(cs, rangeCases()...)
 	cs = append(cs, provenanceCases()...)
 	cs = append(cs, whereCases()...)
+	cs = append(cs, offlineCases()...)
 	return cs
+}
+
+// offlineCases run plan and sync in huggingface_hub's offline mode with
+// nothing cached (issue 36 item 7): each fails at once naming the
+// variable and the cache, without a request (HF_ENDPOINT points nowhere).
+func offlineCases() []badCase {
+	env := func(kv ...string) map[string]string {
+		m := map[string]string{"DOSSIER_CACHE": "usercache", "HF_ENDPOINT": "http://127.0.0.1:1"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	return []badCase{
+		{name: "HF_HUB_OFFLINE with nothing cached (36.7)", env: env("HF_HUB_OFFLINE", "1"), args: []string{"plan", "acme/tiny"}, code: 1, want: []string{"HF_HUB_OFFLINE=1", "usercache", "no commit of main is cached"}},
+		{name: "HF_HUB_OFFLINE true with a commit not cached (36.7)", env: env("HF_HUB_OFFLINE", "true"), args: []string{"plan", "acme/tiny@" + cachedSHA}, code: 1, want: []string{"HF_HUB_OFFLINE=true", "not in the user cache"}},
+		{name: "TRANSFORMERS_OFFLINE with nothing cached (36.7)", env: env("TRANSFORMERS_OFFLINE", "YES"), args: []string{"plan", "acme/tiny"}, code: 1, want: []string{"TRANSFORMERS_OFFLINE=YES", "usercache"}},
+		{name: "HF_HUB_OFFLINE compare not cached (36.7)", env: env("HF_HUB_OFFLINE", "1"), args: []string{"plan", "meta-llama/Llama-3.1-8B", "--compare", "acme/tiny"}, code: 1, want: []string{"HF_HUB_OFFLINE=1", "acme/tiny"}},
+		{name: "HF_HUB_OFFLINE sync makes no request (36.7)", env: env("HF_HUB_OFFLINE", "on"), args: []string{"sync", "meta-llama/Llama-3.1-8B"}, code: 1, want: []string{"HF_HUB_OFFLINE=on", "no request"}},
+	}
 }
 
 // foreignDir makes a non-empty directory outside the site that no build

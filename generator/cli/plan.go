@@ -146,14 +146,14 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 		}
 		targets = append(targets, t)
 	} else {
-		t, err := a.refTarget(ctx, env, args[0], pf.offline)
+		t, err := a.refTarget(ctx, env, args[0], pf.offlineBy())
 		if err != nil {
 			return err
 		}
 		targets = append(targets, t)
 	}
 	if pf.compare != "" {
-		t, err := a.refTarget(ctx, env, pf.compare, pf.offline)
+		t, err := a.refTarget(ctx, env, pf.compare, pf.offlineBy())
 		if err != nil {
 			return err
 		}
@@ -405,7 +405,7 @@ func (t planTarget) withConfig(conf, quant []byte, where string) (planTarget, er
 
 // refTarget finds the snapshot of ORG/NAME[@REV]: the site's when it is
 // at that revision, else the user cache or the Hub.
-func (a *app) refTarget(ctx context.Context, env *planEnv, ref string, offline bool) (planTarget, error) {
+func (a *app) refTarget(ctx context.Context, env *planEnv, ref string, offline string) (planTarget, error) {
 	model, rev, err := hub.ParseRef(ref)
 	if err != nil {
 		return planTarget{}, codeError{2, err}
@@ -443,7 +443,7 @@ func snapshotTarget(model string, snap *snapshot.Snapshot, origin, path string) 
 // hubSnapshot answers from the user cache when it can and from the Hub
 // otherwise, caching what it fetched. A commit sha needs no request; a
 // branch or tag is resolved each time unless offline.
-func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) (*snapshot.Snapshot, string, error) {
+func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline string) (*snapshot.Snapshot, string, error) {
 	cache, err := usercache.Open(os.Getenv)
 	if err != nil {
 		return nil, "", err
@@ -455,10 +455,10 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 	sha := ""
 	if usercache.IsCommit(rev) {
 		sha = rev
-	} else if offline {
+	} else if offline != "" {
 		if sha, err = cache.Ref(model, rev); err != nil {
 			if errors.Is(err, usercache.ErrNoRef) {
-				return nil, "", fmt.Errorf("plan %s --offline: no commit of %s is cached in %s; run once without --offline, or pin a cached commit with @SHA", ref, rev, cache.Dir)
+				return nil, "", fmt.Errorf("plan %s: no commit of %s is cached in %s; run once without %s, or pin a cached commit with @SHA", offlineRef(ref, offline), rev, cache.Dir, offline)
 			}
 			return nil, "", err
 		}
@@ -471,8 +471,8 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, "", err
 		}
-		if offline {
-			return nil, "", fmt.Errorf("plan %s --offline: %s@%s is not in the user cache %s; run once without --offline", ref, model, sha, cache.Dir)
+		if offline != "" {
+			return nil, "", fmt.Errorf("plan %s: %s@%s is not in the user cache %s; run once without %s", offlineRef(ref, offline), model, sha, cache.Dir, offline)
 		}
 	}
 	client, err := a.hubClient()
@@ -481,7 +481,7 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 	}
 	resolved, err := hub.Resolve(ctx, client, model, rev)
 	if err != nil {
-		return nil, "", fmt.Errorf("plan %w", err)
+		return nil, "", planHubError(err)
 	}
 	if sha == "" {
 		sha = resolved.Commit()
@@ -492,7 +492,7 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 	}
 	res, err := hub.Fetch(ctx, client, resolved, hub.Options{Progress: a.progress()})
 	if err != nil {
-		return nil, "", fmt.Errorf("plan %w", err)
+		return nil, "", planHubError(err)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(a.stderr, "dossier: plan %s: warning: %s\n", ref, w)
@@ -506,6 +506,34 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 		origin += ", cached in " + cacheName(cache, model, sha)
 	}
 	return res.Snapshot, origin, nil
+}
+
+// planHubError is a failed Hub request; one that never reached the Hub
+// says how plan answers without it.
+func planHubError(err error) error {
+	if errors.Is(err, hub.ErrUnreachable) {
+		return fmt.Errorf("plan %w; without the network, plan answers from the user cache (--offline) or from a config.json (--config FILE)", err)
+	}
+	return fmt.Errorf("plan %w", err)
+}
+
+// offlineRef is ref with what made plan offline: "a/b@main --offline",
+// "a/b@main (HF_HUB_OFFLINE=1)".
+func offlineRef(ref, offline string) string {
+	if offline == "--offline" {
+		return ref + " " + offline
+	}
+	return ref + " (" + offline + ")"
+}
+
+// offlineBy says what makes plan answer without the network: the
+// --offline flag, the variable setting huggingface_hub's offline mode
+// (HF_HUB_OFFLINE=1), or nothing ("").
+func (pf planFlags) offlineBy() string {
+	if pf.offline {
+		return "--offline"
+	}
+	return hub.OfflineFromEnv(os.Getenv)
 }
 
 func (a *app) cacheRef(cache *usercache.Cache, model, rev, sha string) {

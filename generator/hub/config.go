@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"dossier/generator/internal/safefile"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"dossier/generator/internal/safefile"
 )
 
 // DefaultEndpoint is the Hub used when HF_ENDPOINT is not set.
@@ -62,10 +63,14 @@ type Config struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Transport overrides the HTTP transport (tests, proxies).
 	Transport http.RoundTripper
+	// Offline is the variable that set offline mode ("HF_HUB_OFFLINE=1",
+	// see OfflineFromEnv); every request then fails with ErrOffline.
+	Offline string
 }
 
 // ConfigFromEnv builds a Config the way huggingface_hub reads its
-// environment: HF_ENDPOINT (trailing "/" stripped), then the token from
+// environment: HF_ENDPOINT (trailing "/" stripped), offline mode
+// (OfflineFromEnv), then the token from
 // HF_TOKEN, HUGGING_FACE_HUB_TOKEN, or the token file ($HF_TOKEN_PATH, else
 // $HF_HOME/token, else $XDG_CACHE_HOME/huggingface/token, else
 // ~/.cache/huggingface/token). version goes into the User-Agent.
@@ -80,6 +85,7 @@ func ConfigFromEnv(env Env, version string) (Config, error) {
 		version = "dev"
 	}
 	cfg.UserAgent = "dossier/" + version
+	cfg.Offline = OfflineFromEnv(env)
 	tok, _, err := TokenFromEnv(env)
 	if err != nil {
 		return Config{}, err
