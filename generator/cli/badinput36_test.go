@@ -104,7 +104,7 @@ func issue36Cases() []badCase {
 		cs = append(cs,
 			badCase{name: in.kind + " linked to proc-self-environ (36.1)", prepare: linkTo(in.file, "/proc/self/environ"), code: 1, want: []string{base, "/proc"}},
 			badCase{name: in.kind + " linked to dev-zero (36.1)", prepare: linkTo(in.file, "/dev/zero"), code: 1, want: []string{base, "/dev"}},
-			badCase{name: in.kind + " linked outside the site (36.1)", prepare: linkTo(in.file, "outside"), code: 1, want: []string{base, "outside"}},
+			badCase{name: in.kind + " linked outside the site (36.1)", prepare: linkTo(in.file, "outside"), code: 1, want: []string{base, "a symbolic link to", ", outside"}},
 		)
 	}
 	cs = append(cs,
@@ -122,7 +122,7 @@ func issue36Cases() []badCase {
 			if err := os.Mkdir(p, 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, code: 1, want: []string{"llama-3-1-8b.md", "directory"}},
+		}, code: 1, want: []string{llamaPage, "not a regular file (a directory)"}},
 		badCase{name: "site configuration past its limit (36.1)", prepare: grow(siteFile, 1100<<10), code: 1, want: []string{"hugo-like.yaml", "limit of 1048576 bytes"}},
 		badCase{name: "hardware catalog past its limit (36.1)", prepare: grow(hwFile, 9<<20), code: 1, want: []string{"hardware.yaml", "limit of 8388608 bytes"}},
 		badCase{name: "template past its limit (36.1)", prepare: grow("templates/style.css", 1100<<10), code: 1, want: []string{"style.css", "limit of 1048576 bytes"}},
@@ -133,7 +133,7 @@ func issue36Cases() []badCase {
 		badCase{name: "plan site snapshot linked to proc-self-environ (36.1)", prepare: linkTo(llamaSnap, "/proc/self/environ"), args: []string{"plan", "meta-llama/Llama-3.1-8B"}, code: 1, want: []string{"snapshot.json", "/proc"}},
 		badCase{name: "cached snapshot linked to proc-self-environ (36.1)", env: cacheEnv, prepare: linkTo(cachedSnap, "/proc/self/environ"), args: planCached, code: 1, want: []string{cachedSHA + ".json", "/proc"}},
 		badCase{name: "cached snapshot linked to dev-zero (36.1)", env: cacheEnv, prepare: linkTo(cachedSnap, "/dev/zero"), args: planCached, code: 1, want: []string{cachedSHA + ".json", "/dev"}},
-		badCase{name: "cached snapshot linked outside the cache (36.1)", env: cacheEnv, prepare: linkTo(cachedSnap, "outside"), args: planCached, code: 1, want: []string{cachedSHA + ".json", "outside"}},
+		badCase{name: "cached snapshot linked outside the cache (36.1)", env: cacheEnv, prepare: linkTo(cachedSnap, "outside"), args: planCached, code: 1, want: []string{cachedSHA + ".json", "a symbolic link to", ", outside"}},
 		badCase{name: "cached ref linked to proc-self-environ (36.1)", env: cacheEnv, prepare: linkTo(cachedRef, "/proc/self/environ"), args: planRef, code: 1, want: []string{"refs/main", "/proc"}},
 		badCase{name: "cached ref linked to dev-zero (36.1)", env: cacheEnv, prepare: linkTo(cachedRef, "/dev/zero"), args: planRef, code: 1, want: []string{"refs/main", "/dev"}},
 	)
@@ -365,8 +365,8 @@ func priceCases() []badCase {
 		{name: "gpus contradict skus.yaml (36.2)", changes: withSKUs(change{snap, `"gpus": 1,
       "usd_per_hour": 6.99,`, `"gpus": 2,
       "usd_per_hour": 13.98,`}), code: 1, want: []string{"lambda.json:12", "prices[0].gpus", "skus.yaml maps"}},
-		{name: "skus.yaml is garbage (36.2)", changes: []change{{skus, "", "\x7fELF\x02\x01 not yaml: [\n"}}, code: 1, want: []string{"skus.yaml"}},
-		{name: "skus.yaml is garbage in check (36.2)", changes: []change{{skus, "", "providers: 12\n"}}, args: check, code: 1, want: []string{"skus.yaml", "providers"}},
+		{name: "skus.yaml is garbage (36.2)", changes: []change{{skus, "", "\x7fELF\x02\x01 not yaml: [\n"}}, code: 1, want: []string{"data/pricing/skus.yaml: control characters"}},
+		{name: "skus.yaml is garbage in check (36.2)", changes: []change{{skus, "", "providers: 12\n"}}, args: check, code: 1, want: []string{"data/pricing/skus.yaml: line 1", "field providers"}},
 		{name: "skus.yaml without providers (36.2)", changes: []change{{skus, "", "# nothing\nproviders:\n"}}, code: 1, want: []string{"skus.yaml", "field providers"}},
 		{name: "skus.yaml negative gpus (36.2)", changes: []change{{skus, "", strings.Replace(lambdaSKUs, "gpus: 1", "gpus: -8", 1)}}, code: 1, want: []string{"skus.yaml:3", "providers.lambda[0].gpus"}},
 		{name: "skus.yaml provider not an id (36.2)", changes: []change{{skus, "", strings.Replace(lambdaSKUs, "lambda:", "Lambda Labs:", 1)}}, code: 1, want: []string{"skus.yaml:3", "providers.Lambda Labs"}},
