@@ -238,6 +238,9 @@ func TestBadInput(t *testing.T) {
 	if len(cases) < 80 {
 		t.Errorf("%d cases, want at least 80", len(cases))
 	}
+	if n := len(issue36Cases()); n < 100 {
+		t.Errorf("%d cases of issue 36, want at least 100", n)
+	}
 	// One good build to copy: the cases start from a published site.
 	clean := badSiteCopy(t)
 	if err := copyFile(filepath.Join(badSite, planConf), filepath.Join(clean, planConf)); err != nil {
