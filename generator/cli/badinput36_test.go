@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -52,7 +51,7 @@ func fifoAt(file string) func(t *testing.T, root string) {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		if err := syscall.Mkfifo(p, 0o644); err != nil {
+		if err := mkfifo(p); err != nil {
 			t.Skipf("no named pipes here: %v", err)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -44,9 +43,7 @@ func TestRead(t *testing.T) {
 	link(t, "/proc/self/environ", filepath.Join(dir, "environ.yaml"))
 	link(t, "/dev/zero", filepath.Join(dir, "zero.yaml"))
 	link(t, "nowhere.yaml", filepath.Join(dir, "dangling.yaml"))
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	pipe := mkfifo(filepath.Join(dir, "pipe.yaml")) == nil
 	// A data directory that is itself a link elsewhere is still "inside".
 	link(t, dir, filepath.Join(site, "data-link"))
 
@@ -70,6 +67,9 @@ func TestRead(t *testing.T) {
 		{filepath.Join(dir, "dangling.yaml"), dir, "error: a symbolic link to nowhere.yaml, which does not exist"},
 		{filepath.Join(dir, "big.yaml"), dir, "error: 17 bytes, above the limit of 16 bytes (16 B) for a test file"},
 	} {
+		if strings.HasSuffix(tc.path, "pipe.yaml") && !pipe {
+			continue // no named pipes on this system
+		}
 		b, err := Read(tc.path, tc.within, small)
 		got := string(b)
 		if err != nil {
