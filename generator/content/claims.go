@@ -224,10 +224,10 @@ func Vague(by string) bool {
 	}
 	last := words[len(words)-1]
 	switch {
+	case len(words) == 1 && indefinitePronoun(strings.ToLower(last)):
+		return true // "Someone", "everybody"
 	case last != strings.ToLower(last), strings.ContainsAny(last, "./@_0123456789"):
 		return false // a proper name, an acronym, a handle or a site
-	case len(words) == 1 && indefinitePronoun(last):
-		return true
 	}
 	return plural(last)
 }
