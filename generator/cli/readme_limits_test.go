@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	ranges "dossier/generator/internal/checked"
+	"dossier/generator/internal/hfconfig"
 	"dossier/generator/internal/safefile"
 	"dossier/generator/internal/sitetest"
 )
@@ -29,6 +30,7 @@ func TestReadmeStatesTheLimits(t *testing.T) {
 		"contexts up to " + power(2, ranges.MaxContext) + " tokens",
 		"concurrency up to " + power(2, ranges.MaxConcurrency),
 		"prices up to $" + power(10, ranges.MaxUSDPerHour) + "/h",
+		"config.json sizes up to " + power(2, hfconfig.MaxInt),
 		"1 to " + power(2, ranges.MaxContext) + " tokens and 1 to " + power(2, ranges.MaxConcurrency) + " sequences",
 		mib(safefile.Page) + " a page or catalog",
 		mib(safefile.Snapshot) + " a Hub snapshot",
