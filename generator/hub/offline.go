@@ -40,7 +40,10 @@ func unreachable(err error) bool {
 // OfflineFromEnv is the variable setting offline mode as huggingface_hub
 // reads it ("HF_HUB_OFFLINE=1"), or "" when online: HF_HUB_OFFLINE, or
 // when that is unset or empty TRANSFORMERS_OFFLINE, is true when it is 1,
-// ON, YES or TRUE in any case (huggingface_hub constants.py, _is_true).
+// ON, YES or TRUE in any case. Source: huggingface_hub
+// src/huggingface_hub/constants.py, HF_HUB_OFFLINE =
+// _is_true(HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE) with ENV_VARS_TRUE_VALUES
+// (https://github.com/huggingface/huggingface_hub, read 2026-12-04).
 func OfflineFromEnv(env Env) string {
 	for _, k := range []string{"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"} {
 		v := env(k)
