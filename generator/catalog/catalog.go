@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"dossier/generator/internal/checked"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/pricing"
 	"dossier/generator/yamlx"
 )
@@ -78,18 +79,6 @@ type Spec struct {
 // Classes are the kinds of hardware a reader owns or rents, in the order
 // a page lists them.
 var Classes = []string{"consumer", "workstation", "datacenter", "unified", "cpu"}
-
-// MaxMemoryBytes bounds a device's memory: beyond a petabyte the entry is
-// a typo, and the bound keeps count × memory inside int64.
-const MaxMemoryBytes = 1e15
-
-// MaxGPUsPerNode bounds gpus_per_node (a 72-GPU NVLink domain is the
-// largest sold); with MaxMemoryBytes the product fits in int64.
-const MaxGPUsPerNode = 4096
-
-// MaxLayoutGPUs bounds the GPU count of one configuration: with
-// MaxMemoryBytes per GPU the layout's total stays inside int64.
-const MaxLayoutGPUs = 9000
 
 // Capacity is the memory a model can be placed in: the driver-reported
 // total, or for unified memory the share the GPU may wire by default.
@@ -183,7 +172,7 @@ var dateRe calendarDate
 
 // Load reads the catalogs under dataDir (see LoadFS).
 func Load(dataDir string) (*Catalog, error) {
-	return LoadFS(os.DirFS(dataDir), dataDir)
+	return LoadFS(safefile.FS{Dir: dataDir, Limit: safefile.Catalog}, dataDir)
 }
 
 // LoadSizing reads the catalogs under dataDir that size a model:
@@ -191,7 +180,7 @@ func Load(dataDir string) (*Catalog, error) {
 // empty). A site of a thousand models has a software window or more per
 // model, and parsing them was a sixth of sizing one from its config.
 func LoadSizing(dataDir string) (*Catalog, error) {
-	return load(os.DirFS(dataDir), dataDir, false)
+	return load(safefile.FS{Dir: dataDir, Limit: safefile.Catalog}, dataDir, false)
 }
 
 // LoadFS reads hardware.yaml, software.yaml, references.yaml and
@@ -249,6 +238,10 @@ func loadPricing(fsys fs.FS, label string, c *Catalog) error {
 		return fmt.Errorf("list pricing: %w", err)
 	}
 	sort.Strings(snaps)
+	skus, err := loadSKUs(fsys, label)
+	if err != nil {
+		return err
+	}
 	synced := map[string]bool{}
 	for _, f := range snaps {
 		file := filepath.Join(label, filepath.FromSlash(f))
@@ -260,6 +253,9 @@ func loadPricing(fsys fs.FS, label string, c *Catalog) error {
 		if err != nil {
 			return err
 		}
+		if err := s.CheckSKUs(skus); err != nil {
+			return pricing.Locate(file, b, err)
+		}
 		c.PriceLists = append(c.PriceLists, fromSnapshot(s, file, c))
 		synced[s.Provider] = true
 	}
@@ -268,6 +264,7 @@ func loadPricing(fsys fs.FS, label string, c *Catalog) error {
 		return fmt.Errorf("list pricing: %w", err)
 	}
 	sort.Strings(files)
+	listed := map[string]string{} // provider id → its hand-written list
 	for _, f := range files {
 		if f == filepath.ToSlash(pricing.SKUPath("")) {
 			continue
@@ -280,10 +277,31 @@ func loadPricing(fsys fs.FS, label string, c *Catalog) error {
 			c.Notes = append(c.Notes, fmt.Sprintf("%s: superseded by the %s.json snapshot of the same provider", path.Base(f), pl.ID))
 			continue
 		}
+		if first, dup := listed[pl.ID]; dup {
+			b, _ := fs.ReadFile(fsys, f) // read once already: only for the line
+			return fmt.Errorf("%s:%d: field provider: %s already has a price list in %s (one file per provider)", pl.File, max(1, yamlx.Line(b, "provider")), pl.Provider, first)
+		}
+		listed[pl.ID] = pl.File
 		c.PriceLists = append(c.PriceLists, pl)
 	}
 	sort.SliceStable(c.PriceLists, func(i, j int) bool { return c.PriceLists[i].ID < c.PriceLists[j].ID })
 	return nil
+}
+
+// loadSKUs reads pricing/skus.yaml, the map of what each provider SKU
+// rents, if the site has one: build and check validate it and the
+// snapshots against it, not only prices sync.
+func loadSKUs(fsys fs.FS, label string) (pricing.SKUMap, error) {
+	name := filepath.ToSlash(pricing.SKUPath(""))
+	file := filepath.Join(label, filepath.FromSlash(name))
+	b, err := fs.ReadFile(fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read SKU map %s: %w", file, err)
+	}
+	return pricing.DecodeSKUs(file, b)
 }
 
 // fromSnapshot turns a snapshot into a price list. A price for an
@@ -321,7 +339,16 @@ func providerID(name string) string {
 	return b.String()
 }
 
+// MinSpec and MaxSpec bound a bandwidth or peak rate (bytes or FLOP per
+// second): 1e-300 B/s would make every time derived from it infinite, and
+// the slowest real figure (a PCIe link) is above 10^9.
+const (
+	MinSpec = 1e6
+	MaxSpec = 1e20
+)
+
 // validAccelerator checks one hardware entry; the error names the field.
+// The ranges of its numbers are checkAccelerators' (ranges.go).
 func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) error {
 	switch {
 	case a.ID == "":
@@ -330,8 +357,6 @@ func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) err
 		return fmt.Errorf("field %s: duplicate id %q", field("id"), a.ID)
 	case !slices.Contains(Classes, a.Class):
 		return fmt.Errorf("field %s: expected one of %v, found %q", field("class"), Classes, a.Class)
-	case a.MemoryBytes <= 0 || a.MemoryBytes > MaxMemoryBytes:
-		return fmt.Errorf("field %s: expected a byte count in (0, 10^15], found %d", field("memory_bytes"), a.MemoryBytes)
 	case a.MemoryMarketing == "":
 		return fmt.Errorf("field %s: missing (the spec sheet's figure as printed)", field("memory_marketing"))
 	case a.MemorySource == "":
@@ -342,8 +367,6 @@ func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) err
 		return fmt.Errorf("field %s: expected YYYY-MM-DD, found %q", field("memory_as_of"), a.MemoryAsOf)
 	case !(a.GPUWiredShare >= 0 && a.GPUWiredShare <= 1):
 		return fmt.Errorf("field %s: expected a fraction in [0, 1], found %v", field("gpu_wired_share"), a.GPUWiredShare)
-	case a.GPUsPerNode <= 0 || a.GPUsPerNode > MaxGPUsPerNode:
-		return fmt.Errorf("field %s: expected a count in 1..%d, found %d", field("gpus_per_node"), MaxGPUsPerNode, a.GPUsPerNode)
 	case a.Source == "":
 		return fmt.Errorf("field %s: missing", field("source"))
 	case !dateRe.MatchString(a.AsOf):
@@ -364,8 +387,8 @@ func validAccelerator(a *Accelerator, c *Catalog, field func(string) string) err
 			continue
 		}
 		switch {
-		case !(sp.s.Value > 0 && sp.s.Value < 1e20):
-			return fmt.Errorf("field %s: expected a positive figure, found %v", field(sp.name+".value"), sp.s.Value)
+		case !(sp.s.Value >= MinSpec && sp.s.Value <= MaxSpec): // NaN too
+			return fmt.Errorf("field %s: %s", field(sp.name+".value"), checked.Range(MinSpec, MaxSpec, "per second", sp.s.Value))
 		case sp.s.Source == "":
 			return fmt.Errorf("field %s: missing", field(sp.name+".source"))
 		case !dateRe.MatchString(sp.s.AsOf):

@@ -1,6 +1,10 @@
 package catalog
 
-import "fmt"
+import (
+	"fmt"
+
+	"dossier/generator/internal/checked"
+)
 
 // Host is how an accelerator is installed: how many sit in one host, how
 // many one scale-up domain (NVLink, xGMI) joins, and the scale-out fabric
@@ -40,10 +44,10 @@ func validHost(h *Host, field func(string) string) error {
 		return nil
 	}
 	switch {
-	case h.GPUs <= 0 || h.GPUs > MaxGPUsPerNode:
-		return fmt.Errorf("field %s: expected a count in 1..%d, found %d", field("host.gpus"), MaxGPUsPerNode, h.GPUs)
-	case h.ScaleUp < 0 || h.ScaleUp > MaxGPUsPerNode:
-		return fmt.Errorf("field %s: expected a count in 0..%d, found %d", field("host.scale_up"), MaxGPUsPerNode, h.ScaleUp)
+	case h.GPUs <= 0 || h.GPUs > checked.MaxGPUs:
+		return fmt.Errorf("field %s: expected a count in 1..%d, found %d", field("host.gpus"), checked.MaxGPUs, h.GPUs)
+	case h.ScaleUp < 0 || h.ScaleUp > checked.MaxGPUs:
+		return fmt.Errorf("field %s: expected a count in 0..%d, found %d", field("host.scale_up"), checked.MaxGPUs, h.ScaleUp)
 	case h.Fabric == "":
 		return fmt.Errorf("field %s: missing (the scale-out network, or \"none\")", field("host.fabric"))
 	case h.Source == "":

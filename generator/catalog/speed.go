@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"dossier/generator/internal/checked"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -246,8 +247,8 @@ func loadPairs(fsys fs.FS, label string, c *Catalog) ([]*CalibrationPair, error)
 			return nil, fmt.Errorf("%s: model, quant, engine and engine_version are all required", field("model"))
 		case c.Accelerators[p.Hardware] == nil:
 			return nil, fmt.Errorf("%s: %q is not in hardware.yaml", field("hardware"), p.Hardware)
-		case p.GPUs < 1 || p.GPUs > MaxLayoutGPUs:
-			return nil, fmt.Errorf("%s: expected a count in 1..%d, found %d", field("gpus"), MaxLayoutGPUs, p.GPUs)
+		case p.GPUs < 1 || p.GPUs > checked.MaxGPUs:
+			return nil, fmt.Errorf("%s: expected a count in 1..%d, found %d", field("gpus"), checked.MaxGPUs, p.GPUs)
 		case p.Batch < 1 || p.Batch > 1<<20:
 			return nil, fmt.Errorf("%s: expected a count in 1..2^20, found %d", field("batch"), p.Batch)
 		case p.PromptTokens < 0 || p.OutputTokens < 0 || p.PromptTokens > 1<<30 || p.OutputTokens > 1<<30:

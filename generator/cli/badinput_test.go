@@ -234,9 +234,12 @@ func symlinkPublic(t *testing.T, root string) {
 // file (or variable, or flag) and the field, and leave every file of the
 // site as it was, public/ and data/ included.
 func TestBadInput(t *testing.T) {
-	cases := badInputCases()
+	cases := append(badInputCases(), issue36Cases()...)
 	if len(cases) < 80 {
 		t.Errorf("%d cases, want at least 80", len(cases))
+	}
+	if n := len(issue36Cases()); n < 100 {
+		t.Errorf("%d cases of issue 36, want at least 100", n)
 	}
 	// One good build to copy: the cases start from a published site.
 	clean := badSiteCopy(t)
@@ -260,6 +263,7 @@ func TestBadInput(t *testing.T) {
 			if tc.prepare != nil {
 				tc.prepare(t, root)
 			}
+			t.Setenv("HF_TOKEN", secretToken)
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
@@ -278,6 +282,11 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("exit 0, want an error\n%s", msg)
 			case tc.code != 0 && code != tc.code:
 				t.Errorf("exit %d, want %d\n%s", code, tc.code, msg)
+			}
+			for _, secret := range []string{secretToken, outsideText} {
+				if strings.Contains(msg, secret) {
+					t.Errorf("output holds %q:\n%s", secret, msg)
+				}
 			}
 			if strings.Contains(msg, "panic") || strings.Contains(msg, "goroutine ") {
 				t.Errorf("output mentions a panic:\n%s", msg)
@@ -325,6 +334,9 @@ func apply(t *testing.T, root string, c change) {
 			t.Fatal(err)
 		}
 	case c.old == "":
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(c.new), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -392,13 +404,17 @@ func treeHashes(t *testing.T, root string) map[string]string {
 				return err
 			}
 			out[rel] = "link " + target
-			// The link's target is outside root: hash it too.
-			sub := treeHashes(t, target)
-			for k, v := range sub {
-				out[rel+"/"+k] = v
+			// A directory linked from outside root (public/): hash it too.
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				sub := treeHashes(t, target)
+				for k, v := range sub {
+					out[rel+"/"+k] = v
+				}
 			}
 		case e.IsDir():
 			out[rel] = "dir"
+		case !e.Type().IsRegular():
+			out[rel] = "special " + e.Type().String() // a pipe is never read
 		default:
 			b, err := os.ReadFile(p)
 			if err != nil {

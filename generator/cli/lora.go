@@ -144,7 +144,7 @@ func (a *app) runLora(cmd *cobra.Command, args []string, lf loraFlags) error {
 			return err
 		}
 	} else {
-		if t, err = a.refTarget(ctx, env, args[0], lf.offline); err != nil {
+		if t, err = a.refTarget(ctx, env, args[0], planFlags{offline: lf.offline}.offlineBy()); err != nil {
 			return err
 		}
 		conf, quant = t.input.Snapshot.Config, t.input.Snapshot.HFQuantConfig

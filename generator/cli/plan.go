@@ -22,6 +22,9 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/facts"
 	"dossier/generator/hub"
+	ranges "dossier/generator/internal/checked"
+	"dossier/generator/internal/jsoncheck"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/planreport"
 	"dossier/generator/site"
 	"dossier/generator/sizing"
@@ -164,14 +167,14 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 		}
 		targets = append(targets, t)
 	} else {
-		t, err := a.refTarget(ctx, env, args[0], pf.offline)
+		t, err := a.refTarget(ctx, env, args[0], pf.offlineBy())
 		if err != nil {
 			return err
 		}
 		targets = append(targets, t)
 	}
 	if pf.compare != "" {
-		t, err := a.refTarget(ctx, env, pf.compare, pf.offline)
+		t, err := a.refTarget(ctx, env, pf.compare, pf.offlineBy())
 		if err != nil {
 			return err
 		}
@@ -280,8 +283,8 @@ var kvDTypeBytes = map[string]int64{
 func (pf planFlags) apply(env *planEnv, changed func(flag string) bool) error {
 	sz := &env.cfg.Sizing
 	if changed("context") {
-		if pf.context <= 0 {
-			return codeError{2, fmt.Errorf("--context: expected a positive token count, found %d", pf.context)}
+		if pf.context < 1 || pf.context > ranges.MaxContext {
+			return codeError{2, fmt.Errorf("--context: %s", ranges.Range(1, int64(ranges.MaxContext), "tokens", pf.context))}
 		}
 		sz.ServingContext = pf.context
 		if !slices.Contains(sz.Contexts, pf.context) {
@@ -290,8 +293,8 @@ func (pf planFlags) apply(env *planEnv, changed func(flag string) bool) error {
 		}
 	}
 	if changed("concurrency") {
-		if pf.concurrency <= 0 {
-			return codeError{2, fmt.Errorf("--concurrency: expected at least 1 sequence, found %d", pf.concurrency)}
+		if pf.concurrency < 1 || pf.concurrency > ranges.MaxConcurrency {
+			return codeError{2, fmt.Errorf("--concurrency: %s", ranges.Range(1, int64(ranges.MaxConcurrency), "sequences", pf.concurrency))}
 		}
 		sz.Concurrency = pf.concurrency
 	}
@@ -308,7 +311,7 @@ func (pf planFlags) apply(env *planEnv, changed func(flag string) bool) error {
 			h = strings.TrimSpace(h)
 			n, id, ok := config.ParseHardware(h)
 			if !ok {
-				return codeError{2, fmt.Errorf("--hardware: expected COUNTxACCELERATOR such as 8xH200, found %q", h)}
+				return codeError{2, fmt.Errorf("--hardware: expected COUNTxACCELERATOR such as 8xH200 with COUNT from 1 to %d, found %q", ranges.MaxGPUs, h)}
 			}
 			if env.cat.Accelerators[id] == nil {
 				return codeError{2, fmt.Errorf("--hardware %s: accelerator %q is not in the hardware catalog (%s); known: %s",
@@ -429,6 +432,16 @@ func configTarget(path string) (planTarget, error) {
 func (t planTarget) withConfig(conf, quant []byte, where string) (planTarget, error) {
 	ar, err := arch.ParseWithTensors(conf, quant, t.tensors)
 	if err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			// The parser's byte offset is into config.json or, after
+			// its name in the message, hf_quant_config.json.
+			in := conf
+			if strings.HasPrefix(err.Error(), "hf_quant_config.json") {
+				in = quant
+			}
+			return t, fmt.Errorf("%s: line %d: %w", where, jsoncheck.LineAt(in, se.Offset), err)
+		}
 		return t, fmt.Errorf("%s: %w", where, err)
 	}
 	an, anErr := site.Analytic(conf, quant)
@@ -438,7 +451,7 @@ func (t planTarget) withConfig(conf, quant []byte, where string) (planTarget, er
 
 // refTarget finds the snapshot of ORG/NAME[@REV]: the site's when it is
 // at that revision, else the user cache or the Hub.
-func (a *app) refTarget(ctx context.Context, env *planEnv, ref string, offline bool) (planTarget, error) {
+func (a *app) refTarget(ctx context.Context, env *planEnv, ref string, offline string) (planTarget, error) {
 	model, rev, err := hub.ParseRef(ref)
 	if err != nil {
 		return planTarget{}, codeError{2, err}
@@ -476,7 +489,7 @@ func snapshotTarget(model string, snap *snapshot.Snapshot, origin, path string) 
 // hubSnapshot answers from the user cache when it can and from the Hub
 // otherwise, caching what it fetched. A commit sha needs no request; a
 // branch or tag is resolved each time unless offline.
-func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) (*snapshot.Snapshot, string, error) {
+func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline string) (*snapshot.Snapshot, string, error) {
 	cache, err := usercache.Open(os.Getenv)
 	if err != nil {
 		return nil, "", err
@@ -488,10 +501,10 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 	sha := ""
 	if usercache.IsCommit(rev) {
 		sha = rev
-	} else if offline {
+	} else if offline != "" {
 		if sha, err = cache.Ref(model, rev); err != nil {
 			if errors.Is(err, usercache.ErrNoRef) {
-				return nil, "", fmt.Errorf("plan %s --offline: no commit of %s is cached in %s; run once without --offline, or pin a cached commit with @SHA", ref, rev, cache.Dir)
+				return nil, "", fmt.Errorf("plan %s: no commit of %s is cached in %s; run once without %s, or pin a cached commit with @SHA", offlineRef(ref, offline), rev, cache.Dir, offline)
 			}
 			return nil, "", err
 		}
@@ -504,8 +517,8 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, "", err
 		}
-		if offline {
-			return nil, "", fmt.Errorf("plan %s --offline: %s@%s is not in the user cache %s; run once without --offline", ref, model, sha, cache.Dir)
+		if offline != "" {
+			return nil, "", fmt.Errorf("plan %s: %s@%s is not in the user cache %s; run once without %s", offlineRef(ref, offline), model, sha, cache.Dir, offline)
 		}
 	}
 	client, err := a.hubClient()
@@ -514,7 +527,7 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 	}
 	resolved, err := hub.Resolve(ctx, client, model, rev)
 	if err != nil {
-		return nil, "", fmt.Errorf("plan %w", err)
+		return nil, "", planHubError(err)
 	}
 	if sha == "" {
 		sha = resolved.Commit()
@@ -525,7 +538,7 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 	}
 	res, err := hub.Fetch(ctx, client, resolved, hub.Options{Progress: a.progress()})
 	if err != nil {
-		return nil, "", fmt.Errorf("plan %w", err)
+		return nil, "", planHubError(err)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(a.stderr, "dossier: plan %s: warning: %s\n", ref, w)
@@ -539,6 +552,34 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline bool) 
 		origin += ", cached in " + cacheName(cache, model, sha)
 	}
 	return res.Snapshot, origin, nil
+}
+
+// planHubError is a failed Hub request; one that never reached the Hub
+// says how plan answers without it.
+func planHubError(err error) error {
+	if errors.Is(err, hub.ErrUnreachable) {
+		return fmt.Errorf("plan %w; without the network, plan answers from the user cache (--offline) or from a config.json (--config FILE)", err)
+	}
+	return fmt.Errorf("plan %w", err)
+}
+
+// offlineRef is ref with what made plan offline: "a/b@main --offline",
+// "a/b@main (HF_HUB_OFFLINE=1)".
+func offlineRef(ref, offline string) string {
+	if offline == "--offline" {
+		return ref + " " + offline
+	}
+	return ref + " (" + offline + ")"
+}
+
+// offlineBy says what makes plan answer without the network: the
+// --offline flag, the variable setting huggingface_hub's offline mode
+// (HF_HUB_OFFLINE=1), or nothing ("").
+func (pf planFlags) offlineBy() string {
+	if pf.offline {
+		return "--offline"
+	}
+	return hub.OfflineFromEnv(os.Getenv)
 }
 
 func (a *app) cacheRef(cache *usercache.Cache, model, rev, sha string) {
@@ -581,14 +622,14 @@ func readConfig(path string) (conf, quant []byte, name string, err error) {
 	name = path
 	if st.IsDir() {
 		name = filepath.Join(path, "config.json")
-		q, err := os.ReadFile(filepath.Join(path, "hf_quant_config.json"))
+		q, err := safefile.Read(filepath.Join(path, "hf_quant_config.json"), "", safefile.Config)
 		if err == nil {
 			quant = q
 		} else if !os.IsNotExist(err) {
 			return nil, nil, "", fmt.Errorf("read hf_quant_config.json: %w", err)
 		}
 	}
-	conf, err = os.ReadFile(name)
+	conf, err = safefile.Read(name, "", safefile.Config)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("read config: %w", err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"dossier/generator/facts"
+	"dossier/generator/hub"
 	"dossier/generator/hub/hubtest"
 )
 
@@ -501,5 +503,38 @@ func TestPlanEmptyConfig(t *testing.T) {
 	code, _, stderr := plan(t, path)
 	if code != 3 || !strings.Contains(stderr, "model_type") {
 		t.Errorf("exit %d, want 3 naming model_type: %s", code, stderr)
+	}
+}
+
+// HF_HUB_OFFLINE=1 is plan --offline: a model fetched once is answered
+// from the user cache with no request, even with the Hub gone.
+func TestPlanHonoursHFHubOffline(t *testing.T) {
+	srv := hubtest.New(t, planRepo(t))
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", "")
+	t.Setenv("DOSSIER_CACHE", t.TempDir())
+	t.Chdir(t.TempDir()) // no site: the snapshot comes from the Hub, then the cache
+	if code, _, errs := run("plan", planRepoID, "--json"); code != 0 {
+		t.Fatalf("first plan: exit %d: %s", code, errs)
+	}
+	t.Setenv("HF_ENDPOINT", "http://127.0.0.1:1") // nothing listens: a request would fail
+	t.Setenv("HF_HUB_OFFLINE", "1")
+	code, out, errs := run("plan", planRepoID, "--json")
+	if code != 0 || !strings.Contains(out, `"origin": "the user cache`) {
+		t.Errorf("HF_HUB_OFFLINE=1: exit %d, %s%s", code, errs, out)
+	}
+}
+
+// A Hub that cannot be reached is reported with how plan answers
+// without it.
+func TestPlanHubErrorHintsWhenUnreachable(t *testing.T) {
+	err := planHubError(fmt.Errorf("GET https://huggingface.co/api/models/a/b: %w", hub.ErrUnreachable))
+	for _, want := range []string{"--offline", "--config"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if err := planHubError(hub.ErrRateLimited); strings.Contains(err.Error(), "--offline") {
+		t.Errorf("a rate limit hints at --offline: %v", err)
 	}
 }

@@ -4,9 +4,9 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,11 +14,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"dossier/generator/internal/checked"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/yamlx"
 )
 
@@ -163,16 +163,16 @@ func Load(root string, flags *pflag.FlagSet, flagKeys map[string]string) (*Site,
 	file := filepath.Join(abs, FileName)
 	v := viper.New()
 	setDefaults(v)
-	v.SetConfigFile(file)
+	b, err := safefile.Read(file, abs, safefile.Site)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no site configuration here (use --source to point at a site root)", file)
+	}
+	if err != nil {
+		return nil, err
+	}
 	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no site configuration here (use --source to point at a site root)", file)
-		}
-		if b, rerr := os.ReadFile(file); rerr == nil {
-			return nil, fmt.Errorf("%s: %s", file, yamlx.Locate(b, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "While parsing config: "), "yaml: ")))
-		}
-		return nil, fmt.Errorf("%s: %w", file, err)
+	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
+		return nil, fmt.Errorf("%s: %s", file, yamlx.Locate(b, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "While parsing config: "), "yaml: ")))
 	}
 	if err := checkKnownKeys(v, file); err != nil {
 		return nil, err
@@ -221,9 +221,11 @@ func finish(v *viper.Viper, root, file string, flags *pflag.FlagSet, flagKeys ma
 		return nil, err
 	}
 	var s Site
-	if err := v.Unmarshal(&s, func(c *mapstructure.DecoderConfig) {
-		c.WeaklyTypedInput = true
-	}); err != nil {
+	s.Root, s.File, s.origins = root, file, origin
+	if err := v.Unmarshal(&s, strictNumbers); err != nil {
+		if fe := typeFieldError(err); fe != nil {
+			return nil, s.blame(fe)
+		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	s.Root, s.File, s.origins = root, file, origin
@@ -276,6 +278,10 @@ func ParseHardware(s string) (int, string, bool) {
 	return n, m[2], true
 }
 
+// maxBytesPerSecond bounds a download or disk read rate: 1 TB/s is past
+// any link or drive, and a rate below 1 B/s makes every time infinite.
+const maxBytesPerSecond = 1e12
+
 func (s *Site) validate() error {
 	bad := func(key, format string, a ...any) error {
 		return &FieldError{Key: key, Msg: fmt.Sprintf(format, a...)}
@@ -306,8 +312,8 @@ func (s *Site) validate() error {
 			return bad(key, "expected a fraction in (0, 1], found %v", e)
 		}
 	}
-	if r := z.Speed.DiskBytesPerSecond; !(r > 0) || math.IsInf(r, 1) {
-		return bad("sizing.speed.diskBytesPerSecond", "expected a positive finite read rate in bytes per second, found %v", r)
+	if r := z.Speed.DiskBytesPerSecond; !(r >= 1 && r <= maxBytesPerSecond) {
+		return bad("sizing.speed.diskBytesPerSecond", "%s", checked.Range(1, maxBytesPerSecond, "bytes per second", r))
 	}
 	if n := z.Speed.PromptTokens; n <= 0 || n > 1<<30 {
 		return bad("sizing.speed.promptTokens", "expected a token count in 1..2^30, found %d", n)
@@ -328,8 +334,8 @@ func (s *Site) validate() error {
 			return bad(fmt.Sprintf("sizing.tensorParallelSizes[%d]", i), "%s", checked.Range(1, checked.MaxGPUs, "GPUs", n))
 		}
 	}
-	if r := z.DownloadBytesPerSec; !(r > 0 && r <= 1e12) {
-		return bad("sizing.downloadBytesPerSecond", "expected a throughput above 0 and at most 1e12 bytes per second, found %v", r)
+	if r := z.DownloadBytesPerSec; !(r >= 1 && r <= maxBytesPerSecond) {
+		return bad("sizing.downloadBytesPerSecond", "%s", checked.Range(1, maxBytesPerSecond, "bytes per second", r))
 	}
 	if w := z.WaitWindowSeconds; !(w >= 0 && w <= 1e9) {
 		return bad("sizing.waitWindowSeconds", "expected from 0 to 1e9 seconds, found %v", w)

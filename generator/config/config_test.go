@@ -97,8 +97,8 @@ func TestBadValuesNameKeyAndExpectation(t *testing.T) {
 		{"sizing:\n  reservePerGpuBytes: -1\n", "field sizing.reservePerGpuBytes: expected from 0 to 10000000000000 bytes, found -1"},
 		{"sizing:\n  tensorParallelSizes: [1, 2, 0, 8]\n", "field sizing.tensorParallelSizes[2]: expected from 1 to 65536 GPUs, found 0"},
 		{"sizing:\n  tensorParallelSizes: [-4]\n", "field sizing.tensorParallelSizes[0]: expected from 1 to 65536 GPUs, found -4"},
-		{"sizing:\n  downloadBytesPerSecond: -1\n", "field sizing.downloadBytesPerSecond: expected a throughput above 0 and at most 1e12 bytes per second, found -1"},
-		{"sizing:\n  downloadBytesPerSecond: .nan\n", "field sizing.downloadBytesPerSecond: expected a throughput above 0 and at most 1e12 bytes per second, found NaN"},
+		{"sizing:\n  downloadBytesPerSecond: -1\n", "field sizing.downloadBytesPerSecond: expected from 1 to 1e+12 bytes per second, found -1"},
+		{"sizing:\n  downloadBytesPerSecond: .nan\n", "field sizing.downloadBytesPerSecond: expected from 1 to 1e+12 bytes per second, found NaN"},
 		{"sizing:\n  waitWindowSeconds: -60\n", "field sizing.waitWindowSeconds: expected from 0 to 1e9 seconds, found -60"},
 		{"sizing:\n  gpuMemoryUtilization: .nan\n", "field sizing.gpuMemoryUtilization: expected a fraction in (0, 1], found NaN"},
 		{"sizing:\n  contexts: [8192, 0]\n", "field sizing.contexts[1]: expected from 1 to 4294967296 tokens, found 0"},
@@ -167,5 +167,32 @@ func TestBuiltinReserveMatchesShippedSite(t *testing.T) {
 	}
 	if s.Sizing.ReservePerGPUBytes != 2<<30 || s.Sizing.GPUMemoryUtilization != 0.9 {
 		t.Errorf("built-in reserve %d B, utilization %v; want 2 GiB and 0.90", s.Sizing.ReservePerGPUBytes, s.Sizing.GPUMemoryUtilization)
+	}
+}
+
+// A whole number written as a float is an integer; a fraction or a
+// boolean where an integer or a ratio belongs is an error naming the key.
+func TestStrictNumbers(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"sizing:\n  concurrency: 4.0\n", ""},
+		{"sizing:\n  concurrency: \"4\"\n", ""},
+		{"sizing:\n  servingContext: 1e6\n", ""},
+		{"sizing:\n  concurrency: 4.5\n", "field sizing.concurrency: expected an integer, found 4.5"},
+		{"sizing:\n  kvDtypeBytes: true\n", "field sizing.kvDtypeBytes: expected an integer, found true"},
+		{"sizing:\n  gpuMemoryUtilization: false\n", "field sizing.gpuMemoryUtilization: expected a number, found false"},
+		{"sizing:\n  contexts: [1024, 1.5]\n", "field sizing.contexts[1]: expected an integer"},
+		{"search: 0\n", "field search: expected true or false, found 0"},
+	} {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, FileName), []byte(tc.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(root, nil, nil)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.yaml, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: error %v, want %q", tc.yaml, err, tc.want)
+		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
@@ -155,7 +154,7 @@ func checkEnvValues(origin map[string]string) error {
 		want := reflect.TypeOf(v.Get(k))
 		v.Set(k, val)
 		var s Site
-		if err := v.Unmarshal(&s, func(c *mapstructure.DecoderConfig) { c.WeaklyTypedInput = true }); err != nil {
+		if err := v.Unmarshal(&s, strictNumbers); err != nil {
 			return fmt.Errorf("environment variable %s: field %s: expected %s, found %q", name, displayKey(k), kindName(want), val)
 		}
 	}

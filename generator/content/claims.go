@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"dossier/generator/internal/checked"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -244,7 +248,7 @@ func validateClaims(f *Front) error {
 		sources[src.ID] = src
 	}
 	for i, m := range f.Measurements {
-		if err := checkMeasurement(i, m, seen); err != nil {
+		if err := checkMeasurement(i, m, seen, sources); err != nil {
 			return atLine(m.Line, err)
 		}
 		seen["m:"+m.ID] = true
@@ -317,8 +321,90 @@ func checkCorrection(i int, c Correction, seen map[string]bool, f *Front) error 
 }
 
 // vagueBy are attributions that name nobody: a claim is made by someone a
-// reader can look up.
+// reader can look up. Vague judges the rest by their form.
 var vagueBy = regexp.MustCompile(`(?i)^(?:the\s+)?(?:launch\s+)?(?:coverage|media|press|reports?|sources?|tutorials?|tutorial sites|websites?|sites|blogs?|people|users|many|various|someone|unknown|the internet|social media|online)(?:\s+.*)?$`)
+
+// Vague reports whether by names nobody a reader could look up: nothing,
+// a crowd (a plural head noun: "experts", "anonymous", "Reddit users",
+// "users of Hacker News"), an indefinite pronoun ("someone", "anybody"),
+// or one of vagueBy's mass nouns ("the press"). A named person,
+// organisation or outlet has a proper name, a handle or a possessive that
+// says whose ("the course’s authors"); what follows a comma or a
+// parenthesis qualifies it and is not judged.
+func Vague(by string) bool {
+	if vagueBy.MatchString(strings.TrimSpace(by)) {
+		return true
+	}
+	head := by
+	if i := strings.IndexAny(head, ",(;:"); i >= 0 {
+		head = head[:i]
+	}
+	words := strings.Fields(head)
+	for i, w := range words {
+		if i > 0 && oneOf(w, []string{"of", "at", "from", "on", "in", "via"}) {
+			words = words[:i] // "users of Hacker News": the head noun is users
+			break
+		}
+	}
+	if len(words) == 0 {
+		return true
+	}
+	for _, w := range words {
+		if strings.ContainsAny(w, "’'") {
+			return false // a possessive or a name with an apostrophe
+		}
+	}
+	last := words[len(words)-1]
+	switch {
+	case len(words) == 1 && indefinitePronoun(strings.ToLower(last)):
+		return true // "Someone", "everybody"
+	case last != strings.ToLower(last), strings.ContainsAny(last, "./@_0123456789"):
+		return false // a proper name, an acronym, a handle or a site
+	}
+	return plural(last)
+}
+
+// plural reports whether a lower-case word reads as a plural noun (or a
+// crowd adjective such as anonymous): it ends in s but not ss.
+func plural(w string) bool {
+	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss")
+}
+
+// indefinitePronoun is some-, any-, every- or no- with -one or -body.
+func indefinitePronoun(w string) bool {
+	for _, p := range []string{"some", "any", "every", "no"} {
+		if rest, ok := strings.CutPrefix(w, p); ok && (rest == "one" || rest == "body") {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeID is a reference written as a source id (lower case, digits,
+// hyphens, no space): one that is not a source of the page is a typo, not
+// a named document.
+func looksLikeID(ref string) bool { return idRe.MatchString(ref) }
+
+// unknownSource is the error for a reference that looks like a source id
+// but names none of the page's sources (a page that lists none cites
+// only URLs and named documents).
+func unknownSource(field, ref string, sources map[string]*Source) error {
+	ids := make([]string, 0, len(sources))
+	for id := range sources {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return fmt.Errorf("field %s: %q reads as a source id but is not one of the page's sources (%s)", field, ref, strings.Join(ids, ", "))
+}
+
+// afterSource checks that a date an item was published or read is not
+// before its source was published.
+func afterSource(field, date string, src *Source) error {
+	if src == nil || src.Date == "" || date == "" || date >= src.Date {
+		return nil
+	}
+	return fmt.Errorf("field %s: %s is before its source %q was published (%s)", field, date, src.ID, src.Date)
+}
 
 func checkSource(i int, s *Source, seen map[string]*Source) error {
 	field := func(n string) string { return fmt.Sprintf("sources[%d].%s", i, n) }
@@ -329,7 +415,7 @@ func checkSource(i int, s *Source, seen map[string]*Source) error {
 		return fmt.Errorf("field %s: duplicate id %q", field("id"), s.ID)
 	case strings.TrimSpace(s.Title) == "":
 		return fmt.Errorf("field %s: missing (what the document is called)", field("title"))
-	case strings.TrimSpace(s.By) == "" || vagueBy.MatchString(s.By):
+	case Vague(s.By):
 		return fmt.Errorf("field %s: expected a named author, organisation or outlet, found %q", field("by"), s.By)
 	case s.Date != "" && !ValidDate(s.Date):
 		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("date"), s.Date)
@@ -337,6 +423,8 @@ func checkSource(i int, s *Source, seen map[string]*Source) error {
 		return fmt.Errorf("field %s: expected a real YYYY-MM-DD date, found %q", field("accessed"), s.Accessed)
 	case s.Date == "" && s.Accessed == "":
 		return fmt.Errorf("field %s: missing (give the publication date, or accessed: when it was read)", field("date"))
+	case s.Date != "" && s.Accessed != "" && s.Date > s.Accessed:
+		return fmt.Errorf("field %s: %s is after accessed %s: a document is read after it is published", field("date"), s.Date, s.Accessed)
 	case s.URL == "" && s.Note == "":
 		return fmt.Errorf("field %s: missing (a public URL, or a note saying where the document can be found)", field("url"))
 	case s.Archived != "" && !WebAddress(s.Archived):
@@ -392,7 +480,11 @@ func atLine(line int, err error) error {
 	return fmt.Errorf("line %d: %w", line, err)
 }
 
-func checkMeasurement(i int, m Measurement, seen map[string]bool) error {
+// layoutRe is a measurement layout, COUNTxACCELERATOR (config.ParseHardware's
+// form; whether the accelerator exists is for the catalog).
+var layoutRe = regexp.MustCompile(`^([1-9][0-9]{0,5})x[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+func checkMeasurement(i int, m Measurement, seen map[string]bool, sources map[string]*Source) error {
 	field := func(n string) string { return fmt.Sprintf("measurements[%d].%s", i, n) }
 	switch {
 	case !idRe.MatchString(m.ID):
@@ -413,10 +505,36 @@ func checkMeasurement(i int, m Measurement, seen map[string]bool) error {
 		return fmt.Errorf("field %s: expected one of %s, found %q", field("kind"), strings.Join(MeasurementKinds, ", "), m.Kind)
 	case math.IsNaN(m.Value) || math.IsInf(m.Value, 0):
 		return fmt.Errorf("field %s: expected a finite number, found %v", field("value"), m.Value)
+	case m.Interval != nil && !finite(m.Interval.Low):
+		return fmt.Errorf("field %s: expected a finite number, found %v", field("interval.low"), m.Interval.Low)
+	case m.Interval != nil && !finite(m.Interval.High):
+		return fmt.Errorf("field %s: expected a finite number, found %v", field("interval.high"), m.Interval.High)
 	case m.Interval != nil && m.Interval.Low > m.Interval.High:
 		return fmt.Errorf("field %s: low %v above high %v", field("interval"), m.Interval.Low, m.Interval.High)
+	case m.Rank != nil && m.Rank.Of < 0:
+		return fmt.Errorf("field %s: expected the board's size (0 when unknown), found %d", field("rank.of"), m.Rank.Of)
+	case m.Rank != nil && (m.Rank.Position < 1 || (m.Rank.Of > 0 && m.Rank.Position > m.Rank.Of)):
+		return fmt.Errorf("field %s: expected a position from 1 to the board's size %d, found %d", field("rank.position"), m.Rank.Of, m.Rank.Position)
+	case m.Configuration.Layout != "" && !validLayout(m.Configuration.Layout):
+		return fmt.Errorf("field %s: expected COUNTxACCELERATOR such as 8xH100 with COUNT from 1 to %d, found %q", field("configuration.layout"), checked.MaxGPUs, m.Configuration.Layout)
+	case len(sources) > 0 && sources[m.Source] == nil && looksLikeID(m.Source):
+		return unknownSource(field("source"), m.Source, sources)
 	}
-	return nil
+	if err := afterSource(field("date"), m.Date, sources[m.Source]); err != nil {
+		return err
+	}
+	return afterSource(field("accessed"), m.Accessed, sources[m.Source])
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+func validLayout(s string) bool {
+	m := layoutRe.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	n, err := strconv.Atoi(m[1])
+	return err == nil && n <= checked.MaxGPUs
 }
 
 func checkClaim(i int, c Claim, seen map[string]bool, sources map[string]*Source) error {
@@ -430,8 +548,8 @@ func checkClaim(i int, c Claim, seen map[string]bool, sources map[string]*Source
 		return fmt.Errorf("field %s: missing", field("text"))
 	case strings.TrimSpace(c.By) == "":
 		return fmt.Errorf("field %s: missing (who made the claim)", field("by"))
-	case vagueBy.MatchString(c.By):
-		return fmt.Errorf("field %s: %q names nobody; name the person, organisation or outlet", field("by"), c.By)
+	case Vague(c.By):
+		return fmt.Errorf("field %s: %q names nobody (a crowd or nobody in particular); name the person, organisation or outlet", field("by"), c.By)
 	case strings.TrimSpace(c.Where) == "":
 		return fmt.Errorf("field %s: missing (a source id of the page, a URL or a named document)", field("where"))
 	case c.Date != "" && !ValidDate(c.Date):
@@ -453,8 +571,14 @@ func checkClaim(i int, c Claim, seen map[string]bool, sources map[string]*Source
 	case c.Contacted != nil && strings.TrimSpace(c.Contacted.Response) == "":
 		return fmt.Errorf("field %s: missing (what they answered, or \"no answer\")", field("contacted.response"))
 	}
-	if src := sources[c.Where]; src != nil && c.Date != "" && src.Date != "" && c.Date < src.Date {
-		return fmt.Errorf("field %s: %s is before its source %q was published (%s)", field("date"), c.Date, src.ID, src.Date)
+	if len(sources) > 0 && sources[c.Where] == nil && looksLikeID(c.Where) {
+		return unknownSource(field("where"), c.Where, sources)
+	}
+	if err := afterSource(field("date"), c.Date, sources[c.Where]); err != nil {
+		return err
+	}
+	if err := afterSource(field("accessed"), c.Accessed, sources[c.Where]); err != nil {
+		return err
 	}
 	for j, e := range c.Evidence {
 		if !EvidenceRe.MatchString(e) {

@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"dossier/generator/internal/safefile"
 	"dossier/generator/snapshot"
 	"dossier/generator/yamlx"
 )
@@ -83,7 +84,7 @@ func (p *Page) ParseFull() (*Page, error) {
 	if !p.Partial {
 		return p, nil
 	}
-	b, err := os.ReadFile(p.Path)
+	b, err := safefile.Read(p.Path, filepath.Dir(p.Path), safefile.Page)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p.Path, err)
 	}
@@ -394,7 +395,7 @@ func LoadStubs(dir string, known Known) (*Site, error) { return load(dir, known,
 func load(dir string, known Known, stubs bool) (*Site, error) {
 	s := &Site{}
 	idx := filepath.Join(dir, "_index.md")
-	if b, err := os.ReadFile(idx); err == nil {
+	if b, err := safefile.Read(idx, dir, safefile.Page); err == nil {
 		p, err := Parse(idx, b)
 		if err != nil {
 			return nil, err
@@ -441,7 +442,7 @@ func parseAll(files []string, known Known, stubs bool) ([]*Page, error) {
 				if strings.HasPrefix(filepath.Base(f), "_") {
 					continue
 				}
-				b, err := os.ReadFile(f)
+				b, err := safefile.Read(f, filepath.Dir(f), safefile.Page)
 				if err != nil {
 					errs[i] = fmt.Errorf("read %s: %w", f, err)
 					continue

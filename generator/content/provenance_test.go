@@ -44,3 +44,38 @@ func TestClaimProvenanceIsChecked(t *testing.T) {
 		t.Errorf("Cite(repo) = %q", got)
 	}
 }
+
+// Vague judges an attribution by its form: a crowd, an indefinite pronoun
+// or a mass noun names nobody; a proper name, a handle, a site or a
+// possessive names someone, whatever qualifies it after a comma.
+func TestVagueBy(t *testing.T) {
+	for by, want := range map[string]bool{
+		"":                                 true,
+		"experts":                          true,
+		"anonymous":                        true,
+		"Reddit users":                     true,
+		"AI researchers":                   true,
+		"users of Hacker News":             true,
+		"several commentators":             true,
+		"someone":                          true,
+		"Everybody":                        true,
+		"the press":                        true,
+		"Moonshot AI":                      false,
+		"Artificial Analysis":              false,
+		"smeltcore":                        false,
+		"pseudotensor (SGLang issue 3196)": false,
+		"Jovan Chan (runaihome.com)":       false,
+		"the course’s authors (no byline in the copy we hold)": false,
+		"the fact check’s author, in the 17 July summary":      false,
+		"Kimi Team’s Kimi Linear figures, re-attributed to K3": false,
+		"the author of a circulating fine-tuning snippet":      false,
+		"r/LocalLLaMA":              false,
+		"vLLM maintainers":          true,
+		"@karpathy":                 false,
+		"AirLLM release note, #316": false,
+	} {
+		if got := Vague(by); got != want {
+			t.Errorf("Vague(%q) = %v, want %v", by, got, want)
+		}
+	}
+}

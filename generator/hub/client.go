@@ -31,6 +31,7 @@ type Client struct {
 	// hubRequests counts the requests sent to the endpoint's host, the
 	// ones the Hub's quota counts (the CDN's are not).
 	hubRequests atomic.Int64
+	offline     string // Config.Offline
 }
 
 // New checks cfg and returns a client.
@@ -53,6 +54,7 @@ func New(cfg Config) (*Client, error) {
 		maxWait:  cfg.MaxWait,
 		sleep:    cfg.Sleep,
 		now:      time.Now,
+		offline:  cfg.Offline,
 	}
 	if c.ua == "" {
 		c.ua = "dossier/dev"
@@ -151,6 +153,9 @@ const maxRedirects = 10
 var errStalled = errors.New("no data received within the timeout")
 
 func (c *Client) attempt(ctx context.Context, rq *request, handle func(*response) error) error {
+	if c.offline != "" {
+		return fmt.Errorf("%s %s: %w: %s is set, so no request is made", rq.method, c.show(rq.url), ErrOffline, c.offline)
+	}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	// One timer covers connecting, the first byte and every stall in the
@@ -187,6 +192,9 @@ func (c *Client) attempt(ctx context.Context, rq *request, handle func(*response
 			var ue *url.Error
 			if errors.As(err, &ue) {
 				err = ue.Err // its message repeats the full URL, query included
+			}
+			if ctx.Err() == nil && context.Cause(actx) == nil && unreachable(err) {
+				return &unreachableError{fmt.Errorf("%s %s: %w", rq.method, c.show(target), err), c.base}
 			}
 			return stalled(&transientError{fmt.Errorf("%s %s: %w", rq.method, c.show(target), err)})
 		}

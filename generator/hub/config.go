@@ -8,10 +8,11 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"dossier/generator/internal/safefile"
 )
 
 // DefaultEndpoint is the Hub used when HF_ENDPOINT is not set.
@@ -62,10 +63,14 @@ type Config struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Transport overrides the HTTP transport (tests, proxies).
 	Transport http.RoundTripper
+	// Offline is the variable that set offline mode ("HF_HUB_OFFLINE=1",
+	// see OfflineFromEnv); every request then fails with ErrOffline.
+	Offline string
 }
 
 // ConfigFromEnv builds a Config the way huggingface_hub reads its
-// environment: HF_ENDPOINT (trailing "/" stripped), then the token from
+// environment: HF_ENDPOINT (trailing "/" stripped), offline mode
+// (OfflineFromEnv), then the token from
 // HF_TOKEN, HUGGING_FACE_HUB_TOKEN, or the token file ($HF_TOKEN_PATH, else
 // $HF_HOME/token, else $XDG_CACHE_HOME/huggingface/token, else
 // ~/.cache/huggingface/token). version goes into the User-Agent.
@@ -80,6 +85,7 @@ func ConfigFromEnv(env Env, version string) (Config, error) {
 		version = "dev"
 	}
 	cfg.UserAgent = "dossier/" + version
+	cfg.Offline = OfflineFromEnv(env)
 	tok, _, err := TokenFromEnv(env)
 	if err != nil {
 		return Config{}, err
@@ -101,12 +107,16 @@ func TokenFromEnv(env Env) (tok Token, source string, err error) {
 	if path == "" {
 		return Token{}, "", nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, "", safefile.Token)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Token{}, "", nil
 	}
 	if err != nil {
 		// The path is safe to print; the contents are not read into the message.
+		var refused *safefile.Error
+		if errors.As(err, &refused) {
+			return Token{}, "", fmt.Errorf("read token file: %w", err)
+		}
 		return Token{}, "", fmt.Errorf("read token file %s: %w", path, errors.Unwrap(err))
 	}
 	t := NewToken(string(b))

@@ -17,6 +17,10 @@ import (
 	"dossier/generator/yamlx"
 )
 
+// maxHostMemoryBytes bounds a host's RAM (10^15 B): beyond any machine
+// a person owns, short of overflowing the sums it feeds.
+const maxHostMemoryBytes = 1e15
+
 // LocalFile is the data file the hosts are read from.
 const LocalFile = "local.yaml"
 
@@ -101,7 +105,7 @@ func fillHost(h *Host, cat *catalog.Catalog, field func(string) string) error {
 		h.Source, h.AsOf = a.Source, a.AsOf
 	}
 	switch {
-	case h.MemoryBytes <= 0 || h.MemoryBytes > catalog.MaxMemoryBytes:
+	case h.MemoryBytes <= 0 || h.MemoryBytes > maxHostMemoryBytes:
 		return fmt.Errorf("%s: expected a byte count in (0, 10^15], found %d", field("memory_bytes"), h.MemoryBytes)
 	case !(h.Bandwidth.Value > 0 && h.Bandwidth.Value < 1e15) || h.Bandwidth.Source == "":
 		return fmt.Errorf("%s: expected a positive bytes/s figure with its source", field("memory_bandwidth"))

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	htmltemplate "html/template"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/template"
 
+	"dossier/generator/internal/safefile"
 	"github.com/yuin/goldmark"
 )
 
@@ -37,7 +37,7 @@ func LoadTemplates(dir string) (*Templates, error) {
 	t := &Templates{dir: dir, md: map[string]*template.Template{}}
 	for _, name := range MarkdownPages {
 		path := filepath.Join(dir, name)
-		b, err := os.ReadFile(path)
+		b, err := safefile.Read(path, dir, safefile.Template)
 		if err != nil {
 			return nil, fmt.Errorf("read template: %w", err)
 		}
@@ -47,43 +47,49 @@ func LoadTemplates(dir string) (*Templates, error) {
 		}
 		t.md[name] = tm
 	}
-	base := filepath.Join(dir, "base.html")
-	h, err := htmltemplate.ParseFiles(base)
+	read := func(name string) ([]byte, error) {
+		return safefile.Read(filepath.Join(dir, name), dir, safefile.Template)
+	}
+	// Each page template is base.html with one more file parsed into a
+	// copy of it (as ParseFiles would, but through the bounded read).
+	parse := func(into *htmltemplate.Template, name string) (*htmltemplate.Template, error) {
+		b, err := read(name)
+		if err == nil {
+			if into.Name() != name {
+				into = into.New(name)
+			}
+			_, err = into.Parse(string(b))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
+		}
+		return into, nil
+	}
+	h, err := parse(htmltemplate.New("base.html"), "base.html")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", base, err)
+		return nil, err
 	}
 	t.html = h
-	l, err := h.Clone()
-	if err == nil {
-		_, err = l.ParseFiles(filepath.Join(dir, "list.html"))
+	for _, p := range []struct {
+		name string
+		into **htmltemplate.Template
+	}{{"list.html", &t.list}, {"search.html", &t.find}, {"compare.html", &t.cmp}} {
+		c, err := h.Clone()
+		if err == nil {
+			_, err = parse(c, p.name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		*p.into = c
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "list.html"), err)
-	}
-	t.list = l
-	f, err := h.Clone()
-	if err == nil {
-		_, err = f.ParseFiles(filepath.Join(dir, "search.html"))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "search.html"), err)
-	}
-	t.find = f
-	c, err := h.Clone()
-	if err == nil {
-		_, err = c.ParseFiles(filepath.Join(dir, "compare.html"))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "compare.html"), err)
-	}
-	t.cmp = c
-	if t.CSS, err = os.ReadFile(filepath.Join(dir, "style.css")); err != nil {
+	if t.CSS, err = read("style.css"); err != nil {
 		return nil, fmt.Errorf("read stylesheet: %w", err)
 	}
-	if t.JS, err = os.ReadFile(filepath.Join(dir, "sort.js")); err != nil {
+	if t.JS, err = read("sort.js"); err != nil {
 		return nil, fmt.Errorf("read script: %w", err)
 	}
-	if t.ModelsJS, err = os.ReadFile(filepath.Join(dir, "models.js")); err != nil {
+	if t.ModelsJS, err = read("models.js"); err != nil {
 		return nil, fmt.Errorf("read script: %w", err)
 	}
 	return t, nil

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"dossier/generator/facts"
+	"dossier/generator/internal/safefile"
 )
 
 // Doc is one model's facts.json.
@@ -67,7 +68,7 @@ func FromDir(dir string) (Set, error) {
 			return err
 		}
 		if !d.IsDir() && path.Base(p) == "facts.json" {
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+			b, err := safefile.Read(filepath.Join(dir, filepath.FromSlash(p)), dir, safefile.Largest)
 			if err != nil {
 				return err
 			}

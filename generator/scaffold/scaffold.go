@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"dossier/generator/content"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/snapshot"
 )
 
@@ -139,7 +140,7 @@ func (e *ExistsError) Is(target error) bool { return target == fs.ErrExist }
 
 func exists(path string) *ExistsError {
 	e := &ExistsError{Path: path}
-	if b, err := os.ReadFile(path); err == nil {
+	if b, err := safefile.Read(path, filepath.Dir(path), safefile.Page); err == nil {
 		if p, err := content.Parse(path, b); err == nil {
 			e.Model = p.Front.Model
 		}

@@ -549,14 +549,17 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, dir string) {
 	defer f.Close()
 	w.Header().Set("Cache-Control", "no-store")
 	if isHTML(name) {
-		b, err := io.ReadAll(f)
+		st, err := f.Stat()
+		var body io.ReadSeeker
+		if err == nil {
+			body, err = injected(f, st.Size())
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		b = Inject(b)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		http.ServeContent(w, r, name, fi.ModTime(), bytes.NewReader(b))
+		http.ServeContent(w, r, name, fi.ModTime(), body)
 		return
 	}
 	http.ServeContent(w, r, name, fi.ModTime(), f)
@@ -612,17 +615,14 @@ func htmlEscape(s string) string {
 }
 
 // Inject returns page with ScriptTag inserted before its last </body>
-// (any case), or appended when the page has none.
+// (any case), or appended when the page has none: what serveFile streams.
 func Inject(page []byte) []byte {
-	i := bytes.LastIndex(bytes.ToLower(page), []byte("</body>"))
-	if i < 0 {
-		return append(append(page[:len(page):len(page)], '\n'), ScriptTag...)
+	body, err := injected(bytes.NewReader(page), int64(len(page)))
+	if err != nil {
+		return page // a bytes.Reader does not fail
 	}
-	out := make([]byte, 0, len(page)+len(ScriptTag)+1)
-	out = append(out, page[:i]...)
-	out = append(out, ScriptTag...)
-	out = append(out, '\n')
-	return append(out, page[i:]...)
+	out, _ := io.ReadAll(body)
+	return out
 }
 
 // serveEvents streams build events as server-sent events until the client

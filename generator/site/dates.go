@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"dossier/generator/content"
 	"dossier/generator/internal/checked"
+	"dossier/generator/internal/jsoncheck"
 	"dossier/generator/yamlx"
 )
 
@@ -69,7 +71,16 @@ func FutureDates(s *Site, today time.Time, severity string) []Diagnostic {
 		future(hw, func() int { return lineIn(hw, "accelerators[id="+id+"].as_of") }, "field as_of of "+id+":", s.Catalog.Accelerators[id].AsOf)
 	}
 	for _, pl := range s.Catalog.PriceLists {
-		future(pl.File, func() int { return lineIn(pl.File, "as_of") }, "field as_of:", pl.AsOf)
+		field := "as_of"
+		if filepath.Ext(pl.File) == ".json" {
+			field = "fetched" // a snapshot's date is when it was fetched
+		}
+		future(pl.File, func() int { return lineIn(pl.File, field) }, "field "+field+":", pl.AsOf)
+		for _, p := range pl.Prices {
+			if p.AsOf != "" {
+				future(pl.File, func() int { return lineOf(pl.File, p.AsOf) }, "field as_of of "+p.SKU+":", p.AsOf)
+			}
+		}
 	}
 	return ds
 }
@@ -88,8 +99,24 @@ func lineIn(path, field string) int {
 		}
 		return 1
 	}
+	if filepath.Ext(path) == ".json" {
+		return max(1, jsoncheck.Line(b, field))
+	}
 	if l := yamlx.Line(b, field); l > 0 {
 		return l
+	}
+	return 1
+}
+
+// lineOf is the first line of path holding the quoted text, or 1: an
+// entry's date in a file whose entries the catalog may have filtered.
+func lineOf(path, text string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 1
+	}
+	if i := bytes.Index(b, []byte(`"`+text+`"`)); i >= 0 {
+		return bytes.Count(b[:i], []byte("\n")) + 1
 	}
 	return 1
 }

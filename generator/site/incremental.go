@@ -17,6 +17,7 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/content"
 	"dossier/generator/corrections"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/render"
 )
 
@@ -196,7 +197,7 @@ func hashDir(h io.Writer, dir string) error {
 }
 
 func hashFile(h io.Writer, path string) error {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, filepath.Dir(path), safefile.Largest)
 	if err != nil {
 		return fmt.Errorf("hash inputs: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"dossier/generator/content"
 	"dossier/generator/corrections"
 	"dossier/generator/facts"
+	"dossier/generator/internal/checked"
 	"dossier/generator/localrun"
 	"dossier/generator/modeltree"
 	"dossier/generator/page"
@@ -163,8 +164,8 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		if s.Catalog.Accelerators[id] == nil {
 			return nil, fmt.Errorf("%s: field hardware[%d]: accelerator %q is not in %s", cfg.File, i, id, filepath.Join(cfg.DataDir, "hardware.yaml"))
 		}
-		if n < 1 || n > catalog.MaxLayoutGPUs {
-			return nil, fmt.Errorf("%s: field hardware[%d]: expected a GPU count in 1..%d, found %q", cfg.File, i, catalog.MaxLayoutGPUs, hw)
+		if n < 1 || n > checked.MaxGPUs {
+			return nil, fmt.Errorf("%s: field hardware[%d]: %s", cfg.File, i, checked.Range(1, checked.MaxGPUs, "GPUs", hw))
 		}
 	}
 	if s.Templates, err = templates, templatesErr; err != nil {
@@ -267,6 +268,9 @@ func parallelN(n, workers int, fn func(i int)) {
 func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.Problem, error) {
 	p, err := p.ParseFull()
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkLayouts(p, s.Catalog); err != nil {
 		return nil, nil, err
 	}
 	sz, ok := s.sizeKept(p, prevSide)
@@ -700,6 +704,21 @@ func addSoftware(set *facts.Set, cat *catalog.Catalog, model string) {
 			set.Add(facts.Fact{Key: k + ".first_failing", Value: w.Fails[0], Unit: facts.UnitText, Sources: []string{src}, Derivation: "the first version tried that fails: " + w.What})
 		}
 	}
+}
+
+// checkLayouts refuses a measurement layout whose accelerator the hardware
+// catalog does not describe (content checked its form): its calibration
+// would otherwise read "not comparable" without a word.
+func checkLayouts(p *content.Page, cat *catalog.Catalog) error {
+	for i, m := range p.Front.Measurements {
+		if m.Configuration.Layout == "" {
+			continue
+		}
+		if _, id, _ := config.ParseHardware(m.Configuration.Layout); cat.Accelerators[id] == nil {
+			return fmt.Errorf("%s: line %d: field measurements[%d].configuration.layout: accelerator %q of %s is not in the hardware catalog (hardware.yaml)", p.Path, m.Line, i, id, m.Configuration.Layout)
+		}
+	}
+	return nil
 }
 
 // measuredOf hands the page's measurements to sizing, which sets each

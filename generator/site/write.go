@@ -129,10 +129,18 @@ func Build(s *Site, opts Options) (*Report, error) {
 }
 
 // guardDestination refuses a destination whose replacement would touch
-// one of the site's inputs (see config.Site.CheckDestination).
+// one of the site's inputs (see config.Site.CheckDestination) or files a
+// build did not write; the error names the setting (or flag, or variable)
+// the destination came from, not only the path.
 func guardDestination(cfg *config.Site, dest string) error {
-	if err := cfg.CheckDestination(dest); err != nil {
-		return fmt.Errorf("destination %w", err)
+	err := cfg.CheckDestination(dest)
+	if err != nil {
+		err = fmt.Errorf("destination %w", err)
+	} else {
+		err = checkReplaceable(dest)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: field publishDir: %w", cfg.Origin("publishDir"), err)
 	}
 	return nil
 }

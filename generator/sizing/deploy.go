@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"dossier/generator/internal/checked"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,7 +197,7 @@ func (c *calc) deployments(ids []string, w weights) {
 	}
 	for _, hw := range c.in.Hardware {
 		n, id, _ := parseLabel(hw)
-		if acc := c.in.Catalog.Accelerators[id]; acc != nil && n >= 1 && n <= catalog.MaxLayoutGPUs {
+		if acc := c.in.Catalog.Accelerators[id]; acc != nil && n >= 1 && n <= checked.MaxGPUs {
 			consider(hw, acc, n)
 		}
 	}

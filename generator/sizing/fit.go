@@ -10,6 +10,7 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/deploy"
 	"dossier/generator/facts"
+	"dossier/generator/internal/checked"
 )
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
@@ -82,8 +83,8 @@ func (c *calc) fit() {
 			c.s.Unknown("fit."+hw+".at_rest", facts.UnitBool, "accelerator "+id+" is not in data/hardware.yaml")
 			continue
 		}
-		if n < 1 || n > catalog.MaxLayoutGPUs {
-			c.s.Unknown("fit."+hw+".at_rest", facts.UnitBool, fmt.Sprintf("a layout of %d GPUs is outside 1..%d", n, catalog.MaxLayoutGPUs))
+		if n < 1 || n > checked.MaxGPUs {
+			c.s.Unknown("fit."+hw+".at_rest", facts.UnitBool, fmt.Sprintf("a layout of %d GPUs is outside 1..%d", n, checked.MaxGPUs))
 			continue
 		}
 		done[hw] = c.serveOne(hw, acc, int64(n), tb, w, true)

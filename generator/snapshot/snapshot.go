@@ -20,6 +20,7 @@ import (
 
 	"dossier/generator/internal/checked"
 	"dossier/generator/internal/jsoncheck"
+	"dossier/generator/internal/safefile"
 )
 
 // FileName is the snapshot's name inside its model directory.
@@ -114,7 +115,7 @@ func ValidModel(id string) bool {
 
 // Load reads and validates the snapshot at path.
 func Load(path string) (*Snapshot, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, filepath.Dir(path), safefile.Snapshot)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot: %w", err)
 	}
@@ -258,7 +259,10 @@ func describeJSONError(err error, b []byte) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
+		return fmt.Errorf("line %d: invalid JSON at byte %d: %w", jsoncheck.LineAt(b, se.Offset), se.Offset, err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("line %d: the JSON ends before the snapshot object is closed", jsoncheck.LineAt(b, int64(len(b))))
 	}
 	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
 		return &FieldError{Field: strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`), Msg: "unknown field"}

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 
+	"dossier/generator/internal/safefile"
 	"dossier/generator/snapshot"
 )
 
@@ -82,7 +83,7 @@ func (c *Cache) Snapshot(model, sha string) (*snapshot.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, c.Dir, safefile.Snapshot)
 	if err != nil {
 		return nil, fmt.Errorf("cached snapshot: %w", err)
 	}
@@ -138,7 +139,7 @@ func (c *Cache) Ref(model, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, c.Dir, safefile.CacheRef)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s@%s: %w in %s", model, ref, ErrNoRef, c.Dir)
 	}

@@ -95,3 +95,41 @@ func Locate(b []byte, msg string) string {
 	}
 	return msg
 }
+
+// PathAt is the dotted path (sizing.concurrency, prices[2].gpus) of the
+// first scalar on line that is value, or "" when there is none: a type
+// error from the decoder names the line and the value, and the reader
+// needs the key.
+func PathAt(b []byte, line int, value string) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
+		return ""
+	}
+	var walk func(n *yaml.Node, path string) (string, bool)
+	walk = func(n *yaml.Node, path string) (string, bool) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				child := n.Content[i].Value
+				if path != "" {
+					child = path + "." + child
+				}
+				if p, ok := walk(n.Content[i+1], child); ok {
+					return p, true
+				}
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				if p, ok := walk(c, path+"["+strconv.Itoa(i)+"]"); ok {
+					return p, true
+				}
+			}
+		}
+		if n.Line == line && path != "" && n.Kind == yaml.ScalarNode && n.Value == value {
+			return path, true
+		}
+		return "", false
+	}
+	p, _ := walk(doc.Content[0], "")
+	return p
+}

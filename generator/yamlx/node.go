@@ -14,7 +14,7 @@ import (
 // reads b for the same result and error as ever.
 func DecodeNode(name string, b []byte, doc *yaml.Node, v any) error {
 	if Fits(doc, v) && doc.Decode(v) == nil {
-		return nil
+		return checkFinite(name, b, v)
 	}
 	return Decode(name, b, v)
 }

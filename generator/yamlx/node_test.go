@@ -98,3 +98,23 @@ func FuzzDecodeNode(f *testing.F) {
 		sameAsDecode(t, b, &n)
 	})
 }
+
+func TestPathAt(t *testing.T) {
+	doc := []byte("sizing:\n  concurrency: true\n  contexts: [1, 2.5]\nprices:\n  - {sku: a, gpus: x}\n  - sku: b\n    gpus:\n      - 1\n")
+	for _, tc := range []struct {
+		line  int
+		value string
+		want  string
+	}{
+		{2, "true", "sizing.concurrency"},
+		{3, "2.5", "sizing.contexts[1]"},
+		{5, "x", "prices[0].gpus"},
+		{8, "1", "prices[1].gpus[0]"},
+		{2, "false", ""},
+		{99, "x", ""},
+	} {
+		if got := PathAt(doc, tc.line, tc.value); got != tc.want {
+			t.Errorf("PathAt(%d, %q) = %q, want %q", tc.line, tc.value, got, tc.want)
+		}
+	}
+}

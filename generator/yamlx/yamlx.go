@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -22,9 +23,9 @@ func Decode(name string, b []byte, v any) error {
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("%s: empty document", name)
 		}
-		return fmt.Errorf("%s: %s", name, Locate(b, Explain(err)))
+		return fmt.Errorf("%s: %s", name, Locate(b, Explain(b, err)))
 	}
-	return nil
+	return checkFinite(name, b, v)
 }
 
 var (
@@ -33,8 +34,9 @@ var (
 	typeRe    = regexp.MustCompile("cannot unmarshal !!(\\w+) `([^`]*)` into (\\S+)")
 )
 
-// Explain rewrites yaml.v3's messages into "line N: field X: ..." form.
-func Explain(err error) string {
+// Explain rewrites yaml.v3's messages about the document b into "line N:
+// field X: ..." form; a value of the wrong type is named by its key path.
+func Explain(b []byte, err error) string {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		return strings.TrimPrefix(err.Error(), "yaml: ")
@@ -51,7 +53,13 @@ func Explain(err error) string {
 			parts = append(parts, line+"unknown field "+m[1])
 		case typeRe.MatchString(e):
 			m := typeRe.FindStringSubmatch(e)
-			parts = append(parts, fmt.Sprintf("%sfield value %q: expected %s, found %s", line, m[2], kind(m[3]), m[1]))
+			field := "value " + strconv.Quote(m[2])
+			if l, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(line, "line "), ": ")); err == nil {
+				if key := PathAt(b, l, m[2]); key != "" {
+					field = key + " (value " + strconv.Quote(m[2]) + ")"
+				}
+			}
+			parts = append(parts, fmt.Sprintf("%sfield %s: expected %s, found %s", line, field, kind(m[3]), m[1]))
 		default:
 			parts = append(parts, e)
 		}

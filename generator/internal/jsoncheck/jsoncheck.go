@@ -99,3 +99,70 @@ func short(s string) string {
 	}
 	return s
 }
+
+// Line is the line (from 1) of the value at field, a path as Check and
+// Error write it ("prices[2].usd_per_hour"), or 0 when b has no such
+// field or is not valid JSON.
+func Line(b []byte, field string) int {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	off, found := locate(dec, "", field, 0)
+	if !found {
+		return 0
+	}
+	return LineAt(b, off)
+}
+
+// LineAt is the line (from 1) of byte offset off in b, as a decoder's
+// SyntaxError or UnmarshalTypeError reports it.
+func LineAt(b []byte, off int64) int {
+	return bytes.Count(b[:max(0, min(int(off), len(b)))], []byte("\n")) + 1
+}
+
+// locate walks one value at path; found says it reached field, and off
+// is then where the value's first token ends; off -1 is a syntax error.
+func locate(dec *json.Decoder, path, field string, depth int) (off int64, found bool) {
+	if depth > maxDepth {
+		return -1, false
+	}
+	t, err := dec.Token()
+	if err != nil {
+		return -1, false
+	}
+	if path == field {
+		return dec.InputOffset(), true
+	}
+	d, ok := t.(json.Delim)
+	if !ok {
+		return 0, false
+	}
+	switch d {
+	case '{':
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return -1, false
+			}
+			k, _ := kt.(string)
+			child := k
+			if path != "" {
+				child = path + "." + k
+			}
+			if off, found := locate(dec, child, field, depth+1); found || off < 0 {
+				return off, found
+			}
+		}
+	case '[':
+		for i := 0; dec.More(); i++ {
+			if off, found := locate(dec, fmt.Sprintf("%s[%d]", path, i), field, depth+1); found || off < 0 {
+				return off, found
+			}
+		}
+	default:
+		return 0, false
+	}
+	if _, err := dec.Token(); err != nil {
+		return -1, false
+	}
+	return 0, false
+}

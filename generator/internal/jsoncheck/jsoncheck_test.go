@@ -33,3 +33,36 @@ func FuzzCheck(f *testing.F) {
 		_ = Check(b, "")
 	})
 }
+
+func TestLine(t *testing.T) {
+	doc := []byte("{\n  \"provider\": \"x\",\n  \"prices\": [\n    {\n      \"sku\": \"a\",\n      \"gpus\": 8\n    },\n    {\"sku\": \"b\", \"gpus\": 1,\n     \"offers\": {\"count\": 3}}\n  ]\n}\n")
+	for field, want := range map[string]int{
+		"provider":                2,
+		"prices":                  3,
+		"prices[0]":               4,
+		"prices[0].gpus":          6,
+		"prices[1].sku":           8,
+		"prices[1].offers.count":  9,
+		"prices[2]":               0,
+		"nothing":                 0,
+		"prices[0].gpus.deeper":   0,
+		"prices[1].offers.counts": 0,
+	} {
+		if got := Line(doc, field); got != want {
+			t.Errorf("Line(%s) = %d, want %d", field, got, want)
+		}
+	}
+	if got := Line([]byte(`{"a": [1, 2`), "b"); got != 0 {
+		t.Errorf("Line on broken JSON = %d", got)
+	}
+}
+
+func FuzzLine(f *testing.F) {
+	f.Add([]byte(`{"prices": [{"gpus": 8}]}`), "prices[0].gpus")
+	f.Add([]byte(`[[[[`), "x")
+	f.Fuzz(func(t *testing.T, b []byte, field string) {
+		if l := Line(b, field); l < 0 || l > len(b)+1 {
+			t.Fatalf("Line = %d for %d bytes", l, len(b))
+		}
+	})
+}
