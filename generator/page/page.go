@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -782,13 +781,6 @@ func (m *Model) sourcesCell(sources []string) string {
 // FactsAppendix is every fact of the page, one row each, anchored by its
 // key: the HTML tables link their values here.
 func (m *Model) FactsAppendix() *render.Table { return m.factsTable(m.Facts.All(), m.Facts.Len()) }
-
-// FactsRows is the rows of FactsAppendix for fs alone, under its header:
-// the rows of the facts a price change changed, to splice into the last
-// build's page.
-func (m *Model) FactsRows(fs []*facts.Fact) *render.Table {
-	return m.factsTable(slices.Values(fs), len(fs))
-}
 
 func (m *Model) factsTable(fs iter.Seq[*facts.Fact], n int) *render.Table {
 	t := &render.Table{Header: []string{render.AnchorHeader, "fact", "value", "how", "sources"}, Align: []render.Align{render.Left, render.Left, render.Right}}

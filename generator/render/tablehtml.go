@@ -42,12 +42,6 @@ func (t *Table) htmlSize() int {
 
 // writeHTML writes html(factsPage) to b.
 func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
-	t.writeHTMLAt(b, factsPage, nil)
-}
-
-// writeHTMLAt is writeHTML that also appends to rows where each row of
-// the table begins in b and, last, where the last one ends.
-func (t *Table) writeHTMLAt(b *strings.Builder, factsPage string, rows *[]int) {
 	if len(t.Rows) == 0 {
 		return
 	}
@@ -60,27 +54,9 @@ func (t *Table) writeHTMLAt(b *strings.Builder, factsPage string, rows *[]int) {
 	}
 	b.WriteString("</tr>\n</thead>\n<tbody>\n")
 	for _, row := range t.Rows {
-		if rows != nil {
-			*rows = append(*rows, b.Len())
-		}
 		w.row(row)
-	}
-	if rows != nil {
-		*rows = append(*rows, b.Len())
 	}
 	b.WriteString("</tbody>\n</table>\n")
-}
-
-// RowsHTML is the rows of t.HTML() alone, each as that table writes it:
-// rows of a table with the same header can be spliced into it.
-func (t *Table) RowsHTML() string {
-	var b strings.Builder
-	b.Grow(t.htmlSize())
-	w := t.newHTMLWriter(&b, "")
-	for _, row := range t.Rows {
-		w.row(row)
-	}
-	return b.String()
 }
 
 // htmlWriter writes a table's cells and rows to b.

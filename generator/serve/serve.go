@@ -212,11 +212,9 @@ func (s *Server) build() (string, int, error) {
 	}
 	s.mu.RLock()
 	dir := filepath.Join(s.tmp, fmt.Sprintf("build-%d", s.builds+1))
-	prev := s.current
 	s.mu.RUnlock()
-	// The last good build is the previous output: pages whose inputs did
-	// not change are linked from it, and its cache spares the module trees.
-	st, err := site.Load(cfg, site.Options{Drafts: s.opts.Drafts, Previous: prev})
+	// Pages whose inputs did not change are linked from the build cache.
+	st, err := site.Load(cfg, site.Options{Drafts: s.opts.Drafts})
 	if err != nil {
 		return "", 0, err
 	}

@@ -6,7 +6,6 @@ import (
 
 	"dossier/generator/config"
 	"dossier/generator/internal/sitetest"
-	"dossier/generator/sizing"
 )
 
 // BenchmarkBuild is a full build of the fixture site: load, compute every
@@ -18,7 +17,7 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	dest := b.TempDir() + "/public"
 	for b.Loop() {
-		s, err := Load(cfg, Options{})
+		s, err := Load(cfg, Options{Full: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -28,12 +27,12 @@ func BenchmarkBuild(b *testing.B) {
 	}
 }
 
-// BenchmarkIncrementalBuild rebuilds with every input unchanged: pages are
-// reused from the previous output and only the lists are rendered again.
+// BenchmarkIncrementalBuild rebuilds with every input unchanged: every
+// entry comes from the cache and nothing is written.
 func BenchmarkIncrementalBuild(b *testing.B) { benchmarkRebuild(b, "", "", "", 0) }
 
 // BenchmarkPriceBuild rebuilds after a price changed: every page is
-// computed and rendered again, no module tree is built, charts are linked.
+// computed and rendered again, no module tree is built.
 func BenchmarkPriceBuild(b *testing.B) {
 	benchmarkRebuild(b, "data/pricing/runpod.yaml", "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 5.99", -1)
 }
@@ -44,7 +43,7 @@ func BenchmarkSnapshotBuild(b *testing.B) {
 	benchmarkRebuild(b, "data/hub/moonshotai/Kimi-K3/snapshot.json", `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`, 1)
 }
 
-// benchmarkRebuild times builds over the previous output, each after
+// benchmarkRebuild times builds with the cache, each after
 // swapping old and new in file (nothing when file is ""), and checks that
 // each recomputed want models (-1: every model).
 func benchmarkRebuild(b *testing.B, file, old, new string, want int) {
@@ -72,7 +71,7 @@ func benchmarkRebuild(b *testing.B, file, old, new string, want int) {
 			old, new = new, old
 			b.StartTimer()
 		}
-		s, err := Load(cfg, Options{Previous: dest})
+		s, err := Load(cfg, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,7 +91,7 @@ func BenchmarkComputeModel(b *testing.B) {
 	s := loadSite(b, copySite(b), Options{})
 	for b.Loop() {
 		for _, e := range s.entries {
-			if _, _, err := s.computeModel(e.page, nil); err != nil {
+			if _, _, err := s.computeModel(e.page); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -105,7 +104,7 @@ func BenchmarkRenderModel(b *testing.B) {
 	s := loadSite(b, copySite(b), Options{})
 	var models []*Model
 	for _, e := range s.entries {
-		m, _, err := s.computeModel(e.page, nil)
+		m, _, err := s.computeModel(e.page)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -113,21 +112,9 @@ func BenchmarkRenderModel(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, m := range models {
-			if _, err := s.renderModel(m, &entry{slug: m.Page.Slug}); err != nil {
+			if _, err := s.renderModel(m); err != nil {
 				b.Fatal(err)
 			}
-		}
-	}
-}
-
-// BenchmarkPricedRuns is what a build adds to each page so that the next
-// can splice a price change in: which facts prices decide and the hash
-// of the others' keys, on every fixture model.
-func BenchmarkPricedRuns(b *testing.B) {
-	s := loadSite(b, copySite(b), Options{Collect: true})
-	for b.Loop() {
-		for _, m := range s.Models {
-			othersKey(m.Facts, sizing.Priced(m.Facts))
 		}
 	}
 }

@@ -33,9 +33,9 @@ type CheckOptions struct {
 // measurement without its configuration or date, data older than the
 // configured freshness limit, and the tells raised by page prose.
 func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
-	// Every page is reviewed again, but module trees come from the last
-	// build's cache (keyed by config content and generator, never by page).
-	s, err := Load(cfg, Options{Collect: true, Drafts: true, Previous: cfg.Dir(cfg.PublishDir)})
+	// Every page is reviewed again, but module trees come from the build
+	// cache (keyed by config content and generator, never by page).
+	s, err := Load(cfg, Options{Collect: true, Drafts: true})
 	if err != nil {
 		return nil, err
 	}

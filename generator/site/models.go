@@ -122,7 +122,7 @@ func (s *Site) modelsDocOf() modelsDoc {
 func (s *Site) modelEntries() iter.Seq[json.RawMessage] {
 	return func(yield func(json.RawMessage) bool) {
 		for _, e := range s.entries {
-			if len(e.modelsEntry) > 0 && string(e.modelsEntry) != "null" && !yield(e.modelsEntry) {
+			if len(e.rec.Entry) > 0 && string(e.rec.Entry) != "null" && !yield(e.rec.Entry) {
 				return
 			}
 		}
@@ -165,4 +165,22 @@ func writeModelsJSON(w io.Writer, doc modelsDoc, entries iter.Seq[json.RawMessag
 	}
 	ew.WriteString("]\n}\n")
 	return ew.err
+}
+
+// errWriter keeps the first write error, so a long encoding checks once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (ew *errWriter) Write(b []byte) {
+	if ew.err == nil {
+		_, ew.err = ew.w.Write(b)
+	}
+}
+
+func (ew *errWriter) WriteString(s string) {
+	if ew.err == nil {
+		_, ew.err = io.WriteString(ew.w, s)
+	}
 }

@@ -22,8 +22,6 @@ type Summary struct {
 	// Calibration is the model's speed measurements beside predictions,
 	// for the site's calibration page.
 	Calibration []CalibrationPair `json:"calibration,omitempty"`
-	// raw is the summary as published, which a list page's key hashes.
-	raw []byte
 }
 
 // modelID names a model the same way in its summary and its models.json

@@ -1,138 +1,99 @@
 package site
 
 import (
+	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
-
-	"dossier/generator/config"
+	"io"
+	"strings"
+	"sync"
 )
 
-// OutputMarker is written into every build's output. A directory that
-// exists, is not empty and lacks it was not written by dossier, and is
-// never replaced: a mistyped --destination must not delete someone's files.
-const OutputMarker = ".dossier/OUTPUT"
+// sink receives files as they are rendered. Implementations are safe for
+// concurrent use.
+type sink interface {
+	// put publishes new bytes.
+	put(name string, b []byte) error
+	// write publishes what fill writes: a file that lists every model
+	// (models.json) is encoded as it goes.
+	write(name string, fill func(io.Writer) error) error
+}
 
-const markerText = "Written by dossier. This directory is replaced as a whole on every build.\n"
+// pageSink passes files on and notes the directories of the HTML pages
+// among them, for the sitemap.
+type pageSink struct {
+	sink
+	mu    sync.Mutex
+	pages []string
+}
 
-// checkReplaceable refuses to replace an existing directory that a build
-// did not write.
-func checkReplaceable(dest string) error {
-	st, err := os.Stat(dest)
-	if os.IsNotExist(err) {
-		return nil
+func (ps *pageSink) put(name string, b []byte) error {
+	if dir, ok := strings.CutSuffix(name, "index.html"); ok {
+		ps.mu.Lock()
+		ps.pages = append(ps.pages, dir)
+		ps.mu.Unlock()
 	}
-	if err != nil {
-		return fmt.Errorf("destination %s: %w", dest, err)
+	return ps.sink.put(name, b)
+}
+
+// memory keeps the files in a map.
+type memory struct {
+	mu    sync.Mutex
+	files map[string][]byte
+}
+
+func (m *memory) put(name string, b []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.files == nil {
+		m.files = map[string][]byte{}
 	}
-	if !st.IsDir() {
-		return fmt.Errorf("destination %s exists and is not a directory", dest)
+	if _, dup := m.files[name]; dup {
+		return fmt.Errorf("output path %q is written twice", name)
 	}
-	for _, mark := range []string{OutputMarker, ManifestPath} {
-		if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(mark))); err == nil {
-			return nil
-		}
-	}
-	entries, err := os.ReadDir(dest)
-	if err != nil {
-		return fmt.Errorf("destination %s: %w", dest, err)
-	}
-	if len(entries) > 0 {
-		return fmt.Errorf("destination %s is not empty and was not written by dossier (no %s): refusing to replace it; remove it or choose another directory", dest, OutputMarker)
-	}
+	m.files[name] = b
 	return nil
 }
 
-// Publish writes files into dest atomically: everything goes into a fresh
-// sibling directory first, which then replaces dest with two renames. An
-// error before the swap leaves dest as it was.
-func Publish(dest string, files map[string][]byte) ([]string, error) {
-	return PublishWith(dest, files, nil)
+func (m *memory) write(name string, fill func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := fill(&b); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return m.put(name, b.Bytes())
 }
 
-// PublishWith is Publish with a step that runs on the staged output before
-// it replaces dest (the search index); its failure keeps dest as it was.
-func PublishWith(dest string, files map[string][]byte, finish func(staged string) error) ([]string, error) {
-	st, err := stage(dest, true)
+// cacheSink stores files in the build cache and keeps their sums.
+type cacheSink struct {
+	s     *Site
+	mu    sync.Mutex
+	files map[string]string
+}
+
+func (cs *cacheSink) put(name string, b []byte) error {
+	sum, err := cs.s.cache.Put(b)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer st.discard()
-	files[OutputMarker] = []byte(markerText)
-	for _, name := range sortedKeys(files) {
-		if err := st.put(name, files[name]); err != nil {
-			return nil, err
-		}
-	}
-	if err := putStamps(st); err != nil {
-		return nil, err
-	}
-	return st.commit(finish)
+	return cs.add(name, sum)
 }
 
-// Build computes the models Load left to compute, on every core, and
-// publishes the site: each model's files are written into the staging
-// directory as soon as the model is rendered, unchanged pages are
-// hardlinked from the previous output, and the staging directory replaces
-// dest atomically. When the previous output is dest and the build would
-// publish exactly its files, nothing is written at all (Report.Unchanged).
-func Build(s *Site, opts Options) (*Report, error) {
-	dest := opts.Destination
-	if dest == "" {
-		dest = s.Config.Dir(s.Config.PublishDir)
-	}
-	dest = filepath.Clean(dest)
-	if err := guardDestination(s.Config, dest); err != nil {
-		return nil, err
-	}
-	r := &Report{Destination: dest}
-	defer func() { r.ModuleTrees = int(s.analytic.built.Load()) }()
-	names, unchanged, err := s.unchanged(dest)
+func (cs *cacheSink) write(name string, fill func(io.Writer) error) error {
+	sum, err := cs.s.cache.Write(fill)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if unchanged {
-		r.Files, r.Unchanged = names, true
-	} else {
-		// A --full build (no previous output) writes every byte.
-		st, err := stage(dest, s.prev != nil)
-		if err != nil {
-			return nil, err
-		}
-		defer st.discard()
-		if err := s.produce(st); err != nil {
-			return nil, err
-		}
-		var finish func(string) error
-		if s.Config.Search {
-			finish = func(dir string) error { return indexSearch(s.Config.SearchCommand, dir) }
-		}
-		if r.Files, err = st.commit(finish); err != nil {
-			return nil, err
-		}
-	}
-	for _, e := range s.entries {
-		r.Models = append(r.Models, e.page.Front.Model)
-		if e.computed {
-			r.Rebuilt = append(r.Rebuilt, e.slug)
-			if e.spliced {
-				r.Spliced = append(r.Spliced, e.slug)
-			}
-			if e.sideReused {
-				r.Priced = append(r.Priced, e.slug)
-			}
-		} else {
-			r.Reused = append(r.Reused, e.slug)
-		}
-	}
-	return r, nil
+	return cs.add(name, sum)
 }
 
-// guardDestination refuses a destination whose replacement would touch
-// one of the site's inputs (see config.Site.CheckDestination).
-func guardDestination(cfg *config.Site, dest string) error {
-	if err := cfg.CheckDestination(dest); err != nil {
-		return fmt.Errorf("destination %w", err)
+func (cs *cacheSink) add(name, sum string) error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.files == nil {
+		cs.files = map[string]string{}
 	}
+	if _, dup := cs.files[name]; dup {
+		return fmt.Errorf("output path %q is written twice", name)
+	}
+	cs.files[name] = sum
 	return nil
 }

@@ -1,23 +1,17 @@
 package sizing
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"dossier/generator/catalog"
 	"dossier/generator/facts"
-	"dossier/generator/internal/binenc"
 )
 
-// Sizing runs in two stages. The model stage derives every fact no price
-// decides and records, as costOps, each question it leaves to the price
-// lists; the cost stage answers them. (Prices reach the model stage in
-// one place: it predicts the speed of the cheapest serving layout, a choice
-// the cost stage checks.) A build keeps a page's model
-// side (ModelSide.AppendBinary) so that the next one, when only prices
-// changed, runs the cost stage alone: the model-side facts are not
-// recomputed.
+// Sizing asks the price lists last: while it derives the facts no price
+// decides it records, as costOps, each question it leaves to them, and
+// answers them once every such fact is known (answerAll). (Prices reach
+// the derivation in one place: it predicts the speed of the cheapest
+// serving layout, a choice the answer checks.)
 
 // opKind is what a costOp asks of the price lists.
 type opKind byte
@@ -36,7 +30,7 @@ const (
 	opIdle
 )
 
-// costOp is one question the model stage leaves to the prices, with the
+// costOp is one question the derivation leaves to the prices, with the
 // model-side figures its answer needs.
 type costOp struct {
 	kind  opKind
@@ -49,7 +43,7 @@ type costOp struct {
 	value float64
 	how   string // opSpeed: at which batch value was predicted
 	// cands are the layouts opCheapest chooses from, one per accelerator
-	// in the matrix's order; label is the one the model stage chose, whose
+	// in the matrix's order; label is the one the derivation chose, whose
 	// speed it predicted.
 	cands []candidate
 }
@@ -59,63 +53,20 @@ type candidate struct {
 	n         int64
 }
 
-// ErrCheapestMoved says a model side no longer holds under the prices it is
-// priced with: another layout became the cheapest that serves, and the
-// model stage predicts that layout's speed. Derive the model side again.
-var ErrCheapestMoved = errors.New("the cheapest serving layout moved: the model side must be derived again")
-
-// ModelSide is one model's sizing before prices: its facts and the
-// questions left to the price lists. Prices decide none of its facts but
-// through the choice of the cheapest serving layout, whose speed they
-// include; the cost stage checks that choice (ErrCheapestMoved).
-type ModelSide struct {
-	facts *facts.Set
-	ops   []costOp
-	// The model stage's quotes, when it just ran: priced with the same
-	// catalog, the cost stage asks for them again.
-	catalog *catalog.Catalog
-	quoted  map[quoteKey][]catalog.Quote
-}
-
-// DeriveModelSide runs the model stage.
-func DeriveModelSide(in Input) (*ModelSide, error) {
-	c := newCalc(in)
-	c.run()
-	if c.overflow != nil {
-		return nil, c.overflow
-	}
-	return c.modelSide(), nil
-}
-
-func (c *calc) modelSide() *ModelSide {
-	return &ModelSide{facts: c.s, ops: c.ops, catalog: c.in.Catalog, quoted: c.quoted}
-}
-
-// Facts are the model-side facts. WithPrices adds to them.
-func (m *ModelSide) Facts() *facts.Set { return m.facts }
-
-// WithPrices runs the cost stage with in's price lists and returns the
-// model's whole fact set. The priced facts are added to m's own set: use m
-// once, and not at all after an error (some questions may have been
-// answered). It returns ErrCheapestMoved when m was derived under prices
-// that chose another cheapest layout.
-func (m *ModelSide) WithPrices(in Input) (*facts.Set, error) {
-	c := &calc{in: in, s: m.facts}
-	if in.Catalog == m.catalog {
-		c.quoted = m.quoted
-	}
-	for _, op := range m.ops {
+// answerAll answers the questions left to the price lists, in order.
+func (c *calc) answerAll() error {
+	for _, op := range c.ops {
 		if err := c.answer(op); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return c.s, nil
+	return nil
 }
 
-// record leaves a question to the cost stage.
+// record leaves a question to the answer.
 func (c *calc) record(op costOp) { c.ops = append(c.ops, op) }
 
-// answer is the cost stage for one question.
+// answer is the answer for one question.
 func (c *calc) answer(op costOp) error {
 	switch op.kind {
 	case opLayout:
@@ -129,7 +80,7 @@ func (c *calc) answer(op costOp) error {
 	case opCheapest:
 		best, q, ok := c.cheapestOf(op.cands)
 		if best.label != op.label {
-			return ErrCheapestMoved
+			return fmt.Errorf("sizing: the cheapest layout is %s, but the speed was predicted for %s", best.label, op.label)
 		}
 		if !ok {
 			c.s.Unknown("fit.cheapest_serving", facts.UnitText, "no priced layout serves at the stated context: data/pricing prices none of the layouts that do")
@@ -187,76 +138,4 @@ func (c *calc) tokenCost(op costOp) {
 	if q.Approximate {
 		f.Display = "≈" + f.Display
 	}
-}
-
-const modelSideHeader = "dossier model side 3\n"
-
-// AppendBinary appends m in the encoding DecodeModelSide reads: the
-// questions, then the facts (facts.Set.AppendBinary), then a checksum.
-func (m *ModelSide) AppendBinary(dst []byte) ([]byte, error) {
-	start := len(dst)
-	dst = append(dst, modelSideHeader...)
-	dst = binary.AppendUvarint(dst, uint64(len(m.ops)))
-	for _, op := range m.ops {
-		full := byte(0)
-		if op.full {
-			full = 1
-		}
-		dst = append(dst, byte(op.kind), full)
-		dst = binenc.AppendString(dst, op.label)
-		dst = binenc.AppendString(dst, op.id)
-		dst = binary.AppendVarint(dst, op.n)
-		dst = binenc.AppendFloat(dst, op.value)
-		dst = binenc.AppendString(dst, op.how)
-		dst = binary.AppendUvarint(dst, uint64(len(op.cands)))
-		for _, cd := range op.cands {
-			dst = binenc.AppendString(dst, cd.label)
-			dst = binenc.AppendString(dst, cd.id)
-			dst = binary.AppendVarint(dst, cd.n)
-		}
-	}
-	dst, err := m.facts.AppendBinary(dst)
-	if err != nil {
-		return nil, fmt.Errorf("sizing: model side: %w", err)
-	}
-	return binenc.Seal(dst, start), nil
-}
-
-// ErrModelSide is wrapped by every error of DecodeModelSide.
-var ErrModelSide = errors.New("not a model side encoding")
-
-// DecodeModelSide reads what AppendBinary wrote, all of b.
-func DecodeModelSide(b []byte) (*ModelSide, error) {
-	r, err := binenc.Open(b, modelSideHeader)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrModelSide, err)
-	}
-	m := &ModelSide{}
-	n := r.Count()
-	for range n {
-		op := costOp{kind: opKind(r.Byte())}
-		if op.kind < opLayout || op.kind > opIdle {
-			r.Fail("unknown cost question")
-		}
-		switch r.Byte() {
-		case 0:
-		case 1:
-			op.full = true
-		default:
-			r.Fail("bad flag")
-		}
-		op.label, op.id, op.n = r.String(), r.String(), r.Varint()
-		op.value, op.how = r.Float(), r.String()
-		for range r.Count() {
-			op.cands = append(op.cands, candidate{label: r.String(), id: r.String(), n: r.Varint()})
-		}
-		m.ops = append(m.ops, op)
-	}
-	if m.facts = facts.ReadBinary(r); r.Err() == nil && r.Rest() > 0 {
-		r.Fail("bytes after the facts")
-	}
-	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrModelSide, err)
-	}
-	return m, nil
 }
