@@ -16,6 +16,7 @@ package buildcache
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -35,6 +36,10 @@ const MaxRecord = 16 << 20
 // Cache is one cache directory.
 type Cache struct {
 	dir string
+	// Check makes Put read an object that is already there and replace it
+	// when its bytes are not the ones put: an object is read-only, but
+	// root can write it, and a published hard link is the same file.
+	Check bool
 }
 
 // Open opens the cache in dir, creating it.
@@ -88,10 +93,20 @@ func (c *Cache) Has(sum string) bool {
 // Put stores b and returns its sum.
 func (c *Cache) Put(b []byte) (string, error) {
 	sum := Sum(b)
+	p := c.Path(sum)
 	if c.Has(sum) {
-		return sum, nil
+		if !c.Check {
+			return sum, nil
+		}
+		if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, b) {
+			return sum, nil
+		}
+		// Damaged: the next link takes a new file.
+		if err := os.Remove(p); err != nil {
+			return "", fmt.Errorf("build cache: replace damaged %s: %w", p, err)
+		}
 	}
-	return sum, c.create(c.Path(sum), func(w io.Writer) error { _, err := w.Write(b); return err })
+	return sum, c.create(p, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
 // Write stores what fill writes, streamed (a file listing every model is

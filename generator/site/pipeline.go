@@ -142,7 +142,7 @@ func (s *Site) compare(cached map[string]string, fresh map[string][]byte) error 
 		if bytes.Equal(b, fresh[name]) {
 			continue
 		}
-		return fmt.Errorf("verify: the cached copy differs from a fresh build: %s (cache object %s)", firstDifference(name, b, fresh[name]), s.cache.Path(sum))
+		return fmt.Errorf("verify: the cached copy differs from a fresh build: %s (cache object %s; dossier build --full replaces it)", firstDifference(name, b, fresh[name]), s.cache.Path(sum))
 	}
 	return nil
 }

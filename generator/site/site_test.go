@@ -245,7 +245,12 @@ func TestBuildIsDeterministic(t *testing.T) {
 // do not hold alike, with where they first differ.
 func sameOutput(t *testing.T, what, dir, full string) {
 	t.Helper()
-	got, want := snapshotDir(t, dir), snapshotDir(t, full)
+	sameFiles(t, what, snapshotDir(t, dir), snapshotDir(t, full))
+}
+
+// sameFiles is sameOutput of two snapshotDir results.
+func sameFiles(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
 	for name := range got {
 		if _, ok := want[name]; !ok {
 			t.Errorf("%s: %s is not in the full build", what, name)
