@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -36,9 +37,10 @@ const MaxRecord = 16 << 20
 // Cache is one cache directory.
 type Cache struct {
 	dir string
-	// Check makes Put read an object that is already there and replace it
-	// when its bytes are not the ones put: an object is read-only, but
-	// root can write it, and a published hard link is the same file.
+	// Check makes Put and Write read an object that is already there and
+	// replace it when its bytes are not the ones stored: a --full build
+	// trusts no entry (an object is read-only, but root can write it, and
+	// a published hard link is the same file).
 	Check bool
 }
 
@@ -100,10 +102,6 @@ func (c *Cache) Put(b []byte) (string, error) {
 		}
 		if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, b) {
 			return sum, nil
-		}
-		// Damaged: the next link takes a new file.
-		if err := os.Remove(p); err != nil {
-			return "", fmt.Errorf("build cache: replace damaged %s: %w", p, err)
 		}
 	}
 	return sum, c.create(p, func(w io.Writer) error { _, err := w.Write(b); return err })
@@ -188,7 +186,9 @@ func (c *Cache) create(p string, fill func(io.Writer) error) error {
 	return c.commit(f.Name(), p)
 }
 
-// commit makes the finished temporary file tmp the read-only entry p.
+// commit makes the finished temporary file tmp the read-only entry p by a
+// hard link, which leaves an entry already there as it is; with Check, an
+// object already there with other bytes is replaced at once by a rename.
 func (c *Cache) commit(tmp, p string) error {
 	if err := os.Chmod(tmp, 0o444); err != nil {
 		return fmt.Errorf("build cache: %w", err)
@@ -198,6 +198,9 @@ func (c *Cache) commit(tmp, p string) error {
 		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
 			err = os.Link(tmp, p)
 		}
+	}
+	if errors.Is(err, fs.ErrExist) && c.Check && strings.HasPrefix(p, filepath.Join(c.dir, "objects")+string(filepath.Separator)) && !sameBytes(tmp, p) {
+		err = os.Rename(tmp, p)
 	}
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("build cache: %w", err)
@@ -247,4 +250,11 @@ func (c *Cache) Touch(stage, key string, now time.Time) {
 	if fi, err := os.Stat(p); err == nil && now.Sub(fi.ModTime()) > time.Hour {
 		os.Chtimes(p, now, now)
 	}
+}
+
+// sameBytes says whether the files a and b hold the same bytes.
+func sameBytes(a, b string) bool {
+	x, errA := os.ReadFile(a)
+	y, errB := os.ReadFile(b)
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }

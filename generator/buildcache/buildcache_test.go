@@ -136,3 +136,40 @@ func TestTrimKeepsWhatIsLinked(t *testing.T) {
 		t.Errorf("after trim: published %v, unpublished %v, old record %v", c.Has(kept), c.Has(gone), n)
 	}
 }
+
+// With Check, an object edited in place is replaced by a new file with the
+// right bytes; without, it is trusted.
+func TestCheckReplacesADamagedObject(t *testing.T) {
+	for _, streamed := range []bool{false, true} {
+		c := open(t)
+		want := []byte("the right bytes\n")
+		put := func() string {
+			t.Helper()
+			if streamed {
+				sum, err := c.Write(func(w io.Writer) error { _, err := w.Write(want); return err })
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sum
+			}
+			sum, err := c.Put(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sum
+		}
+		sum := put()
+		p := c.Path(sum)
+		os.Chmod(p, 0o644)
+		os.WriteFile(p, []byte("damaged\n"), 0o644)
+		put()
+		if got, _ := os.ReadFile(p); string(got) == string(want) {
+			t.Fatalf("streamed %v: without Check a damaged object was rewritten", streamed)
+		}
+		c.Check = true
+		put()
+		if got, _ := os.ReadFile(p); string(got) != string(want) {
+			t.Errorf("streamed %v: with Check the object holds %q", streamed, got)
+		}
+	}
+}

@@ -117,8 +117,8 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if s.cache, err = buildcache.Open(filepath.Join(cfg.Root, CacheDir)); err != nil && !opts.Collect {
 		return nil, err
 	} else if s.cache != nil {
-		// --full and --verify trust no entry: a damaged object is replaced.
-		s.cache.Check = opts.Full || opts.Verify
+		// --full trusts no entry: a damaged object is replaced.
+		s.cache.Check = opts.Full
 	}
 	s.analytic = newAnalytics(s.cache, !opts.Full)
 	cat, catErr := catalog.Load(cfg.Dir(cfg.DataDir))
