@@ -7,7 +7,7 @@
 // file and a hard link, so a reader sees a whole entry or none, two builds
 // writing one entry at once both succeed, and nothing is ever modified:
 //
-//   - objects/XX/SUM: file contents named by their own sha256 (Put, Write).
+//   - objects/XX/SUM: file contents named by their own sha256 (Put).
 //     A build links them into its staging directory; they are read-only so
 //     that an edit of a published copy cannot change the cache.
 //   - records/STAGE/KEY: a small JSON document named by the sha256 of
@@ -15,7 +15,6 @@
 package buildcache
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -26,7 +25,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -37,8 +35,8 @@ const MaxRecord = 16 << 20
 // Cache is one cache directory.
 type Cache struct {
 	dir string
-	// Check makes Put and Write read an object that is already there and
-	// replace it when its bytes are not the ones stored: a --full build
+	// Check makes Put read an object that is already there and replace it
+	// when its bytes are not the ones stored: a --full build
 	// trusts no entry (an object is read-only, but root can write it, and
 	// a published hard link is the same file).
 	Check bool
@@ -103,40 +101,17 @@ func (c *Cache) Put(b []byte) (string, error) {
 		if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, b) {
 			return sum, nil
 		}
+		// Damaged: the next link takes a new file.
+		if err := os.Remove(p); err != nil {
+			return "", fmt.Errorf("build cache: replace %s: %w", p, err)
+		}
 	}
 	return sum, c.create(p, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
-// Write stores what fill writes, streamed (a file listing every model is
-// never held whole), and returns its sum.
-func (c *Cache) Write(fill func(io.Writer) error) (string, error) {
-	dir := filepath.Join(c.dir, "objects")
-	f, err := os.CreateTemp(dir, "tmp-")
-	if err != nil {
-		return "", fmt.Errorf("build cache: %w", err)
-	}
-	defer os.Remove(f.Name())
-	h := sha256.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 64<<10)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", err
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	if err := c.commit(f.Name(), c.Path(sum)); err != nil {
-		return "", err
-	}
-	return sum, nil
-}
-
 // Get decodes the record key of stage into v; false when there is none or
-// it does not decode (a damaged record is a miss, never an error).
+// it does not decode (a damaged record is a miss, never an error). A
+// record read is marked used, at most once an hour, for Trim.
 func (c *Cache) Get(stage, key string, v any) bool {
 	f, err := os.Open(c.record(stage, key))
 	if err != nil {
@@ -144,10 +119,13 @@ func (c *Cache) Get(stage, key string, v any) bool {
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxRecord+1))
-	if err != nil || len(b) > MaxRecord {
+	if err != nil || len(b) > MaxRecord || json.Unmarshal(b, v) != nil {
 		return false
 	}
-	return json.Unmarshal(b, v) == nil
+	if fi, err := f.Stat(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+		os.Chtimes(f.Name(), time.Now(), time.Now())
+	}
+	return true
 }
 
 // Set stores v as the record key of stage, unless there is one already:
@@ -187,8 +165,7 @@ func (c *Cache) create(p string, fill func(io.Writer) error) error {
 }
 
 // commit makes the finished temporary file tmp the read-only entry p by a
-// hard link, which leaves an entry already there as it is; with Check, an
-// object already there with other bytes is replaced at once by a rename.
+// hard link, which leaves an entry already there as it is.
 func (c *Cache) commit(tmp, p string) error {
 	if err := os.Chmod(tmp, 0o444); err != nil {
 		return fmt.Errorf("build cache: %w", err)
@@ -198,9 +175,6 @@ func (c *Cache) commit(tmp, p string) error {
 		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
 			err = os.Link(tmp, p)
 		}
-	}
-	if errors.Is(err, fs.ErrExist) && c.Check && strings.HasPrefix(p, filepath.Join(c.dir, "objects")+string(filepath.Separator)) && !sameBytes(tmp, p) {
-		err = os.Rename(tmp, p)
 	}
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("build cache: %w", err)
@@ -218,7 +192,7 @@ const (
 // Trim removes, at most once a day, the entries unused for five days: an
 // object no published output links (its link count is one) that was last
 // linked or unlinked that long ago, and a record not read that long
-// (Touch). A record whose objects are gone is a miss, so no order matters.
+// (Get). A record whose objects are gone is a miss, so no order matters.
 func (c *Cache) Trim(now time.Time) error {
 	mark := filepath.Join(c.dir, "trimmed")
 	if fi, err := os.Stat(mark); err == nil && now.Sub(fi.ModTime()) < trimEvery {
@@ -241,20 +215,4 @@ func (c *Cache) Trim(now time.Time) error {
 		}
 		return nil
 	})
-}
-
-// Touch notes that the record key of stage was used, at most once an
-// hour, for Trim.
-func (c *Cache) Touch(stage, key string, now time.Time) {
-	p := c.record(stage, key)
-	if fi, err := os.Stat(p); err == nil && now.Sub(fi.ModTime()) > time.Hour {
-		os.Chtimes(p, now, now)
-	}
-}
-
-// sameBytes says whether the files a and b hold the same bytes.
-func sameBytes(a, b string) bool {
-	x, errA := os.ReadFile(a)
-	y, errB := os.ReadFile(b)
-	return errA == nil && errB == nil && bytes.Equal(x, y)
 }

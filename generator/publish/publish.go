@@ -26,7 +26,6 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"sync"
 )
 
 // Marker is written into every output; a directory that exists, is not
@@ -42,23 +41,6 @@ type Staging struct {
 	Dest, Dir string
 	committed bool
 	exchange  func(a, b string) error // exchange, but in tests
-
-	mu   sync.Mutex
-	made map[string]bool // directories known to exist
-}
-
-// Begin locks dest (Acquire) and stages (Lock.Stage).
-func Begin(dest string, wait func(holder string)) (*Staging, *Lock, error) {
-	lock, err := Acquire(filepath.Clean(dest), wait)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := lock.Stage()
-	if err != nil {
-		lock.Release()
-		return nil, nil, err
-	}
-	return st, lock, nil
 }
 
 // Stage cleans up after earlier builds (Cleanup) and creates a staging
@@ -76,7 +58,7 @@ func (l *Lock) Stage() (*Staging, error) {
 		dir := filepath.Join(filepath.Dir(dest), fmt.Sprintf(".%s.new-%d-%d-%d", filepath.Base(dest), self.PID, self.Start, n))
 		err := os.Mkdir(dir, 0o700)
 		if err == nil {
-			return &Staging{Dest: dest, Dir: dir, exchange: exchange, made: map[string]bool{dir: true}}, nil
+			return &Staging{Dest: dest, Dir: dir, exchange: exchange}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) || n > 100 {
 			return nil, fmt.Errorf("create staging directory: %w", err)
@@ -116,24 +98,10 @@ func (st *Staging) path(name string) (string, error) {
 		return "", fmt.Errorf("output path %q escapes the publish directory", name)
 	}
 	p := filepath.Join(st.Dir, filepath.FromSlash(name))
-	return p, st.mkdir(filepath.Dir(p))
-}
-
-// mkdir creates dir and its missing parents inside the staging directory.
-func (st *Staging) mkdir(dir string) error {
-	st.mu.Lock()
-	made := st.made[dir]
-	st.mu.Unlock()
-	if made {
-		return nil
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", filepath.Dir(p), err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	st.mu.Lock()
-	st.made[dir] = true
-	st.mu.Unlock()
-	return nil
+	return p, nil
 }
 
 // Link publishes the file at from as name: a hard link (a file unchanged

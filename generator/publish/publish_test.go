@@ -12,10 +12,24 @@ import (
 	"time"
 )
 
+// begin locks dest and stages.
+func begin(t *testing.T, dest string) (*Staging, *Lock, error) {
+	t.Helper()
+	lock, err := Acquire(dest, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := lock.Stage()
+	if err != nil {
+		lock.Release()
+	}
+	return st, lock, err
+}
+
 // stage publishes files into dest through a staging directory.
 func stage(t *testing.T, dest string, files map[string]string) {
 	t.Helper()
-	st, lock, err := Begin(dest, nil)
+	st, lock, err := begin(t, dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +97,7 @@ func TestCommitReplacesTheWhole(t *testing.T) {
 func TestSwapWithoutExchangeAndRepair(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "public")
 	stage(t, dest, map[string]string{"x": "1"})
-	st, lock, err := Begin(dest, nil)
+	st, lock, err := begin(t, dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +222,7 @@ func TestUnchanged(t *testing.T) {
 		os.WriteFile(filepath.Join(src, n), []byte(n), 0o444)
 	}
 	dest := filepath.Join(dir, "public")
-	st, lock, err := Begin(dest, nil)
+	st, lock, err := begin(t, dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +257,7 @@ func TestRefusesForeignDirectory(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "mine")
 	os.MkdirAll(dest, 0o755)
 	os.WriteFile(filepath.Join(dest, "thesis.tex"), []byte("x"), 0o644)
-	if _, _, err := Begin(dest, nil); err == nil || !strings.Contains(err.Error(), "not written by dossier") {
+	if _, _, err := begin(t, dest); err == nil || !strings.Contains(err.Error(), "not written by dossier") {
 		t.Fatalf("foreign directory: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dest, "thesis.tex")); err != nil {

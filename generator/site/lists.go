@@ -100,7 +100,7 @@ func (s *Site) groups(sums []*Summary) []group {
 
 // renderLists writes the index and one list page per organisation and
 // architecture family, as HTML (sortable) and Markdown.
-func (s *Site) renderLists(out sink, sums []*Summary) error {
+func (s *Site) renderLists(out *memory, sums []*Summary) error {
 	groups := s.groups(sums)
 	var links []render.Link
 	for _, g := range groups {

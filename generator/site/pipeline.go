@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"sort"
@@ -159,34 +158,28 @@ func (s *Site) shared() (map[string]string, int, error) {
 	if hit && !s.verify {
 		return rec.Files, 0, nil
 	}
-	if hit {
-		var fresh memory
-		if err := s.sharedFiles(&fresh); err != nil {
-			return nil, 0, err
-		}
-		return rec.Files, len(fresh.files), s.compare(rec.Files, fresh.files)
-	}
-	out := &cacheSink{s: s}
-	if err := s.sharedFiles(out); err != nil {
+	var fresh memory
+	if err := s.sharedFiles(&fresh); err != nil {
 		return nil, 0, err
 	}
-	return out.files, 0, s.cache.Set(stageShared, key, sharedRecord{Files: out.files})
+	if hit {
+		return rec.Files, len(fresh.files), s.compare(rec.Files, fresh.files)
+	}
+	rec.Files = map[string]string{}
+	for name, b := range fresh.files {
+		if rec.Files[name], err = s.cache.Put(b); err != nil {
+			return nil, 0, err
+		}
+	}
+	return rec.Files, 0, s.cache.Set(stageShared, key, rec)
 }
 
 // sharedFiles renders what lists the models (index, list pages, feeds,
 // models.json) and the assets, from the models' summaries, into out.
-func (s *Site) sharedFiles(to sink) error {
+func (s *Site) sharedFiles(out *memory) error {
 	sums, err := s.summaries()
 	if err != nil {
 		return err
-	}
-	out := &pageSink{sink: to}
-	for _, e := range s.entries {
-		for name := range e.rec.Files {
-			if dir, ok := strings.CutSuffix(name, "index.html"); ok {
-				out.pages = append(out.pages, dir)
-			}
-		}
 	}
 	for name, b := range map[string][]byte{"style.css": s.Templates.CSS, "sort.js": s.Templates.JS, publish.Marker: []byte(publish.MarkerText), "models.js": s.Templates.ModelsJS} {
 		if err := out.put(name, b); err != nil {
@@ -206,17 +199,34 @@ func (s *Site) sharedFiles(to sink) error {
 	if othersErr != nil {
 		return othersErr
 	}
-	return s.feeds(out, out.pages, sums)
+	// The sitemap lists every HTML page.
+	var pages []string
+	for _, e := range s.entries {
+		for name := range e.rec.Files {
+			if dir, ok := strings.CutSuffix(name, "index.html"); ok {
+				pages = append(pages, dir)
+			}
+		}
+	}
+	for name := range out.files {
+		if dir, ok := strings.CutSuffix(name, "index.html"); ok {
+			pages = append(pages, dir)
+		}
+	}
+	return s.feeds(out, pages, sums)
 }
 
 // unlisted renders the shared pages that are not lists: the calibration
 // page, models.json and the compare and search pages.
-func (s *Site) unlisted(out sink, sums []*Summary) error {
+func (s *Site) unlisted(out *memory, sums []*Summary) error {
 	if err := s.renderCalibration(out, sums); err != nil {
 		return err
 	}
-	doc := s.modelsDocOf()
-	if err := out.write(ModelsPath, func(w io.Writer) error { return writeModelsJSON(w, doc, s.modelEntries()) }); err != nil {
+	doc, err := json.MarshalIndent(s.modelsDocOf(), "", " ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", ModelsPath, err)
+	}
+	if err := out.put(ModelsPath, append(doc, '\n')); err != nil {
 		return err
 	}
 	cmp, err := s.Templates.ComparePage(render.HTMLPage{PageTitle: "Compare models · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: s.Config.Search})

@@ -111,3 +111,25 @@ func TestVerifyFindsADamagedCacheEntry(t *testing.T) {
 		t.Error("--full published the damaged entry")
 	}
 }
+
+// A dead build's staging directory is removed by the next build, even one
+// that finds nothing changed and writes nothing.
+func TestNothingChangedStillCleansUp(t *testing.T) {
+	keep := []string{"content/models/llama-3-1-8b.md"}
+	root := sitetest.Fixture(t, func(rel string) bool { return slices.Contains(keep, rel) })
+	dest := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(loadSite(t, root, Options{}), Options{Destination: dest}); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(filepath.Dir(dest), ".public.new-999999999-1-0")
+	if err := os.MkdirAll(filepath.Join(dead, "models", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(loadSite(t, root, Options{}), Options{Destination: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !r.Unchanged || err == nil {
+		t.Errorf("unchanged %v; the dead build's staging directory: %v", r.Unchanged, err)
+	}
+}
