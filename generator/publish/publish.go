@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // Marker is written into every output; a directory that exists, is not
@@ -41,6 +42,9 @@ type Staging struct {
 	Dest, Dir string
 	committed bool
 	exchange  func(a, b string) error // exchange, but in tests
+	// made holds the directories made so far: a page's files share one,
+	// and a mkdir per file is a system call per file.
+	made sync.Map
 }
 
 // Stage cleans up after earlier builds (Cleanup) and creates a staging
@@ -98,8 +102,12 @@ func (st *Staging) path(name string) (string, error) {
 		return "", fmt.Errorf("output path %q escapes the publish directory", name)
 	}
 	p := filepath.Join(st.Dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", filepath.Dir(p), err)
+	dir := filepath.Dir(p)
+	if _, ok := st.made.Load(dir); !ok {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("create %s: %w", dir, err)
+		}
+		st.made.Store(dir, true)
 	}
 	return p, nil
 }

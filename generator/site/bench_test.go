@@ -1,8 +1,10 @@
 package site
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"dossier/generator/config"
 	"dossier/generator/internal/sitetest"
@@ -29,24 +31,28 @@ func BenchmarkBuild(b *testing.B) {
 
 // BenchmarkIncrementalBuild rebuilds with every input unchanged: every
 // entry comes from the cache and nothing is written.
-func BenchmarkIncrementalBuild(b *testing.B) { benchmarkRebuild(b, "", "", "", 0) }
+func BenchmarkIncrementalBuild(b *testing.B) { benchmarkRebuild(b, "", "", nil, 0) }
 
 // BenchmarkPriceBuild rebuilds after a price changed: every page is
 // computed and rendered again, no module tree is built.
 func BenchmarkPriceBuild(b *testing.B) {
-	benchmarkRebuild(b, "data/pricing/runpod.yaml", "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 5.99", -1)
+	benchmarkRebuild(b, "data/pricing/runpod.yaml", "usd_per_gpu_hour: 5.98", func(i int) string { return fmt.Sprintf("usd_per_gpu_hour: 5.98%04d", i+1) }, -1)
 }
 
 // BenchmarkSnapshotBuild rebuilds after one snapshot changed: that page,
 // and the lists it is on.
 func BenchmarkSnapshotBuild(b *testing.B) {
-	benchmarkRebuild(b, "data/hub/moonshotai/Kimi-K3/snapshot.json", `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`, 1)
+	day := time.Date(2026, 8, 6, 0, 0, 0, 0, time.UTC)
+	benchmarkRebuild(b, "data/hub/moonshotai/Kimi-K3/snapshot.json", `"fetched": "2026-08-06"`, func(i int) string {
+		return `"fetched": "` + day.AddDate(0, 0, -1-i).Format(time.DateOnly) + `"`
+	}, 1)
 }
 
-// benchmarkRebuild times builds with the cache, each after
-// swapping old and new in file (nothing when file is ""), and checks that
-// each recomputed want models (-1: every model).
-func benchmarkRebuild(b *testing.B, file, old, new string, want int) {
+// benchmarkRebuild times builds with the cache, each after replacing in
+// file the text old by next(i), text no earlier build had (nothing when
+// file is ""), and checks that each recomputed want models (-1: every
+// model).
+func benchmarkRebuild(b *testing.B, file, old string, next func(i int) string, want int) {
 	root := copySite(b)
 	cfg, err := config.Load(root, nil, nil)
 	if err != nil {
@@ -64,11 +70,12 @@ func benchmarkRebuild(b *testing.B, file, old, new string, want int) {
 	if want < 0 {
 		want = len(first.Models)
 	}
-	for b.Loop() {
+	for i := 0; b.Loop(); i++ {
 		if file != "" {
 			b.StopTimer()
+			new := next(i)
 			sitetest.Edit(b, filepath.Join(root, file), old, new)
-			old, new = new, old
+			old = new
 			b.StartTimer()
 		}
 		s, err := Load(cfg, Options{})
