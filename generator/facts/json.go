@@ -9,9 +9,9 @@ import (
 )
 
 // AppendJSON appends the set as json.MarshalIndent(s, prefix, indent)
-// writes it, HTML characters escaped, but in a tenth of the time: a
-// facts.json holds over a thousand facts, and encoding/json's reflection
-// and its second, indenting pass were a fifth of a site build.
+// writes it, HTML characters escaped, without encoding/json's reflection
+// and its second, indenting pass: a facts.json holds over a thousand
+// facts.
 // TestAppendJSONIsMarshalIndent holds it to the standard encoder.
 func (s *Set) AppendJSON(dst []byte, prefix, indent string) ([]byte, error) {
 	keys, fs := s.sorted()

@@ -611,8 +611,8 @@ func (m *Model) reconcile() *render.Table {
 
 func (m *Model) sources() *render.Table {
 	t := &render.Table{Header: []string{"source", "facts"}, Align: []render.Align{render.Left, render.Right}}
-	// Counted in key order, which walks a slice (ranging over the set's
-	// map was half of this table's time); the table is sorted below.
+	// Counted in key order, which walks a slice rather than the set's
+	// map; the table is sorted below.
 	count := map[string]int{}
 	for f := range m.Facts.All() {
 		for _, s := range f.Sources {

@@ -18,7 +18,7 @@ const placeholder = "dossier-direct-table-"
 // convert converts md with gm, writing each of its printed tables that
 // stands alone (a blank line or the start before it, a blank line or the
 // end after it) with Table.html instead of letting goldmark parse it back:
-// on a dossier the tables were nine tenths of goldmark's time. A table
+// on a dossier the tables are most of goldmark's work. A table
 // Table.html cannot write as goldmark does is left to goldmark.
 func convert(gm goldmark.Markdown, md []byte, tables []PrintedTable, factsPage string) (template.HTML, error) {
 	if len(tables) == 0 {

@@ -206,7 +206,7 @@ type HTMLPage struct {
 	Table *Table
 	// Tables are the tables the Markdown holds as Markdown printed them.
 	// Each that stands alone is written straight to HTML instead of being
-	// parsed back by goldmark, which was nine tenths of converting a
+	// parsed back by goldmark, which is most of the work of converting a
 	// dossier (see convert).
 	Tables []PrintedTable
 }

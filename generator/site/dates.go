@@ -34,8 +34,7 @@ func FutureDates(s *Site, today time.Time, severity string) []Diagnostic {
 		return p
 	}
 	// line finds where the date stands only for a date in the future:
-	// lineIn parses the file, once per catalog entry (a twentieth of a
-	// one-model rebuild when it ran for every entry).
+	// lineIn parses the file again, once per catalog entry.
 	future := func(file string, line func() int, what, date string) {
 		t, ok := checked.Date(date[:min(len(date), 10)])
 		if ok && t.After(today) {
