@@ -31,6 +31,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"dossier/generator/config"
+	"dossier/generator/publish"
 	"dossier/generator/site"
 )
 
@@ -198,6 +199,7 @@ func (s *Server) Rebuild() error {
 		// The build before the previous one: no request can still be
 		// resolving paths in it.
 		os.RemoveAll(stale)
+		os.Remove(publish.LockPath(stale))
 	}
 	s.logf("dossier serve: built %d files in %s\n", n, time.Since(start).Round(time.Millisecond))
 	s.broadcast(event{EventReload, fmt.Sprint(seq)})
