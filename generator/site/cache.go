@@ -87,7 +87,10 @@ func sharedInputs(cfg *config.Site) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "generator %s\n", generatorKey())
 	c := *cfg
-	c.Root, c.File = "", "" // where the site lives does not change its pages
+	// Where the site lives and where it is published do not change its
+	// pages (the corrections log read from the publish directory's history
+	// is keyed apart).
+	c.Root, c.File, c.PublishDir = "", "", ""
 	b, err := json.Marshal(c)
 	if err != nil {
 		return "", err

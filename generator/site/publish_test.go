@@ -133,3 +133,25 @@ func TestNothingChangedStillCleansUp(t *testing.T) {
 		t.Errorf("unchanged %v; the dead build's staging directory: %v", r.Unchanged, err)
 	}
 }
+
+// Another publish directory (build -d) is not another input: the cache
+// built for public/ serves it.
+func TestAnotherDestinationReusesTheCache(t *testing.T) {
+	keep := []string{"content/models/llama-3-1-8b.md"}
+	root := sitetest.Fixture(t, func(rel string) bool { return slices.Contains(keep, rel) })
+	if _, err := Build(loadSite(t, root, Options{}), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOSSIER_PUBLISHDIR", "elsewhere")
+	s := loadSite(t, root, Options{})
+	if s.Config.PublishDir != "elsewhere" {
+		t.Fatalf("publishDir %q", s.Config.PublishDir)
+	}
+	r, err := Build(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rebuilt) != 0 || r.Destination != filepath.Join(root, "elsewhere") {
+		t.Errorf("into %s: rebuilt %v", r.Destination, r.Rebuilt)
+	}
+}
