@@ -27,6 +27,7 @@ const (
 	stageAnalytic = "analytic"
 	stagePage     = "page"
 	stageShared   = "shared"
+	stageCheck    = "check"
 )
 
 // frontRecord is what a build reads of a page's front matter before it
@@ -166,7 +167,7 @@ func frontKey(sum string) string { return buildcache.Key(stageFront, generatorKe
 // parsed before need not be parsed to find its snapshot or its dates.
 func (s *Site) knownFront(_, sum string) (*content.Front, []content.Dated) {
 	var r frontRecord
-	if s.cache == nil || s.full || !s.cache.Get(stageFront, frontKey(sum), &r) {
+	if s.cache == nil || s.full || s.verify || !s.cache.Get(stageFront, frontKey(sum), &r) {
 		return nil, nil
 	}
 	return &content.Front{Model: r.Model, Draft: r.Draft}, r.Dated

@@ -54,9 +54,8 @@ func FutureDates(s *Site, today time.Time, severity string) []Diagnostic {
 			future(p.Path, func() int { return line }, "field "+d.Field+":", d.Date)
 		}
 	}
-	for _, m := range s.Models {
-		path := snapshotPath(s.Config, m.Snapshot.Model)
-		future(path, first, "field fetched:", m.Snapshot.Fetched)
+	for _, sd := range s.snapshotDates() {
+		future(snapshotPath(s.Config, sd[0]), first, "field fetched:", sd[1])
 	}
 	hw := filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml")
 	ids := make([]string, 0, len(s.Catalog.Accelerators))

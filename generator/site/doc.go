@@ -11,8 +11,8 @@
 // and nothing is ever read back from a published directory. A changed
 // input changes the name, so an entry is either right or not found; there
 // is nothing to invalidate. `build --full` reads no entry (it writes
-// them); `build --verify` recomputes every entry it reads and fails on a
-// byte of difference. The stages, this list being the only place that
+// them); `build --verify` computes every page and shared file from the
+// inputs alone and fails on a byte of difference from the cached ones. The stages, this list being the only place that
 // states them:
 //
 //   - front: a page's model, draft flag and dates, so that a page is not
@@ -26,6 +26,9 @@
 //     Inputs: the generator binary, the effective configuration, every
 //     template, data/hardware.yaml, software.yaml, references.yaml, every
 //     price list, the model's corrections log, its page and its snapshot.
+//   - check: what `dossier check` reports of a page (claim problems,
+//     measurements without configuration or date, prose tells) and its
+//     snapshot's date. Inputs: those of the page stage.
 //   - shared: the files that list the models (index, list pages, feeds,
 //     models.json, calibration, compare and search pages) and the assets.
 //     Inputs: everything a page depends on but the page and snapshot, the

@@ -25,6 +25,7 @@ type entry struct {
 	key      string      // its page stage key, "" when it cannot be cached
 	rec      *pageRecord // set when found in the cache or computed
 	model    *Model      // kept with Options.Collect
+	check    *pageCheck  // with Check: its findings, cached or computed
 	computed bool        // by this build
 }
 

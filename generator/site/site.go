@@ -43,6 +43,10 @@ type Options struct {
 	// Wait is told who holds the destination's lock before the build
 	// waits for it; nil fails instead (see publish.Acquire).
 	Wait func(holder string)
+	// check (with Collect, for Check) takes a page's findings from the
+	// cache when its inputs are unchanged: only the others are computed
+	// and kept in Models.
+	check bool
 }
 
 // Model is one computed dossier.
@@ -120,7 +124,9 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		// --full trusts no entry: a damaged object is replaced.
 		s.cache.Check = opts.Full
 	}
-	s.analytic = newAnalytics(s.cache, !opts.Full)
+	// --verify computes from the inputs alone, as --full does, to
+	// compare with what the cache holds.
+	s.analytic = newAnalytics(s.cache, !opts.Full && !opts.Verify)
 	cat, catErr := catalog.Load(cfg.Dir(cfg.DataDir))
 	templates, templatesErr := render.LoadTemplates(cfg.Dir(cfg.TemplatesDir))
 	// A build keeps stubs of the pages and reads each again when it is
@@ -169,17 +175,14 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if opts.Collect {
 		errs := make([]error, len(s.entries))
 		probs := make([][]claims.Problem, len(s.entries))
-		parallel(len(s.entries), func(i int) {
-			var m *Model
-			if m, probs[i], errs[i] = s.computeModel(s.entries[i].page); errs[i] == nil {
-				s.entries[i].model = m
-			}
-		})
+		parallel(len(s.entries), func(i int) { probs[i], errs[i] = s.collect(s.entries[i], opts.check) })
 		if err := firstError(errs); err != nil {
 			return nil, err
 		}
 		for i, e := range s.entries {
-			s.Models = append(s.Models, e.model)
+			if e.model != nil {
+				s.Models = append(s.Models, e.model)
+			}
 			s.Problems = append(s.Problems, probs[i]...)
 		}
 	}
@@ -187,6 +190,33 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(cfg.Dir(cfg.ContentDir), "models"), ErrNoModels)
 	}
 	return s, nil
+}
+
+// collect computes e's model and, with check, its findings: from the
+// cache when e's inputs are unchanged (then no model is computed).
+func (s *Site) collect(e *entry, check bool) ([]claims.Problem, error) {
+	if check && s.cache != nil {
+		if e.key = s.pageKey(e.page); e.key != "" && !s.full {
+			var c pageCheck
+			if s.cache.Get(stageCheck, e.key, &c) {
+				e.check = &c
+				return nil, nil
+			}
+		}
+	}
+	m, probs, err := s.computeModel(e.page)
+	if err != nil {
+		return nil, err
+	}
+	e.model = m
+	if check {
+		e.check = s.checkOf(m, probs)
+		if s.cache != nil && e.key != "" {
+			// Not cached is only slower.
+			s.cache.Set(stageCheck, e.key, e.check)
+		}
+	}
+	return probs, nil
 }
 
 // ErrNoModels is a site without a model page to publish: a build of it
