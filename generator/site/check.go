@@ -39,12 +39,6 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 	if err != nil {
 		return nil, err
 	}
-	rel := func(p string) string {
-		if r, err := filepath.Rel(cfg.Root, p); err == nil {
-			return r
-		}
-		return p
-	}
 	var ds []Diagnostic
 	for _, e := range s.entries {
 		ds = append(ds, e.check.Errors...)
@@ -55,7 +49,7 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 			ds = append(ds, d)
 		}
 	}
-	ds = append(ds, freshness(s, opts, rel)...)
+	ds = append(ds, freshness(s, opts)...)
 	today := opts.Today
 	if today.IsZero() {
 		today = s.Today()
@@ -71,7 +65,8 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 }
 
 // freshness flags dated inputs older than freshness.maxAgeDays.
-func freshness(s *Site, opts CheckOptions, rel func(string) string) []Diagnostic {
+func freshness(s *Site, opts CheckOptions) []Diagnostic {
+	rel := s.rel
 	limit := s.Config.Freshness.MaxAgeDays
 	if limit <= 0 {
 		return nil
@@ -138,12 +133,7 @@ type pageCheck struct {
 
 // checkOf is m's pageCheck, with its claim problems probs.
 func (s *Site) checkOf(m *Model, probs []claims.Problem) *pageCheck {
-	rel := func(p string) string {
-		if r, err := filepath.Rel(s.Config.Root, p); err == nil {
-			return r
-		}
-		return p
-	}
+	rel := s.rel
 	c := &pageCheck{Model: m.Snapshot.Model, Fetched: m.Snapshot.Fetched}
 	for _, p := range probs {
 		c.Errors = append(c.Errors, Diagnostic{File: rel(p.File), Line: p.Line, Severity: "error", Msg: p.Msg})
@@ -176,4 +166,12 @@ func (s *Site) snapshotDates() [][2]string {
 		}
 	}
 	return out
+}
+
+// rel is p relative to the site root, as diagnostics name files.
+func (s *Site) rel(p string) string {
+	if r, err := filepath.Rel(s.Config.Root, p); err == nil {
+		return r
+	}
+	return p
 }

@@ -27,12 +27,7 @@ func (s *Site) Today() time.Time {
 // as warnings.
 func FutureDates(s *Site, today time.Time, severity string) []Diagnostic {
 	var ds []Diagnostic
-	rel := func(p string) string {
-		if r, err := filepath.Rel(s.Config.Root, p); err == nil {
-			return r
-		}
-		return p
-	}
+	rel := s.rel
 	// line finds where the date stands only for a date in the future:
 	// lineIn parses the file again, once per catalog entry.
 	future := func(file string, line func() int, what, date string) {
