@@ -31,7 +31,8 @@ func fileIDs(t *testing.T, dir string) map[string]os.FileInfo {
 	return out
 }
 
-// TestCachedBuildsMatchFullBuild makes each kind of change in turn. After
+// TestCachedBuildsMatchFullBuild makes each kind of change in turn (nothing,
+// a snapshot, a price, prose, a config, a template). After
 // each, a build with the cache (into the previous output, or into a new
 // directory) must publish byte for byte what a --full build publishes, and
 // recompute only what the change touches: a snapshot change one page, a
@@ -181,7 +182,18 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 		t.Errorf("llama's config changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
 	}
 	sameAsFull("config", dest)
-	if n != 6 {
+
+	// A template changed: every page and the lists, no module tree.
+	sitetest.Edit(t, filepath.Join(root, "templates/dossier.md"), "## Claims vs artifacts", "## Claims against artifacts")
+	r = build(dest)
+	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 {
+		t.Errorf("a template changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
+	}
+	if md := snapshotDir(t, dest)["models/kimi-k3/index.md"]; !strings.Contains(md, "## Claims against artifacts") {
+		t.Error("a template changed, yet K3's page does not show it")
+	}
+	sameAsFull("template", dest)
+	if n != 7 {
 		t.Fatal("not every case compared")
 	}
 }
