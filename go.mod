@@ -3,7 +3,6 @@ module dossier
 go 1.26.0
 
 require (
-	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/fsnotify/fsnotify v1.10.1
