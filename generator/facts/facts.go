@@ -116,8 +116,8 @@ func (l *keyList) replace(k string, f *Fact) {
 }
 
 // sort orders keys and facts together; l.mu is held. The keys added since
-// the last sort are sorted alone and merged in: a priced model side adds
-// a tenth of its facts to a set read back sorted.
+// the last sort are sorted alone and merged in: sizing adds its priced
+// facts last, to a set already read back sorted.
 func (l *keyList) sort() {
 	type entry struct {
 		key  string

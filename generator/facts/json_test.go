@@ -102,34 +102,3 @@ func TestPrefixed(t *testing.T) {
 		break // stopping early is allowed
 	}
 }
-
-// TestAppendFactsJSONSplices checks the contract a splice relies on: the
-// bytes AppendJSONAt reports for facts i..j-1 (i > 0) are what
-// AppendFactsJSON writes for them, and the offsets tile the object.
-func TestAppendFactsJSONSplices(t *testing.T) {
-	s := exampleSet()
-	const prefix, indent = "  ", "  "
-	b, at, err := s.AppendJSONAt([]byte("head "), prefix, indent, []int{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := s.AppendJSON([]byte("head "), prefix, indent)
-	if !bytes.Equal(b, want) {
-		t.Fatalf("AppendJSONAt wrote other bytes than AppendJSON:\n%s\n%s", b, want)
-	}
-	fs := slices.Collect(s.All())
-	if len(at) != len(fs)+1 || at[0] != len("head {") || string(b[at[len(fs)]:]) != "\n"+prefix+"}" {
-		t.Fatalf("offsets %v for %d facts in %q", at, len(fs), b)
-	}
-	for i := 1; i < len(fs); i++ {
-		for j := i; j <= len(fs); j++ {
-			got, err := AppendFactsJSON(nil, fs[i:j], prefix, indent)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, b[at[i]:at[j]]) {
-				t.Fatalf("facts %d..%d: AppendFactsJSON wrote\n%s\nthe set\n%s", i, j, got, b[at[i]:at[j]])
-			}
-		}
-	}
-}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -633,8 +632,8 @@ func (m *Model) reconcile() *render.Table {
 
 func (m *Model) sources() *render.Table {
 	t := &render.Table{Header: []string{"source", "facts"}, Align: []render.Align{render.Left, render.Right}}
-	// Counted in key order, which walks a slice (ranging over the set's
-	// map was half of this table's time); the table is sorted below.
+	// Counted in key order, which walks a slice rather than the set's
+	// map; the table is sorted below.
 	count := map[string]int{}
 	for f := range m.Facts.All() {
 		for _, s := range f.Sources {
@@ -803,13 +802,6 @@ func (m *Model) sourcesCell(sources []string) string {
 // FactsAppendix is every fact of the page, one row each, anchored by its
 // key: the HTML tables link their values here.
 func (m *Model) FactsAppendix() *render.Table { return m.factsTable(m.Facts.All(), m.Facts.Len()) }
-
-// FactsRows is the rows of FactsAppendix for fs alone, under its header:
-// the rows of the facts a price change changed, to splice into the last
-// build's page.
-func (m *Model) FactsRows(fs []*facts.Fact) *render.Table {
-	return m.factsTable(slices.Values(fs), len(fs))
-}
 
 func (m *Model) factsTable(fs iter.Seq[*facts.Fact], n int) *render.Table {
 	t := &render.Table{Header: []string{render.AnchorHeader, "fact", "value", "how", "sources"}, Align: []render.Align{render.Left, render.Left, render.Right}}

@@ -18,47 +18,35 @@ const placeholder = "dossier-direct-table-"
 // convert converts md with gm, writing each of its printed tables that
 // stands alone (a blank line or the start before it, a blank line or the
 // end after it) with Table.html instead of letting goldmark parse it back:
-// on a dossier the tables were nine tenths of goldmark's time. A table
+// on a dossier the tables are most of goldmark's work. A table
 // Table.html cannot write as goldmark does is left to goldmark.
 func convert(gm goldmark.Markdown, md []byte, tables []PrintedTable, factsPage string) (template.HTML, error) {
 	if len(tables) == 0 {
 		return ToHTML(gm, md)
 	}
-	in, direct := swapTables(md, tables, factsPage, nil)
-	body, _, err := convertSwapped(gm, md, in, direct, factsPage)
-	return body, err
-}
-
-// convertSwapped is convert given swapTables' result; spans are where each
-// direct table is in the HTML, nil when goldmark converted them.
-func convertSwapped(gm goldmark.Markdown, md, in []byte, direct []PrintedTable, factsPage string) (template.HTML, [][2]int, error) {
+	in, direct := swapTables(md, tables, factsPage)
 	if len(direct) == 0 {
-		body, err := ToHTML(gm, md)
-		return body, nil, err
+		return ToHTML(gm, md)
 	}
 	converted, err := ToHTML(gm, in)
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
 	html := make([]string, len(direct))
 	for i, t := range direct {
 		html[i] = t.Table.html(factsPage)
 	}
-	out, spans, ok := fillPlaceholders(string(converted), html)
+	out, ok := fillPlaceholders(string(converted), html)
 	if !ok {
 		// Something around a table changed how goldmark read it.
-		body, err := ToHTML(gm, md)
-		return body, nil, err
+		return ToHTML(gm, md)
 	}
-	return template.HTML(out), spans, nil
+	return template.HTML(out), nil
 }
 
 // swapTables returns md with each printed table that can be written
 // directly replaced by a placeholder, and those tables in order.
-//
-// A table whose Sum is known (that of a table written directly on a page
-// before, with the same facts page) is not checked again.
-func swapTables(md []byte, tables []PrintedTable, factsPage string, known map[string]bool) ([]byte, []PrintedTable) {
+func swapTables(md []byte, tables []PrintedTable, factsPage string) ([]byte, []PrintedTable) {
 	if bytes.Contains(md, []byte(placeholder)) {
 		return md, nil
 	}
@@ -73,7 +61,7 @@ func swapTables(md []byte, tables []PrintedTable, factsPage string, known map[st
 		}
 		start, end := at+i, at+i+len(pt.Markdown)
 		alone := (start == 0 || start >= 2 && md[start-1] == '\n' && md[start-2] == '\n') && (end == len(md) || md[end] == '\n')
-		if !alone || !(pt.Sum != "" && known[pt.Sum] || directOK(pt.Table, factsPage)) {
+		if !alone || !directOK(pt.Table, factsPage) {
 			in.Write(md[at:end])
 			at = end
 			continue
@@ -88,30 +76,27 @@ func swapTables(md []byte, tables []PrintedTable, factsPage string, known map[st
 }
 
 // fillPlaceholders replaces the converted placeholders, in order, by the
-// tables' HTML, and says where each went; ok is false unless each is
-// found as goldmark writes a one-cell table.
-func fillPlaceholders(html string, direct []string) (string, [][2]int, bool) {
+// tables' HTML; ok is false unless each is found as goldmark writes a
+// one-cell table.
+func fillPlaceholders(html string, direct []string) (string, bool) {
 	var b strings.Builder
 	size := len(html)
 	for _, d := range direct {
 		size += len(d)
 	}
 	b.Grow(size)
-	spans := make([][2]int, len(direct))
 	for i, d := range direct {
 		ph := "<table>\n<thead>\n<tr>\n<th scope=\"col\">" + placeholder + strconv.Itoa(i) + "</th>\n</tr>\n</thead>\n</table>\n"
 		j := strings.Index(html, ph)
 		if j < 0 {
-			return "", nil, false
+			return "", false
 		}
 		b.WriteString(html[:j])
-		spans[i][0] = b.Len()
 		b.WriteString(d)
-		spans[i][1] = b.Len()
 		html = html[j+len(ph):]
 	}
 	b.WriteString(html)
-	return b.String(), spans, true
+	return b.String(), true
 }
 
 // directOK says whether Table.html writes t as goldmark converts its

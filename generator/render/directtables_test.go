@@ -73,7 +73,7 @@ func TestDirectTablesAreGoldmarks(t *testing.T) {
 				t.Errorf("facts page %q: %s", factsPage, d)
 			}
 			// The test means nothing if goldmark converted the tables.
-			if _, direct := swapTables(md, pts, factsPage, nil); len(direct) != len(tables) {
+			if _, direct := swapTables(md, pts, factsPage); len(direct) != len(tables) {
 				t.Errorf("facts page %q: %d of %d tables written directly", factsPage, len(direct), len(tables))
 			}
 		}
@@ -110,7 +110,7 @@ func TestDirectTablesFallBack(t *testing.T) {
 		if d := goldmarkDiff(t, NewDossierMarkdown(nil, "facts.html"), md, pts, "facts.html"); d != "" {
 			t.Errorf("%s: %s", name, d)
 		}
-		if _, direct := swapTables(md, pts, "facts.html", nil); len(direct) != c.direct {
+		if _, direct := swapTables(md, pts, "facts.html"); len(direct) != c.direct {
 			t.Errorf("%s: %d tables written directly, want %d", name, len(direct), c.direct)
 		}
 	}

@@ -32,8 +32,8 @@ type Table struct {
 // Markdown renders t as gomarkdown's md renderer prints it. Cell text is
 // literal: Markdown or HTML in it is escaped and stays inert. A table
 // whose every cell the renderer would print as it stands (see plainText)
-// is written directly: building and walking the renderer's tree for
-// every cell was a tenth of a build, and most dossier tables are plain.
+// is written directly: most dossier tables are plain, and the renderer
+// would build and walk a tree for every cell.
 func (t *Table) Markdown() string {
 	if len(t.Rows) == 0 {
 		return ""

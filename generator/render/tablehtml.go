@@ -12,8 +12,8 @@ import (
 // NewMarkdown): column headers scoped, right-aligned columns styled, an
 // AnchorHeader column turned into row ids, code cells as <code>, and bare
 // http(s):// and www. addresses linked. It is for the facts appendix: a
-// table of over a thousand rows, where writing Markdown only for goldmark
-// to parse it back was a third of a site build.
+// table of over a thousand rows, which it would be wasteful to write as
+// Markdown only for goldmark to parse it back.
 // TestTableHTMLIsGoldmarks holds it to the converted Markdown.
 func (t *Table) HTML() string { return t.html("") }
 
@@ -42,12 +42,6 @@ func (t *Table) htmlSize() int {
 
 // writeHTML writes html(factsPage) to b.
 func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
-	t.writeHTMLAt(b, factsPage, nil)
-}
-
-// writeHTMLAt is writeHTML that also appends to rows where each row of
-// the table begins in b and, last, where the last one ends.
-func (t *Table) writeHTMLAt(b *strings.Builder, factsPage string, rows *[]int) {
 	if len(t.Rows) == 0 {
 		return
 	}
@@ -60,27 +54,9 @@ func (t *Table) writeHTMLAt(b *strings.Builder, factsPage string, rows *[]int) {
 	}
 	b.WriteString("</tr>\n</thead>\n<tbody>\n")
 	for _, row := range t.Rows {
-		if rows != nil {
-			*rows = append(*rows, b.Len())
-		}
 		w.row(row)
-	}
-	if rows != nil {
-		*rows = append(*rows, b.Len())
 	}
 	b.WriteString("</tbody>\n</table>\n")
-}
-
-// RowsHTML is the rows of t.HTML() alone, each as that table writes it:
-// rows of a table with the same header can be spliced into it.
-func (t *Table) RowsHTML() string {
-	var b strings.Builder
-	b.Grow(t.htmlSize())
-	w := t.newHTMLWriter(&b, "")
-	for _, row := range t.Rows {
-		w.row(row)
-	}
-	return b.String()
 }
 
 // htmlWriter writes a table's cells and rows to b.
@@ -218,7 +194,7 @@ func cellKey(text string) string {
 
 // oneLine is s with its runs of white space made one space and its ends
 // trimmed, as a Markdown cell reads it; most cells are already so, which
-// one pass over the bytes confirms (a tenth of writing the facts table).
+// one pass over the bytes confirms without building a new string.
 func oneLine(s string) string {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -267,8 +243,8 @@ func writeCellText(b *strings.Builder, text string) {
 
 // asIs reports whether a cell's text is its own HTML: one line as oneLine
 // leaves it, nothing to escape and no address to link. Most cells are, and
-// one pass over the bytes says so where oneLine, the address search and
-// escaping took four.
+// one pass over the bytes says so instead of oneLine, the address search
+// and escaping each making their own.
 func asIs(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch cellBytes[s[i]] {
@@ -378,7 +354,7 @@ func writeEscaped(b *strings.Builder, s string) {
 // parentheses. It returns -1, -1 when there is none.
 func nextAddress(s string) (start, end int) {
 	// Most cells hold no address at all: two substring searches say so
-	// faster than a walk from one h or w to the next.
+	// without a walk from one h or w to the next.
 	if !strings.Contains(s, "http") && !strings.Contains(s, "www.") {
 		return -1, -1
 	}

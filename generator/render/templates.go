@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	htmltemplate "html/template"
 	"path/filepath"
@@ -122,62 +121,16 @@ type Chart struct {
 type PrintedTable struct {
 	Table    *Table
 	Markdown string
-	Sum      string // tableSum of Table, when DossierMarkdown printed it
 }
 
 // Markdown executes the Markdown template name for data. It also returns
 // the tables the page printed, in order, for HTMLPage.Tables.
 func (t *Templates) Markdown(name string, data any, pf PageFuncs) ([]byte, []PrintedTable, error) {
-	return t.markdown(name, data, pf, nil)
+	return t.markdown(name, data, pf)
 }
 
-// MarkdownSkeleton stands for the skeleton of a Markdown page's parts:
-// its tables are copied by their own sums alone.
-const MarkdownSkeleton = "-"
-
-// DossierMarkdown is Markdown that also says where each printed table is
-// in the page (parts, their skeleton MarkdownSkeleton; nil when one cannot
-// be found). Given a page it wrote before with the same templates, prev and
-// prevParts, a table whose sum is the one printed there at its place is
-// copied from prev instead of written again: a price change changes a few
-// tables of a dossier.
-func (t *Templates) DossierMarkdown(name string, data any, pf PageFuncs, prev []byte, prevParts *DossierParts) ([]byte, []PrintedTable, *DossierParts, error) {
-	if prevParts != nil && prevParts.Skeleton != MarkdownSkeleton {
-		prevParts = nil // not a Markdown page's parts
-	}
-	reuse := func(i int, sum string) (string, bool) {
-		if prevParts == nil || i >= len(prevParts.Tables) || prevParts.Tables[i].Sum != sum {
-			return "", false
-		}
-		// Whole lines that look like a table, as the HTML splice checks
-		// its tables' tags.
-		at := prevParts.Tables[i].At
-		if at[0] < 0 || at[1] < at[0]+2 || at[1] > len(prev) || at[0] > 0 && prev[at[0]-1] != '\n' ||
-			prev[at[0]] != '|' || prev[at[1]-2] != '|' || prev[at[1]-1] != '\n' {
-			return "", false
-		}
-		return string(prev[at[0]:at[1]]), true
-	}
-	md, printed, err := t.markdown(name, data, pf, reuse)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	parts := &DossierParts{Skeleton: MarkdownSkeleton, Tables: make([]TablePart, len(printed))}
-	at := 0
-	for i, pt := range printed {
-		j := bytes.Index(md[at:], []byte(pt.Markdown))
-		if pt.Markdown == "" || j < 0 {
-			return md, printed, nil, nil
-		}
-		parts.Tables[i] = TablePart{Sum: pt.Sum, At: [2]int{at + j, at + j + len(pt.Markdown)}}
-		at += j + len(pt.Markdown)
-	}
-	return md, printed, parts, nil
-}
-
-// markdown is Markdown; with reuse, each table's sum is taken and reuse
-// may give its Markdown (the i-th table printed).
-func (t *Templates) markdown(name string, data any, pf PageFuncs, reuse func(i int, sum string) (string, bool)) ([]byte, []PrintedTable, error) {
+// markdown is Markdown.
+func (t *Templates) markdown(name string, data any, pf PageFuncs) ([]byte, []PrintedTable, error) {
 	tm, ok := t.md[name]
 	if !ok {
 		return nil, nil, fmt.Errorf("no Markdown template %s", name)
@@ -193,17 +146,8 @@ func (t *Templates) markdown(name string, data any, pf PageFuncs, reuse func(i i
 			if !ok {
 				return "", fmt.Errorf("no table %q", n)
 			}
-			if reuse == nil {
-				md := tb.Markdown()
-				printed = append(printed, PrintedTable{Table: tb, Markdown: md})
-				return md, nil
-			}
-			sum := tableSum(tb)
-			md, ok := reuse(len(printed), sum)
-			if !ok {
-				md = tb.Markdown()
-			}
-			printed = append(printed, PrintedTable{Table: tb, Markdown: md, Sum: sum})
+			md := tb.Markdown()
+			printed = append(printed, PrintedTable{Table: tb, Markdown: md})
 			return md, nil
 		},
 		"fact": func(key string) (string, error) {
@@ -268,7 +212,7 @@ type HTMLPage struct {
 	Table *Table
 	// Tables are the tables the Markdown holds as Markdown printed them.
 	// Each that stands alone is written straight to HTML instead of being
-	// parsed back by goldmark, which was nine tenths of converting a
+	// parsed back by goldmark, which is most of the work of converting a
 	// dossier (see convert).
 	Tables []PrintedTable
 }
@@ -276,40 +220,9 @@ type HTMLPage struct {
 // HTML converts the Markdown page md, inlining its charts, and wraps it in
 // the base layout.
 func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte, error) {
-	page, _, err := t.page(md, p, charts, nil)
-	return page, err
-}
-
-// TablePage is HTML for a page without charts whose p.Table follows its
-// Markdown, with where each of the table's rows begins in the page and,
-// last, where the last one ends: rows of a table with the same header
-// (Table.RowsHTML) can replace some of them. rows is nil when the layout
-// does not print the page's body once and as it is.
-func (t *Templates) TablePage(md []byte, p HTMLPage) (page []byte, rows []int, err error) {
-	if p.Table == nil {
-		return nil, nil, errors.New("TablePage: no table")
-	}
-	rows = make([]int, 0, len(p.Table.Rows)+1)
-	page, body, err := t.page(md, p, nil, &rows)
-	if err != nil || len(rows) == 0 {
-		return page, nil, err
-	}
-	off := bodyAt(page, body)
-	if off < 0 {
-		return page, nil, nil
-	}
-	for i := range rows {
-		rows[i] += off
-	}
-	return page, rows, nil
-}
-
-// page is HTML, also returning the body the layout was given; with rows,
-// the table's rows are located in the body (see TablePage).
-func (t *Templates) page(md []byte, p HTMLPage, charts map[string]Chart, rows *[]int) ([]byte, string, error) {
 	body, err := convert(markdownFor(p, charts), md, p.Tables, p.FactsPage)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if p.Table != nil {
 		// Table.HTML escapes every cell, as goldmark's safe mode would.
@@ -318,11 +231,10 @@ func (t *Templates) page(md []byte, p HTMLPage, charts map[string]Chart, rows *[
 		var b strings.Builder
 		b.Grow(len(body) + p.Table.htmlSize())
 		b.WriteString(string(body))
-		p.Table.writeHTMLAt(&b, "", rows)
+		p.Table.writeHTML(&b, "")
 		body = htmltemplate.HTML(b.String())
 	}
-	page, err := t.layout(body, p)
-	return page, string(body), err
+	return t.layout(body, p)
 }
 
 // markdownFor is the converter of p, its charts inlined.
@@ -346,16 +258,6 @@ func (t *Templates) layout(body htmltemplate.HTML, p HTMLPage) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(t.dir, "base.html"), err)
 	}
 	return buf.Bytes(), nil
-}
-
-// bodyAt is where body is in page: found once and whole (a body longer
-// than the rest of the page cannot be printed twice); -1 when it is not.
-func bodyAt(page []byte, body string) int {
-	off := bytes.Index(page, []byte(body[:min(len(body), 256)]))
-	if off < 0 || 2*len(body) <= len(page) || len(page)-off < len(body) || string(page[off:off+len(body)]) != body {
-		return -1
-	}
-	return off
 }
 
 // ListPage is a page whose main content is the sortable model table.

@@ -31,6 +31,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"dossier/generator/config"
+	"dossier/generator/publish"
 	"dossier/generator/site"
 )
 
@@ -198,6 +199,7 @@ func (s *Server) Rebuild() error {
 		// The build before the previous one: no request can still be
 		// resolving paths in it.
 		os.RemoveAll(stale)
+		os.Remove(publish.LockPath(stale))
 	}
 	s.logf("dossier serve: built %d files in %s\n", n, time.Since(start).Round(time.Millisecond))
 	s.broadcast(event{EventReload, fmt.Sprint(seq)})
@@ -212,11 +214,9 @@ func (s *Server) build() (string, int, error) {
 	}
 	s.mu.RLock()
 	dir := filepath.Join(s.tmp, fmt.Sprintf("build-%d", s.builds+1))
-	prev := s.current
 	s.mu.RUnlock()
-	// The last good build is the previous output: pages whose inputs did
-	// not change are linked from it, and its cache spares the module trees.
-	st, err := site.Load(cfg, site.Options{Drafts: s.opts.Drafts, Previous: prev})
+	// Pages whose inputs did not change are linked from the build cache.
+	st, err := site.Load(cfg, site.Options{Drafts: s.opts.Drafts})
 	if err != nil {
 		return "", 0, err
 	}

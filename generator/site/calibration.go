@@ -85,7 +85,7 @@ func Spread(ratios []float64) (lo, med, hi float64, ok bool) {
 // comparable pair across models, the spread of their ratios (the honest
 // error bar of the speed predictions), then the measurements that could
 // not be compared and why.
-func (s *Site) renderCalibration(out sink, sums []*Summary) error {
+func (s *Site) renderCalibration(out *memory, sums []*Summary) error {
 	comparable := &render.Table{
 		Header: []string{"model", "measurement", "layout", "measured", "predicted", "predicted ÷ measured", "by", "source"},
 		Align:  []render.Align{render.Left, render.Left, render.Left, render.Right, render.Right, render.Right, render.Left, render.Left},

@@ -33,44 +33,24 @@ type CheckOptions struct {
 // measurement without its configuration or date, data older than the
 // configured freshness limit, and the tells raised by page prose.
 func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
-	// Every page is reviewed again, but module trees come from the last
-	// build's cache (keyed by config content and generator, never by page).
-	s, err := Load(cfg, Options{Collect: true, Drafts: true, Previous: cfg.Dir(cfg.PublishDir)})
+	// A page whose inputs are unchanged is not reviewed again: its
+	// findings come from the build cache (stage check).
+	s, err := Load(cfg, Options{Collect: true, Drafts: true, check: true})
 	if err != nil {
 		return nil, err
 	}
-	rel := func(p string) string {
-		if r, err := filepath.Rel(cfg.Root, p); err == nil {
-			return r
-		}
-		return p
-	}
 	var ds []Diagnostic
-	for _, p := range s.Problems {
-		ds = append(ds, Diagnostic{File: rel(p.File), Line: p.Line, Severity: "error", Msg: p.Msg})
-	}
-	for _, m := range s.Models {
-		file := rel(m.Content.Path)
-		for _, ms := range m.Content.Front.Measurements {
-			if ms.Configuration.Empty() {
-				ds = append(ds, Diagnostic{file, ms.Line, "error", "measurement " + ms.ID + ": no configuration (model, hardware, batch or setting it was measured in)"})
+	for _, e := range s.entries {
+		ds = append(ds, e.check.Errors...)
+		for _, d := range e.check.Tells {
+			if opts.Strict {
+				d.Severity = "error"
 			}
-			if ms.Date == "" && ms.Accessed == "" {
-				ds = append(ds, Diagnostic{file, ms.Line, "error", "measurement " + ms.ID + ": no date (when measured, or when read if the source gives none)"})
-			}
-		}
-		ds = append(ds, publishedPageRules(m.Content, file, opts.Strict)...)
-		ds = append(ds, unarchivedSources(m.Content, file)...)
-		sev := "warning"
-		if opts.Strict {
-			sev = "error"
-		}
-		for _, f := range m.Page.ProseTells {
-			ds = append(ds, Diagnostic{rel(f.File), f.Line, sev, fmt.Sprintf("tell %d (%s): %s", f.Tell, claims.TellNames[f.Tell], f.Msg)})
+			ds = append(ds, d)
 		}
 	}
-	ds = append(ds, freshness(s, opts, rel)...)
-	ds = append(ds, priceDates(s, rel)...)
+	ds = append(ds, freshness(s, opts)...)
+	ds = append(ds, priceDates(s, s.rel)...)
 	today := opts.Today
 	if today.IsZero() {
 		today = s.Today()
@@ -86,7 +66,8 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 }
 
 // freshness flags dated inputs older than freshness.maxAgeDays.
-func freshness(s *Site, opts CheckOptions, rel func(string) string) []Diagnostic {
+func freshness(s *Site, opts CheckOptions) []Diagnostic {
+	rel := s.rel
 	limit := s.Config.Freshness.MaxAgeDays
 	if limit <= 0 {
 		return nil
@@ -110,8 +91,8 @@ func freshness(s *Site, opts CheckOptions, rel func(string) string) []Diagnostic
 			ds = append(ds, Diagnostic{file, 1, "error", fmt.Sprintf("%s is %d days old (as of %s), past the %d-day freshness limit", what, age, date, limit)})
 		}
 	}
-	for _, m := range s.Models {
-		stale(rel(snapshotPath(s.Config, m.Snapshot.Model)), "snapshot of "+m.Snapshot.Model, m.Snapshot.Fetched)
+	for _, sd := range s.snapshotDates() {
+		stale(rel(snapshotPath(s.Config, sd[0])), "snapshot of "+sd[0], sd[1])
 	}
 	hw := rel(filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml"))
 	ids := make([]string, 0, len(s.Catalog.Accelerators))
@@ -140,4 +121,60 @@ func freshness(s *Site, opts CheckOptions, rel func(string) string) []Diagnostic
 		}
 	}
 	return ds
+}
+
+// pageCheck is what dossier check reports of one page, paths relative to
+// the site root; cached by the page's inputs (stage check).
+type pageCheck struct {
+	Model   string       `json:"model"`
+	Fetched string       `json:"fetched"` // the snapshot's
+	Errors  []Diagnostic `json:"errors"`  // claim problems, measurements without configuration or date; unarchived sources (warnings)
+	Tells   []Diagnostic `json:"tells"`   // the prose's tells and the published-page rules: warnings, errors with --strict
+}
+
+// checkOf is m's pageCheck, with its claim problems probs.
+func (s *Site) checkOf(m *Model, probs []claims.Problem) *pageCheck {
+	rel := s.rel
+	c := &pageCheck{Model: m.Snapshot.Model, Fetched: m.Snapshot.Fetched}
+	for _, p := range probs {
+		c.Errors = append(c.Errors, Diagnostic{File: rel(p.File), Line: p.Line, Severity: "error", Msg: p.Msg})
+	}
+	file := rel(m.Content.Path)
+	for _, ms := range m.Content.Front.Measurements {
+		if ms.Configuration.Empty() {
+			c.Errors = append(c.Errors, Diagnostic{file, ms.Line, "error", "measurement " + ms.ID + ": no configuration (model, hardware, batch or setting it was measured in)"})
+		}
+		if ms.Date == "" && ms.Accessed == "" {
+			c.Errors = append(c.Errors, Diagnostic{file, ms.Line, "error", "measurement " + ms.ID + ": no date (when measured, or when read if the source gives none)"})
+		}
+	}
+	c.Errors = append(c.Errors, unarchivedSources(m.Content, file)...)
+	c.Tells = append(c.Tells, publishedPageRules(m.Content, file, false)...)
+	for _, f := range m.Page.ProseTells {
+		c.Tells = append(c.Tells, Diagnostic{rel(f.File), f.Line, "warning", fmt.Sprintf("tell %d (%s): %s", f.Tell, claims.TellNames[f.Tell], f.Msg)})
+	}
+	return c
+}
+
+// snapshotDates is each checked or computed model's id and snapshot date,
+// in content order.
+func (s *Site) snapshotDates() [][2]string {
+	var out [][2]string
+	for _, e := range s.entries {
+		switch {
+		case e.check != nil:
+			out = append(out, [2]string{e.check.Model, e.check.Fetched})
+		case e.model != nil:
+			out = append(out, [2]string{e.model.Snapshot.Model, e.model.Snapshot.Fetched})
+		}
+	}
+	return out
+}
+
+// rel is p relative to the site root, as diagnostics name files.
+func (s *Site) rel(p string) string {
+	if r, err := filepath.Rel(s.Config.Root, p); err == nil {
+		return r
+	}
+	return p
 }

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -77,15 +78,22 @@ func (s *Site) claimRecords(m *Model) []ClaimRecord {
 
 // renderClaimsIndex writes claims.json and claims.csv: every claim of
 // every published dossier, in the order of the index.
-func (s *Site) renderClaimsIndex(out sink, sums []*Summary) error {
+func (s *Site) renderClaimsIndex(out *memory, sums []*Summary) error {
 	var all []ClaimRecord
 	for _, sum := range sums {
 		all = append(all, sum.Claims...)
 	}
-	if err := out.write(ClaimsJSONPath, func(w io.Writer) error { return writeClaimsJSON(w, all) }); err != nil {
+	var js, csv bytes.Buffer
+	if err := writeClaimsJSON(&js, all); err != nil {
 		return err
 	}
-	return out.write(ClaimsCSVPath, func(w io.Writer) error { return writeClaimsCSV(w, all) })
+	if err := writeClaimsCSV(&csv, all); err != nil {
+		return err
+	}
+	if err := out.put(ClaimsJSONPath, js.Bytes()); err != nil {
+		return err
+	}
+	return out.put(ClaimsCSVPath, csv.Bytes())
 }
 
 func writeClaimsJSON(w io.Writer, all []ClaimRecord) error {

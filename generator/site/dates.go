@@ -29,15 +29,9 @@ func (s *Site) Today() time.Time {
 // as warnings.
 func FutureDates(s *Site, today time.Time, severity string) []Diagnostic {
 	var ds []Diagnostic
-	rel := func(p string) string {
-		if r, err := filepath.Rel(s.Config.Root, p); err == nil {
-			return r
-		}
-		return p
-	}
+	rel := s.rel
 	// line finds where the date stands only for a date in the future:
-	// lineIn parses the file, once per catalog entry (a twentieth of a
-	// one-model rebuild when it ran for every entry).
+	// lineIn parses the file again, once per catalog entry.
 	future := func(file string, line func() int, what, date string) {
 		t, ok := checked.Date(date[:min(len(date), 10)])
 		if ok && t.After(today) {
@@ -57,9 +51,8 @@ func FutureDates(s *Site, today time.Time, severity string) []Diagnostic {
 			future(p.Path, func() int { return line }, "field "+d.Field+":", d.Date)
 		}
 	}
-	for _, m := range s.Models {
-		path := snapshotPath(s.Config, m.Snapshot.Model)
-		future(path, first, "field fetched:", m.Snapshot.Fetched)
+	for _, sd := range s.snapshotDates() {
+		future(snapshotPath(s.Config, sd[0]), first, "field fetched:", sd[1])
 	}
 	hw := filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml")
 	ids := make([]string, 0, len(s.Catalog.Accelerators))

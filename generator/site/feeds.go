@@ -17,7 +17,7 @@ import (
 // commit it was computed from: a new revision is a new item. Each
 // committed version whose verdicts flipped (the corrections log) is an item
 // too.
-func (s *Site) feeds(out sink, paths []string, sums []*Summary) error {
+func (s *Site) feeds(out *memory, paths []string, sums []*Summary) error {
 	base := s.Config.BaseURL
 	type url struct {
 		Loc     string `xml:"loc"`

@@ -1,8 +1,6 @@
 package site
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"sort"
@@ -99,9 +97,8 @@ func (s *Site) groups(sums []*Summary) []group {
 }
 
 // renderLists writes the index and one list page per organisation and
-// architecture family, as HTML (sortable) and Markdown. It returns each
-// list's key by directory, for the manifest.
-func (s *Site) renderLists(out sink, sums []*Summary) (map[string]string, error) {
+// architecture family, as HTML (sortable) and Markdown.
+func (s *Site) renderLists(out *memory, sums []*Summary) error {
 	groups := s.groups(sums)
 	var links []render.Link
 	for _, g := range groups {
@@ -130,18 +127,10 @@ func (s *Site) renderLists(out sink, sums []*Summary) (map[string]string, error)
 		pages = append(pages, listPage{dir: g.path, title: what + ": " + g.name, caption: "Dossiers of " + g.name, models: g.models})
 	}
 	// The index and each group's list on every core: each lists up to
-	// every model, and a one-model rebuild waits for them all. A list
-	// whose models and text are unchanged is the previous output's.
-	// Each is published as soon as it is rendered.
-	errs, keys := make([]error, len(pages)), make([]string, len(pages))
+	// every model.
+	errs := make([]error, len(pages))
 	parallel(len(pages), func(i int) {
 		l := pages[i]
-		key := s.listKey(l)
-		keys[i] = key
-		if reused, err := s.reuseList(out, l.dir, key); reused || err != nil {
-			errs[i] = err
-			return
-		}
 		md, html, err := s.renderList(l.dir, l.title, l.intro, l.caption, l.links, l.models)
 		if err == nil {
 			err = out.put(l.dir+"index.md", md)
@@ -151,14 +140,7 @@ func (s *Site) renderLists(out sink, sums []*Summary) (map[string]string, error)
 		}
 		errs[i] = err
 	})
-	if err := firstError(errs); err != nil {
-		return nil, err
-	}
-	byDir := make(map[string]string, len(pages))
-	for i, l := range pages {
-		byDir[l.dir] = keys[i]
-	}
-	return byDir, nil
+	return firstError(errs)
 }
 
 // listPage is the index or a group's list, as renderList takes it.
@@ -166,42 +148,6 @@ type listPage struct {
 	dir, title, intro, caption string
 	links                      []render.Link
 	models                     []*Summary
-}
-
-// listKey hashes what a list page is rendered from: the inputs every page
-// depends on (templates, configuration, generator), its text and links,
-// and its models' summaries as published, in order.
-func (s *Site) listKey(l listPage) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "inputs %s\ndir %q\ntitle %q\nintro %q\ncaption %q\n", s.inputs, l.dir, l.title, l.intro, l.caption)
-	for _, k := range l.links {
-		fmt.Fprintf(h, "link %q %q\n", k.Name, k.URL)
-	}
-	for _, m := range l.models {
-		fmt.Fprintf(h, "model %d\n", len(m.raw))
-		h.Write(m.raw)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// reuseList publishes the previous output's list page in dir when it was
-// rendered from key and both its files are intact.
-func (s *Site) reuseList(out sink, dir, key string) (bool, error) {
-	if s.prev == nil || s.prev.Lists[dir] != key {
-		return false, nil
-	}
-	names := []string{dir + "index.md", dir + "index.html"}
-	for _, name := range names {
-		if sum, ok := s.prev.Shared[name]; !ok || !s.intact(name, sum) {
-			return false, nil
-		}
-	}
-	for _, name := range names {
-		if err := s.reuseFile(out, name, s.prev.Shared[name]); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
 }
 
 // renderList renders one model list as Markdown and HTML.

@@ -1,34 +1,24 @@
 package site
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"sync"
 	"sync/atomic"
 
+	"dossier/generator/buildcache"
 	"dossier/generator/sizing"
 )
 
-// CacheDir holds, inside a build's output, the module-tree figures of every
-// config the build sized, one file per content hash, so the next build
-// (and a page that shares a config with another) does not size it again.
-const CacheDir = ".dossier/cache/analytic/"
-
 // analytics memoises Analytic, the one expensive model-side computation,
 // by the content hash of what it reads: within a build (copies and
-// fine-tunes share a config) and across builds (the previous output's
-// CacheDir). Price, hardware and page edits never change the key.
+// fine-tunes share a config) and across builds (the cache's analytic
+// stage). Price, hardware and page edits never change the key.
 type analytics struct {
-	prev string // previous output directory, "" for none
-	mu   sync.Mutex
-	byID map[string]*analyticResult
-	// built counts module trees built, not read from a cache.
+	cache *buildcache.Cache // nil: within this build only
+	read  bool              // entries may be read (not --full)
+	mu    sync.Mutex
+	byID  map[string]*analyticResult
+	// built counts module trees built, not read from the cache.
 	built atomic.Int64
 }
 
@@ -36,34 +26,28 @@ type analyticResult struct {
 	once sync.Once
 	an   *sizing.Analytic
 	err  error
-	file []byte // the cache file, published with the output
 }
 
-// cacheFile is a CacheDir entry; an error is kept as its message, which is
-// all sizing reads of it.
-type cacheFile struct {
+// analyticRecord is the analytic stage's record; an error is kept as its
+// message, which is all sizing reads of it.
+type analyticRecord struct {
 	Analytic *sizing.Analytic `json:"analytic,omitempty"`
 	Error    string           `json:"error,omitempty"`
 }
 
-func newAnalytics(prev string) *analytics {
-	return &analytics{prev: prev, byID: map[string]*analyticResult{}}
+func newAnalytics(c *buildcache.Cache, read bool) *analytics {
+	return &analytics{cache: c, read: read, byID: map[string]*analyticResult{}}
 }
 
 // analyticKey names the figures of one config: the generator (any code
 // change), the config and the quantization config.
 func analyticKey(config, hfQuant []byte) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "generator %s\nconfig %d\n", generatorKey(), len(config))
-	h.Write(config)
-	fmt.Fprintf(h, "\nquant %d\n", len(hfQuant))
-	h.Write(hfQuant)
-	return hex.EncodeToString(h.Sum(nil))
+	return buildcache.Key(stageAnalytic, generatorKey(), string(config), string(hfQuant))
 }
 
-// get returns the figures for a config and the key they are cached under.
-func (m *analytics) get(config, hfQuant []byte) (key string, an *sizing.Analytic, err error) {
-	key = analyticKey(config, hfQuant)
+// get returns the figures for a config.
+func (m *analytics) get(config, hfQuant []byte) (*sizing.Analytic, error) {
+	key := analyticKey(config, hfQuant)
 	m.mu.Lock()
 	r := m.byID[key]
 	if r == nil {
@@ -71,46 +55,28 @@ func (m *analytics) get(config, hfQuant []byte) (key string, an *sizing.Analytic
 		m.byID[key] = r
 	}
 	m.mu.Unlock()
-	r.once.Do(func() { r.an, r.file, r.err = m.compute(key, config, hfQuant) })
-	return key, r.an, r.err
+	r.once.Do(func() { r.an, r.err = m.compute(key, config, hfQuant) })
+	return r.an, r.err
 }
 
-func (m *analytics) compute(key string, config, hfQuant []byte) (*sizing.Analytic, []byte, error) {
-	if m.prev != "" {
-		if b, err := os.ReadFile(filepath.Join(m.prev, filepath.FromSlash(CacheDir+key+".json"))); err == nil {
-			var cf cacheFile
-			// An unreadable entry is computed again, never trusted.
-			if json.Unmarshal(b, &cf) == nil && (cf.Analytic != nil) != (cf.Error != "") {
-				if cf.Error != "" {
-					return nil, b, errors.New(cf.Error)
-				}
-				return cf.Analytic, b, nil
-			}
+func (m *analytics) compute(key string, config, hfQuant []byte) (*sizing.Analytic, error) {
+	var rec analyticRecord
+	// A record that does not hold exactly one of the two is computed again.
+	if m.cache != nil && m.read && m.cache.Get(stageAnalytic, key, &rec) && (rec.Analytic != nil) != (rec.Error != "") {
+		if rec.Error != "" {
+			return nil, errors.New(rec.Error)
 		}
+		return rec.Analytic, nil
 	}
 	m.built.Add(1)
 	an, err := Analytic(config, hfQuant)
-	cf := cacheFile{Analytic: an}
+	rec = analyticRecord{Analytic: an}
 	if err != nil {
-		cf = cacheFile{Error: err.Error()}
+		rec = analyticRecord{Error: err.Error()}
 	}
-	b, jerr := json.Marshal(cf)
-	if jerr != nil {
-		b = nil // not cached; the figures themselves are fine
+	if m.cache != nil {
+		// Not cached is only slower: the figures themselves are fine.
+		m.cache.Set(stageAnalytic, key, rec)
 	}
-	return an, append(b, '\n'), err
-}
-
-// files returns the cache files of the given keys, by output path.
-func (m *analytics) files(keys []string) map[string][]byte {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string][]byte{}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if r := m.byID[k]; r != nil && len(r.file) > 1 {
-			out[CacheDir+k+".json"] = r.file
-		}
-	}
-	return out
+	return an, err
 }

@@ -9,7 +9,7 @@ import (
 
 // renderMethodology writes methodology/index.md and index.html, each
 // rating's worked example the first claim of the index with that rating.
-func (s *Site) renderMethodology(out sink, sums []*Summary) error {
+func (s *Site) renderMethodology(out *memory, sums []*Summary) error {
 	in := methodology.Input{Publisher: s.Config.Publisher, Organisation: s.Config.Organisation()}
 	for _, sum := range sums {
 		for _, c := range sum.Claims {

@@ -1,11 +1,8 @@
 package site
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"iter"
 	"sort"
 	"strings"
 
@@ -96,8 +93,8 @@ func (s *Site) modelEntry(m *Model) *ModelEntry {
 	return e
 }
 
-// modelsDocOf is models.json's document without its models, which
-// writeModelsJSON adds.
+// modelsDocOf is models.json's document, each model's entry as it was
+// encoded when the model was computed.
 func (s *Site) modelsDocOf() modelsDoc {
 	sz := s.Config.Sizing
 	doc := modelsDoc{Contexts: sz.Contexts, Concurrency: sz.Concurrency, Models: []json.RawMessage{},
@@ -112,55 +109,8 @@ func (s *Site) modelsDocOf() modelsDoc {
 		a := s.Catalog.Accelerators[id]
 		doc.Accelerators = append(doc.Accelerators, acceleratorJSON{ID: id, Name: a.Name, Class: a.Class, MemoryBytes: a.MemoryBytes, Memory: facts.Bytes(float64(a.MemoryBytes))})
 	}
+	for _, e := range s.entries {
+		doc.Models = append(doc.Models, e.rec.Entry)
+	}
 	return doc
-}
-
-// modelEntries yields each model's models.json entry, in content order,
-// as it was encoded when the model was computed.
-func (s *Site) modelEntries() iter.Seq[json.RawMessage] {
-	return func(yield func(json.RawMessage) bool) {
-		for _, e := range s.entries {
-			if len(e.modelsEntry) > 0 && string(e.modelsEntry) != "null" && !yield(e.modelsEntry) {
-				return
-			}
-		}
-	}
-}
-
-// writeModelsJSON writes doc with the given entries as its models, as
-// json.MarshalIndent(doc, "", " ") writes it (TestModelsJSONIsMarshalIndent),
-// an entry at a time: 12 MB at 5,000 models, which MarshalIndent would
-// hold twice over.
-func writeModelsJSON(w io.Writer, doc modelsDoc, entries iter.Seq[json.RawMessage]) error {
-	doc.Models = []json.RawMessage{}
-	head, err := json.MarshalIndent(doc, "", " ")
-	if err != nil {
-		return err
-	}
-	const open = `"models": [`
-	i := bytes.LastIndex(head, []byte(open))
-	if i < 0 {
-		return fmt.Errorf("no models field in %q", head)
-	}
-	ew := &errWriter{w: w}
-	ew.Write(head[:i+len(open)])
-	var buf bytes.Buffer
-	n := 0
-	for m := range entries {
-		buf.Reset()
-		if err := json.Indent(&buf, m, "  ", " "); err != nil {
-			return fmt.Errorf("entry %d: %w", n, err)
-		}
-		if n > 0 {
-			ew.WriteString(",")
-		}
-		ew.WriteString("\n  ")
-		ew.Write(buf.Bytes())
-		n++
-	}
-	if n > 0 {
-		ew.WriteString("\n ")
-	}
-	ew.WriteString("]\n}\n")
-	return ew.err
 }

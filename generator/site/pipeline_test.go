@@ -1,8 +1,6 @@
 package site
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,12 +12,13 @@ import (
 )
 
 // fileIDs records which file (inode) and modification time every path of
-// dir has, to tell a build that wrote nothing from one that rewrote.
+// dir has, to tell a build that wrote nothing from one that rewrote. Lock
+// files are left out: each build notes its process id in the one it takes.
 func fileIDs(t *testing.T, dir string) map[string]os.FileInfo {
 	t.Helper()
 	out := map[string]os.FileInfo{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || strings.HasSuffix(p, ".lock") {
 			return err
 		}
 		fi, err := os.Stat(p)
@@ -32,41 +31,43 @@ func fileIDs(t *testing.T, dir string) map[string]os.FileInfo {
 	return out
 }
 
-// TestCachedBuildsMatchFullBuild makes each kind of change in turn. After
-// each, a build over the previous output (incremental) and a build into a
-// new directory reading the previous output's pages and cache (cached)
-// must publish byte for byte what a --full build without any cache
-// publishes (the stamps file, which records modification times, aside),
-// and recompute only what the change touches: a snapshot change one page,
-// a price change every page but no module tree, nothing changed nothing —
+// TestCachedBuildsMatchFullBuild makes each kind of change in turn (nothing,
+// a snapshot, a price, prose, a config, a template). After
+// each, a build with the cache (into the previous output, or into a new
+// directory) must publish byte for byte what a --full build publishes, and
+// recompute only what the change touches: a snapshot change one page, a
+// price change every page but no module tree, nothing changed nothing —
 // not a single file written.
 func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	keep := []string{"content/models/kimi-k3.md", "content/models/llama-3-1-8b.md", "content/models/gpt-oss-20b.md"}
 	root := sitetest.Fixture(t, func(rel string) bool { return slices.Contains(keep, rel) })
 	out := t.TempDir()
 	dest := filepath.Join(out, "public")
-	build := func(prev, to string) *Report {
+	buildWith := func(opts Options, to string) *Report {
 		t.Helper()
-		r, err := Build(loadSite(t, root, Options{Previous: prev}), Options{Destination: to})
+		r, err := Build(loadSite(t, root, opts), Options{Destination: to})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
+	build := func(to string) *Report { t.Helper(); return buildWith(Options{}, to) }
 	n := 0
 	sameAsFull := func(what, dir string) {
 		t.Helper()
 		n++
 		full := filepath.Join(out, "full", what)
-		if r := build("", full); len(r.Reused) != 0 {
+		if r := buildWith(Options{Full: true}, full); len(r.Reused) != 0 {
 			t.Fatalf("%s: the full build reused %v", what, r.Reused)
 		}
 		sameOutput(t, what, dir, full)
-		stampsAreTrue(t, what, dir)
-		spareIsTrue(t, what, dir)
+		// --verify recomputes what the cache gave and finds it the same.
+		if r := buildWith(Options{Verify: true}, dir); !r.Unchanged || r.Verified != len(r.Files) {
+			t.Errorf("%s: --verify: unchanged %v, verified %d of %d files", what, r.Unchanged, r.Verified, len(r.Files))
+		}
 	}
 
-	first := build("", dest)
+	first := build(dest)
 	if first.ModuleTrees != 3 || len(first.Rebuilt) != 3 {
 		t.Fatalf("first build: %d module trees, rebuilt %v", first.ModuleTrees, first.Rebuilt)
 	}
@@ -83,7 +84,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 			return err
 		})
 	}
-	r := build(dest, dest)
+	r := build(dest)
 	if !r.Unchanged || len(r.Rebuilt) != 0 || r.ModuleTrees != 0 || len(r.Files) != len(first.Files) {
 		t.Errorf("nothing changed: unchanged %v, rebuilt %v, %d module trees, %d files (first %d)", r.Unchanged, r.Rebuilt, r.ModuleTrees, len(r.Files), len(first.Files))
 	}
@@ -99,20 +100,15 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 	sameAsFull("unchanged", dest)
 
 	// One snapshot changed: that page only, its module tree from the cache.
-	// A file of another page was touched: reused once hashed, and its new
-	// stamp recorded (stampsAreTrue).
-	touched := filepath.Join(dest, "models", "llama-3-1-8b", "index.md")
-	if err := os.Chtimes(touched, time.Time{}, time.Now().Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
 	sitetest.Edit(t, filepath.Join(root, "data/hub/moonshotai/Kimi-K3/snapshot.json"), `"fetched": "2026-08-06"`, `"fetched": "2026-08-07"`)
-	before = fileIDs(t, dest)
-	r = build(dest, dest)
+	before, beforeBytes := fileIDs(t, dest), snapshotDir(t, dest)
+	r = build(dest)
 	if r.Unchanged || !slices.Equal(r.Rebuilt, []string{"kimi-k3"}) || r.ModuleTrees != 0 {
 		t.Errorf("K3's snapshot changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
 	}
 	sameAsFull("snapshot", dest)
-	// The lists K3 is on are rendered again; the others are linked.
+	// A list is a new file exactly when its bytes changed: rendered to the
+	// same bytes, it is the same file.
 	after = fileIDs(t, dest)
 	var lists int
 	for p, fi := range after {
@@ -120,40 +116,41 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 		if m, _ := filepath.Match("*/*/index.*", filepath.ToSlash(rel)); !m || strings.HasPrefix(rel, "models") {
 			continue
 		}
+		was := before[p]
+		if was == nil {
+			t.Errorf("K3's snapshot changed, and list %s is new", rel)
+			continue
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		onIt := bytes.Contains(b, []byte("Kimi K3"))
-		switch was := before[p]; {
-		case onIt && was != nil && os.SameFile(fi, was):
-			t.Errorf("K3's snapshot changed, yet its list %s was linked", rel)
-		case !onIt && (was == nil || !os.SameFile(fi, was)):
-			t.Errorf("K3's snapshot changed, yet list %s, without K3, was written again", rel)
-		case !onIt:
-			lists++
+		if same := os.SameFile(fi, was); same != (string(b) == beforeBytes[filepath.ToSlash(rel)]) {
+			t.Errorf("K3's snapshot changed: list %s is the same file %v, with the same bytes %v", rel, same, !same)
 		}
+		lists++
 	}
 	if lists < 8 {
-		t.Errorf("K3's snapshot changed: %d files of lists without K3 linked", lists)
+		t.Errorf("K3's snapshot changed: %d list files compared", lists)
 	}
 
-	// A price changed: every page's cost facts, no module tree.
+	// A price changed: every page's cost facts, no module tree. Built into
+	// another directory first, then into dest from the cache alone.
 	sitetest.Edit(t, filepath.Join(root, "data/pricing/runpod.yaml"), "usd_per_gpu_hour: 5.98", "usd_per_gpu_hour: 6.10")
 	cached := filepath.Join(out, "cached")
-	r = build(dest, cached)
-	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 || len(r.Spliced) != 3 || len(r.Priced) != 3 {
-		t.Errorf("a price changed (cached build): rebuilt %v, spliced %v, priced %v, %d module trees", r.Rebuilt, r.Spliced, r.Priced, r.ModuleTrees)
+	r = build(cached)
+	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 {
+		t.Errorf("a price changed (other directory): rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
 	}
 	sameAsFull("price-cached", cached)
 	before = fileIDs(t, dest)
-	r = build(dest, dest)
-	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 || len(r.Spliced) != 3 || len(r.Priced) != 3 {
-		t.Errorf("a price changed: rebuilt %v, spliced %v, priced %v, %d module trees", r.Rebuilt, r.Spliced, r.Priced, r.ModuleTrees)
+	r = build(dest)
+	if len(r.Rebuilt) != 0 || len(r.Reused) != 3 || r.Unchanged {
+		t.Errorf("a price changed, built before: rebuilt %v, reused %v, unchanged %v", r.Rebuilt, r.Reused, r.Unchanged)
 	}
 	sameAsFull("price", dest)
-	// Its charts rendered to the bytes they had: linked, not written; its
-	// pages are new files.
+	// Its charts rendered to the bytes they had: the same files; its pages
+	// are new files.
 	after = fileIDs(t, dest)
 	var charts int
 	for p, fi := range before {
@@ -172,7 +169,7 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 
 	// A page's prose changed: that page, and the lists it appears in.
 	sitetest.Edit(t, filepath.Join(root, "content/models/llama-3-1-8b.md"), "This is a dense model", "This is a dense model, edited")
-	r = build(dest, dest)
+	r = build(dest)
 	if !slices.Equal(r.Rebuilt, []string{"llama-3-1-8b"}) || r.ModuleTrees != 0 {
 		t.Errorf("llama's prose changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
 	}
@@ -180,25 +177,36 @@ func TestCachedBuildsMatchFullBuild(t *testing.T) {
 
 	// A config changed: its module tree is built again, the others' are not.
 	sitetest.Edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"rope_theta"`, `"x_bench_note": 1, "rope_theta"`)
-	r = build(dest, dest)
+	r = build(dest)
 	if !slices.Equal(r.Rebuilt, []string{"llama-3-1-8b"}) || r.ModuleTrees != 1 {
 		t.Errorf("llama's config changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
 	}
 	sameAsFull("config", dest)
-	if n != 6 {
+
+	// A template changed: every page and the lists, no module tree.
+	sitetest.Edit(t, filepath.Join(root, "templates/dossier.md"), "## Claims vs artifacts", "## Claims against artifacts")
+	r = build(dest)
+	if len(r.Rebuilt) != 3 || r.ModuleTrees != 0 {
+		t.Errorf("a template changed: rebuilt %v, %d module trees", r.Rebuilt, r.ModuleTrees)
+	}
+	if md := snapshotDir(t, dest)["models/kimi-k3/index.md"]; !strings.Contains(md, "## Claims against artifacts") {
+		t.Error("a template changed, yet K3's page does not show it")
+	}
+	sameAsFull("template", dest)
+	if n != 7 {
 		t.Fatal("not every case compared")
 	}
 }
 
-// TestUnchangedPagesAreNotParsed: a build over a previous output takes an
-// unchanged page's model and draft flag from the manifest instead of
-// decoding its YAML; and a build keeps only stubs of its pages, so memory
-// does not grow with the site.
+// TestUnchangedPagesAreNotParsed: a build takes an unchanged page's model
+// and draft flag from the cache's front stage instead of decoding its
+// YAML; and a build keeps only stubs of its pages, so memory does not grow
+// with the site.
 func TestUnchangedPagesAreNotParsed(t *testing.T) {
 	keep := []string{"content/models/llama-3-1-8b.md", "content/models/gpt-oss-20b.md"}
 	root := sitetest.Fixture(t, func(rel string) bool { return slices.Contains(keep, rel) })
 	dest := filepath.Join(t.TempDir(), "public")
-	load := func(prev string) *Site { t.Helper(); return loadSite(t, root, Options{Previous: prev}) }
+	load := func(full bool) *Site { t.Helper(); return loadSite(t, root, Options{Full: full}) }
 	known := func(s *Site) (n int) {
 		for _, p := range s.Content.Models {
 			if !p.Partial || p.Body != nil || len(p.Front.Published) > 0 {
@@ -213,9 +221,9 @@ func TestUnchangedPagesAreNotParsed(t *testing.T) {
 		}
 		return n
 	}
-	first := load("")
+	first := load(false)
 	if n := known(first); n != 0 {
-		t.Errorf("first build: %d pages taken from a manifest there is not", n)
+		t.Errorf("first build: %d pages taken from a cache there is not", n)
 	}
 	if _, err := Build(first, Options{Destination: dest}); err != nil {
 		t.Fatal(err)
@@ -225,75 +233,29 @@ func TestUnchangedPagesAreNotParsed(t *testing.T) {
 			t.Errorf("%s: its model or page outlived its publication", e.slug)
 		}
 	}
-	if n := known(load(dest)); n != 2 {
+	if n := known(load(false)); n != 2 {
 		t.Errorf("nothing changed: %d of 2 pages left unparsed", n)
 	}
+	if n := known(load(true)); n != 0 {
+		t.Errorf("--full: %d pages taken from the cache", n)
+	}
 	// A changed snapshot: llama is parsed when it is computed, not to be
-	// hashed (a price change computes every page: parsing each twice was
-	// a twentieth of that build).
+	// hashed.
 	sitetest.Edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"rope_theta"`, `"x_note": 1, "rope_theta"`)
-	s := load(dest)
+	s := load(false)
 	if n := known(s); n != 2 {
 		t.Errorf("llama's snapshot changed: %d pages left unparsed before the build, want 2", n)
 	}
-	if _, err := Build(s, Options{Destination: dest}); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range s.entries {
-		if e.slug == "llama-3-1-8b" && (e.page.Known || e.reused || e.page.Front.Model != "meta-llama/Llama-3.1-8B" || len(e.page.Dated) == 0) {
-			t.Errorf("llama: known %v, reused %v, model %q, dates %v", e.page.Known, e.reused, e.page.Front.Model, e.page.Dated)
-		}
-	}
-	// A manifest naming another model for llama's page: the page, parsed
-	// when computed, decides, and its inputs are hashed again.
-	m := loadManifest(dest)
-	me := m.Models["llama-3-1-8b"]
-	sitetest.Edit(t, filepath.Join(dest, filepath.FromSlash(ManifestPath)), `"model":"`+me.Model+`"`, `"model":"someone/another-model"`)
-	sitetest.Edit(t, filepath.Join(root, "data/hub/meta-llama/Llama-3.1-8B/snapshot.json"), `"x_note": 1, `, ``)
-	s = load(dest)
-	if _, err := Build(s, Options{Destination: dest}); err != nil {
-		t.Fatal(err)
-	}
-	again := loadManifest(dest).Models["llama-3-1-8b"]
-	if again.Model != me.Model || again.Hash == me.Hash {
-		t.Errorf("a manifest naming another model: recorded %q, hash %s (was %s)", again.Model, again.Hash, me.Hash)
-	}
-	full := filepath.Join(t.TempDir(), "full")
-	if _, err := Build(loadSite(t, root, Options{}), Options{Destination: full}); err != nil {
-		t.Fatal(err)
-	}
-	if again.Hash != loadManifest(full).Models["llama-3-1-8b"].Hash {
-		t.Error("a manifest naming another model: the hash recorded is not a full build's")
-	}
-}
-
-// stampsAreTrue checks that the stamps a build recorded are those of the
-// files it published: a wrong one would make the next build trust a file
-// edited since, or hash every file again.
-func stampsAreTrue(t *testing.T, what, dir string) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(StampsPath)))
+	r, err := Build(s, Options{Destination: dest})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stamps map[string]stamp
-	if err := json.Unmarshal(b, &stamps); err != nil {
-		t.Fatal(err)
+	if !slices.Equal(r.Rebuilt, []string{"llama-3-1-8b"}) {
+		t.Errorf("llama's snapshot changed: rebuilt %v", r.Rebuilt)
 	}
-	files := 0
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			files++
-		}
-		return err
-	})
-	if len(stamps) != files-1 { // all but the stamps file itself
-		t.Errorf("%s: %d stamps for %d files", what, len(stamps), files)
-	}
-	for name, st := range stamps {
-		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
-		if err != nil || stampOf(fi) != st {
-			t.Errorf("%s: %s has stamp %+v, recorded %+v (%v)", what, name, stampOf(fi), st, err)
-		}
+	// An edited page is parsed: its bytes have no front record.
+	sitetest.Edit(t, filepath.Join(root, "content/models/llama-3-1-8b.md"), "This is a dense model", "This is a dense model, edited")
+	if n := known(load(false)); n != 1 {
+		t.Errorf("llama's page edited: %d pages left unparsed, want 1", n)
 	}
 }

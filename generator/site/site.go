@@ -1,7 +1,3 @@
-// Package site is the build: it loads the configuration, content, catalogs
-// and snapshots, computes every model's facts, renders the pages and writes
-// the publish directory atomically, so a failed build leaves the previous
-// output as it was.
 package site
 
 import (
@@ -17,6 +13,7 @@ import (
 	"time"
 
 	"dossier/generator/arch"
+	"dossier/generator/buildcache"
 	"dossier/generator/catalog"
 	"dossier/generator/claims"
 	"dossier/generator/config"
@@ -39,10 +36,19 @@ type Options struct {
 	// Collect gathers claim problems in Site.Problems instead of failing
 	// on the first page that has one (dossier check reports them all).
 	Collect bool
-	// Previous is the publish directory of an earlier build: model pages
-	// whose inputs are unchanged are taken from it instead of recomputed,
-	// and module trees from its cache. With Collect only the cache is used.
-	Previous string
+	// Full reads nothing from the build cache: every model is computed
+	// (the cache is still written).
+	Full bool
+	// Verify recomputes every page and shared file read from the cache and
+	// fails on any byte of difference, naming the file and line.
+	Verify bool
+	// Wait is told who holds the destination's lock before the build
+	// waits for it; nil fails instead (see publish.Acquire).
+	Wait func(holder string)
+	// check (with Collect, for Check) takes a page's findings from the
+	// cache when its inputs are unchanged: only the others are computed
+	// and kept in Models.
+	check bool
 }
 
 // Model is one computed dossier.
@@ -53,12 +59,6 @@ type Model struct {
 	Arch     *arch.Architecture
 	Facts    *facts.Set
 	Reviews  []claims.Review
-
-	analyticKey string // its module-tree figures in the cache
-	// side is its sizing's model side, encoded (sizing.ModelSide), and
-	// sideReused says it is the previous output's, priced anew.
-	side       []byte
-	sideReused bool
 }
 
 // problemsError reports the first claim problem and how many follow; the
@@ -81,14 +81,12 @@ type Site struct {
 	Models   []*Model
 	Problems []claims.Problem // with Options.Collect
 
-	entries  []*entry   // every published model, computed or reused, in content order
-	prevDir  string     // Options.Previous
-	prev     *manifest  // its manifest, nil when there is nothing to reuse
-	stampsMu sync.Mutex // guards prev.Stamps, which intact completes
-	analytic *analytics // module-tree figures by config hash
-	inputs   string     // hash of what every page depends on (sharedInputs)
-	// modelSideInputs is inputs but for the price lists (sharedInputs).
-	modelSideInputs string
+	entries  []*entry          // every published model, computed or reused, in content order
+	cache    *buildcache.Cache // nil when it cannot be opened (check only)
+	full     bool              // Options.Full
+	verify   bool              // Options.Verify
+	analytic *analytics        // module-tree figures by config hash
+	inputs   string            // hash of what every page depends on (sharedInputs)
 	// corrections are the dossiers' logs from the committed history of
 	// their facts.json, by slug (none outside a git repository).
 	corrections map[string][]corrections.Entry
@@ -107,13 +105,10 @@ type Report struct {
 	Files       []string // relative paths written
 	Models      []string // model ids published
 	Rebuilt     []string // slugs computed by this build
-	Reused      []string // slugs taken unchanged from the previous output
-	// Spliced are the rebuilt slugs whose facts.json and facts.html were
-	// the previous ones with new priced facts written in (splice.go).
-	Spliced []string
-	// Priced are the rebuilt slugs whose model-side facts were not derived:
-	// the previous output's model side, priced anew (modelside.go).
-	Priced []string
+	Reused      []string // slugs whose files came from the cache
+	// Verified is how many files read from the cache were recomputed and
+	// compared (Options.Verify).
+	Verified int
 	// Unchanged says the output already held exactly these files, so
 	// nothing was written.
 	Unchanged bool
@@ -122,30 +117,27 @@ type Report struct {
 	ModuleTrees int
 }
 
-// Load reads the site and decides, per model, whether the previous
-// output's pages can be reused; Build (or Render) computes the rest on
-// every core. With Options.Collect every model is computed here and kept
-// in Models, and claim problems are gathered instead of failing.
+// Load reads the site and looks up, per model, its files in the build
+// cache; Build (or Render) computes the rest on every core. With
+// Options.Collect every model is computed here and kept in Models, and
+// claim problems are gathered instead of failing.
 func Load(cfg *config.Site, opts Options) (*Site, error) {
-	s := &Site{Config: cfg, prevDir: opts.Previous, analytic: newAnalytics(opts.Previous)}
+	s := &Site{Config: cfg, full: opts.Full, verify: opts.Verify}
 	if err := cfg.CheckInputDirs(); err != nil {
 		return nil, err
 	}
-	// The previous manifest (5 MB at a thousand pages) is decoded while
-	// the catalogs and templates are read and the generator hashed: a
-	// one-model rebuild waited for each in turn. Errors are still
-	// reported in the order the inputs are listed here.
-	prev := make(chan *manifest, 1)
-	if opts.Collect {
-		prev <- nil
-	} else {
-		go func() { prev <- loadManifest(opts.Previous) }()
+	var err error
+	if s.cache, err = buildcache.Open(filepath.Join(cfg.Root, CacheDir)); err != nil && !opts.Collect {
+		return nil, err
+	} else if s.cache != nil {
+		// --full trusts no entry: a damaged object is replaced.
+		s.cache.Check = opts.Full
 	}
+	// --verify computes from the inputs alone, as --full does, to
+	// compare with what the cache holds.
+	s.analytic = newAnalytics(s.cache, !opts.Full && !opts.Verify)
 	cat, catErr := catalog.Load(cfg.Dir(cfg.DataDir))
 	templates, templatesErr := render.LoadTemplates(cfg.Dir(cfg.TemplatesDir))
-	generatorKey()
-	s.prev = <-prev
-	var err error
 	// A build keeps stubs of the pages and reads each again when it is
 	// computed, so memory does not grow with the site; check keeps them.
 	if opts.Collect {
@@ -175,46 +167,37 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if _, err := s.localHosts(); err != nil {
 		return nil, err
 	}
-	shared, sharedModelSide, err := sharedInputs(cfg)
-	if err != nil {
+	if s.inputs, err = sharedInputs(cfg); err != nil {
 		return nil, err
 	}
-	s.inputs = shared
 	hist, err := corrections.HistoryOf(cfg.Root, cfg.Dir(cfg.PublishDir))
 	if err != nil {
 		return nil, fmt.Errorf("corrections log: %w", err)
 	}
 	s.corrections, s.claimDates = hist.Logs, hist.Claims
+	if err := s.rememberFront(); err != nil {
+		return nil, err
+	}
 	for _, p := range s.Content.Models {
 		if p.Front.Draft && !opts.Drafts {
 			continue
 		}
 		s.entries = append(s.entries, &entry{slug: p.Slug, page: p})
 	}
-	s.modelSideInputs = sharedModelSide
-	errs := make([]error, len(s.entries))
-	parallel(len(s.entries), func(i int) {
-		e := s.entries[i]
-		if errs[i] = s.hashEntry(e); errs[i] == nil {
-			s.reuse(e)
-		}
-	})
-	if err := firstError(errs); err != nil {
-		return nil, err
+	if !opts.Collect {
+		parallel(len(s.entries), func(i int) { s.lookup(s.entries[i]) })
 	}
 	if opts.Collect {
+		errs := make([]error, len(s.entries))
 		probs := make([][]claims.Problem, len(s.entries))
-		parallel(len(s.entries), func(i int) {
-			var m *Model
-			if m, probs[i], errs[i] = s.computeModel(s.entries[i].page, nil); errs[i] == nil {
-				s.entries[i].model = m
-			}
-		})
+		parallel(len(s.entries), func(i int) { probs[i], errs[i] = s.collect(s.entries[i], opts.check) })
 		if err := firstError(errs); err != nil {
 			return nil, err
 		}
 		for i, e := range s.entries {
-			s.Models = append(s.Models, e.model)
+			if e.model != nil {
+				s.Models = append(s.Models, e.model)
+			}
 			s.Problems = append(s.Problems, probs[i]...)
 		}
 	}
@@ -222,6 +205,33 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(cfg.Dir(cfg.ContentDir), "models"), ErrNoModels)
 	}
 	return s, nil
+}
+
+// collect computes e's model and, with check, its findings: from the
+// cache when e's inputs are unchanged (then no model is computed).
+func (s *Site) collect(e *entry, check bool) ([]claims.Problem, error) {
+	if check && s.cache != nil {
+		if e.key = s.pageKey(e.page); e.key != "" && !s.full {
+			var c pageCheck
+			if s.cache.Get(stageCheck, e.key, &c) {
+				e.check = &c
+				return nil, nil
+			}
+		}
+	}
+	m, probs, err := s.computeModel(e.page)
+	if err != nil {
+		return nil, err
+	}
+	e.model = m
+	if check {
+		e.check = s.checkOf(m, probs)
+		if s.cache != nil && e.key != "" {
+			// Not cached is only slower.
+			s.cache.Set(stageCheck, e.key, e.check)
+		}
+	}
+	return probs, nil
 }
 
 // ErrNoModels is a site without a model page to publish: a build of it
@@ -241,11 +251,8 @@ func firstError(errs []error) error {
 
 // parallel runs fn(0..n-1) on GOMAXPROCS workers. fn writes only its own
 // index's results, so results keep content order.
-func parallel(n int, fn func(i int)) { parallelN(n, runtime.GOMAXPROCS(0), fn) }
-
-// parallelN is parallel on the given number of workers.
-func parallelN(n, workers int, fn func(i int)) {
-	workers = min(workers, n)
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -263,9 +270,8 @@ func parallelN(n, workers int, fn func(i int)) {
 }
 
 // computeModel computes one model from its page, reading a stub's page in
-// full first. prevSide is what the previous output kept of its model side
-// (keptSide) when nothing but prices changed since, else nil.
-func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.Problem, error) {
+// full first.
+func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	p, err := p.ParseFull()
 	if err != nil {
 		return nil, nil, err
@@ -273,74 +279,20 @@ func (s *Site) computeModel(p *content.Page, prevSide []byte) (*Model, []claims.
 	if err := checkLayouts(p, s.Catalog); err != nil {
 		return nil, nil, err
 	}
-	sz, ok := s.sizeKept(p, prevSide)
-	if !ok {
-		if sz, err = s.sizeAfresh(p); err != nil {
-			return nil, nil, err
-		}
-	}
-	set, snap, cfg := sz.facts, sz.snap, s.Config
-	addPublished(set, p)
-	addSoftware(set, s.Catalog, snap.Model)
-	if err := s.addLocal(set, p); err != nil {
-		return nil, nil, err
-	}
-	if err := s.addFinetune(set, p, snap); err != nil {
-		return nil, nil, err
-	}
-	tctx := claims.NewContext(set, sz.arch, p.Front.Review)
-	tctx.UseCatalog(s.Catalog)
-	reviews, probs := claims.ReviewPage(p, set, tctx)
-	pm, err := page.Build(page.Input{
-		Page: p, Facts: set, Revision: snap.Revision, Fetched: snap.Fetched,
-		Hardware: cfg.Hardware, Catalog: s.Catalog, Provenance: provenance(snap, s.Catalog, cfg),
-		Reviews: reviews, ProseTells: tctx.LintProse(p),
-	})
-	if err != nil {
-		if sz.reused {
-			// Fail as a build from the snapshot would.
-			return s.computeModel(p, nil)
-		}
-		if sz.analyticErr != nil {
-			// A missing fact is often one the module tree would have given.
-			why := inConfig(sz.analyticErr)
-			if errors.Is(sz.analyticErr, modeltree.ErrUnsupportedFamily) {
-				why = "field config.model_type: " + sz.analyticErr.Error()
-			}
-			return nil, nil, fmt.Errorf("%w; facts from the module tree are missing because %s: %s", err, snapshotPath(cfg, p.Front.Model), why)
-		}
-		return nil, nil, err
-	}
-	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: sz.arch, Facts: set, Reviews: reviews, analyticKey: sz.analyticKey, side: sz.side, sideReused: sz.reused}, probs, nil
-}
-
-// sized is a model's sizing and what its page reads of the snapshot and
-// config beside it.
-type sized struct {
-	facts       *facts.Set
-	snap        *snapshot.Snapshot
-	arch        *arch.Architecture
-	analyticKey string
-	analyticErr error
-	side        []byte // what the next build keeps (keptSide)
-	reused      bool   // priced from the previous output's
-}
-
-// sizeAfresh reads the model's snapshot and config and derives its sizing.
-func (s *Site) sizeAfresh(p *content.Page) (sized, error) {
-	path := snapshotPath(s.Config, p.Front.Model)
+	cfg := s.Config
+	path := snapshotPath(cfg, p.Front.Model)
 	snap, err := snapshot.Load(path)
 	if err != nil {
-		return sized{}, fmt.Errorf("%s: model %s: %w", p.Path, p.Front.Model, err)
+		return nil, nil, fmt.Errorf("%s: model %s: %w", p.Path, p.Front.Model, err)
 	}
 	if snap.Model != p.Front.Model {
-		return sized{}, fmt.Errorf("%s: field model: %q, but the snapshot is of %q", path, p.Front.Model, snap.Model)
+		return nil, nil, fmt.Errorf("%s: field model: %q, but the snapshot is of %q", path, p.Front.Model, snap.Model)
 	}
 	a, err := arch.Parse(snap.Config, snap.HFQuantConfig)
 	if err != nil {
-		return sized{}, fmt.Errorf("%s: %s", path, inConfig(err))
+		return nil, nil, fmt.Errorf("%s: %s", path, inConfig(err))
 	}
-	anKey, an, anErr := s.analytic.get(snap.Config, snap.HFQuantConfig)
+	an, anErr := s.analytic.get(snap.Config, snap.HFQuantConfig)
 	in := s.sizingInput(p)
 	in.Model, in.Snapshot, in.Arch, in.Analytic, in.AnalyticErr = snap.Model, snap, a, an, anErr
 	// The naive multiplication uses the headline the authors published.
@@ -349,39 +301,38 @@ func (s *Site) sizeAfresh(p *content.Page) (sized, error) {
 			in.HeadlineParams, in.HeadlineSource = int64(pub.Value), pub.Source
 		}
 	}
-	m, err := sizing.DeriveModelSide(in)
+	set, err := sizing.Derive(in)
 	if err != nil {
-		return sized{}, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	// Encoded before WithPrices adds the priced facts to m.
-	side, err := keptSide{head: headOf(snap, a, anKey), side: m}.append(nil)
+	addPublished(set, p)
+	addSoftware(set, s.Catalog, snap.Model)
+	if err := s.addLocal(set, p); err != nil {
+		return nil, nil, err
+	}
+	if err := s.addFinetune(set, p, snap); err != nil {
+		return nil, nil, err
+	}
+	tctx := claims.NewContext(set, a, p.Front.Review)
+	tctx.UseCatalog(s.Catalog)
+	reviews, probs := claims.ReviewPage(p, set, tctx)
+	pm, err := page.Build(page.Input{
+		Page: p, Facts: set, Revision: snap.Revision, Fetched: snap.Fetched,
+		Hardware: cfg.Hardware, Catalog: s.Catalog, Provenance: provenance(snap, s.Catalog, cfg),
+		Reviews: reviews, ProseTells: tctx.LintProse(p),
+	})
 	if err != nil {
-		return sized{}, fmt.Errorf("%s: %w", path, err)
+		if anErr != nil {
+			// A missing fact is often one the module tree would have given.
+			why := inConfig(anErr)
+			if errors.Is(anErr, modeltree.ErrUnsupportedFamily) {
+				why = "field config.model_type: " + anErr.Error()
+			}
+			return nil, nil, fmt.Errorf("%w; facts from the module tree are missing because %s: %s", err, path, why)
+		}
+		return nil, nil, err
 	}
-	set, err := m.WithPrices(in)
-	if err != nil {
-		return sized{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return sized{facts: set, snap: snap, arch: a, analyticKey: anKey, analyticErr: anErr, side: side}, nil
-}
-
-// sizeKept prices the model side the previous output kept, without reading
-// the snapshot or the config. ok is false when there is none, it is
-// damaged, or another layout became the cheapest (sizing.ErrCheapestMoved):
-// each only costs the time of sizeAfresh.
-func (s *Site) sizeKept(p *content.Page, prevSide []byte) (sz sized, ok bool) {
-	if prevSide == nil {
-		return sized{}, false
-	}
-	k, err := decodeKeptSide(prevSide)
-	if err != nil {
-		return sized{}, false
-	}
-	set, err := k.side.WithPrices(s.sizingInput(p))
-	if err != nil {
-		return sized{}, false
-	}
-	return sized{facts: set, snap: k.head.snapshot(), arch: k.head.arch(), analyticKey: k.head.Analytic, side: prevSide, reused: true}, true
+	return &Model{Page: pm, Content: p, Snapshot: snap, Arch: a, Facts: set, Reviews: reviews}, probs, nil
 }
 
 // sizingInput is what sizing reads of the site and the page; the snapshot,
@@ -556,76 +507,36 @@ func measurementsJSON(p *content.Page) []measurementJSON {
 	return out
 }
 
-// FactsJSON encodes one model's facts document.
+// FactsJSON encodes one model's facts document, as
+// json.MarshalIndent(factsDoc{…}, "", "  ") writes it, with the facts,
+// most of the file, written by their own faster encoder
+// (TestFactsJSONIsTheDocument).
 func FactsJSON(m *Model) ([]byte, error) {
-	b, _, err := factsJSON(m, nil)
-	return b, err
-}
-
-// factsJSON is FactsJSON that also appends to at where each fact begins
-// and where the last one ends (facts.Set.AppendJSONAt).
-func factsJSON(m *Model, at []int) ([]byte, []int, error) {
-	// As json.MarshalIndent(factsDoc{…}, "", "  ") writes it, with the
-	// facts, most of the file, written by their own faster encoder
-	// (TestFactsJSONIsTheDocument).
-	// About 400 bytes a fact, so the buffer grows once or not at all.
+	const indent = "  "
 	b := append(make([]byte, 0, 400*m.Facts.Len()+64<<10), "{\n"...)
-	return appendFactsDoc(b, m, 0, at)
-}
-
-// factsField is the index of "facts" in factsDocFields.
-const factsField = 3
-
-// factsIndent is facts.json's indent.
-const factsIndent = "  "
-
-// appendFactsDoc appends the fields of the facts document from
-// factsDocFields[from] on, and its end.
-func appendFactsDoc(b []byte, m *Model, from int, at []int) ([]byte, []int, error) {
 	for i, v := range []any{m.Snapshot.Model, m.Snapshot.Revision, m.Snapshot.Fetched, m.Facts, claimsJSON(m.Reviews), measurementsJSON(m.Content)} {
-		if i < from {
-			continue
-		}
 		if i > 0 {
 			b = append(b, ",\n"...)
 		}
 		name := factsDocFields[i]
-		b = append(b, factsIndent+`"`+name+`": `...)
+		b = append(b, indent+`"`+name+`": `...)
 		var err error
 		if set, ok := v.(*facts.Set); ok {
-			b, at, err = set.AppendJSONAt(b, factsIndent, factsIndent, at)
+			b, err = set.AppendJSON(b, indent, indent)
 		} else {
 			var vb []byte
-			vb, err = json.MarshalIndent(v, factsIndent, factsIndent)
+			vb, err = json.MarshalIndent(v, indent, indent)
 			b = append(b, vb...)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("facts.json for %s: field %s: %w", m.Snapshot.Model, name, err)
+			return nil, fmt.Errorf("facts.json for %s: field %s: %w", m.Snapshot.Model, name, err)
 		}
 	}
-	return append(b, "\n}\n"...), at, nil
-}
-
-// appendFactsDocTail appends what follows the last fact of facts.json:
-// the end of the facts object and the fields after it.
-func appendFactsDocTail(b []byte, m *Model) ([]byte, error) {
-	b = append(b, "\n"+factsIndent+"}"...)
-	b, _, err := appendFactsDoc(b, m, factsField+1, nil)
-	return b, err
+	return append(b, "\n}\n"...), nil
 }
 
 // factsDocFields are factsDoc's JSON names, in order.
 var factsDocFields = []string{"model", "revision", "generated", "facts", "claims", "measurements"}
-
-// Render computes the site and returns every output file, keyed by path
-// relative to the publish directory, without publishing it.
-func (s *Site) Render() (map[string][]byte, error) {
-	var m memory
-	if err := s.produce(&m); err != nil {
-		return nil, err
-	}
-	return m.files, nil
-}
 
 type indexData struct {
 	Title string
@@ -636,18 +547,11 @@ func snapshotPath(cfg *config.Site, model string) string {
 	return snapshot.Path(cfg.Dir(cfg.DataDir), model)
 }
 
-// renderModel renders one dossier's files, keyed by publish path, and
-// records in e where its facts files hold the priced facts.
-func (s *Site) renderModel(m *Model, e *entry) (map[string][]byte, error) {
+// renderModel renders one dossier's files, keyed by publish path.
+func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	dir := "models/" + m.Page.Slug + "/"
-	prev := s.previousPage(e)
-	var prevMD []byte
-	var prevMDParts *render.DossierParts
-	if prev != nil {
-		prevMD, prevMDParts = prev.md, prev.mdParts
-	}
-	md, tables, mdParts, err := s.Templates.DossierMarkdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts}, prevMD, prevMDParts)
+	md, tables, err := s.Templates.Markdown("dossier.md", m.Page, render.PageFuncs{Tables: m.Page.Tables, Fact: m.Page.Fact, Charts: m.Page.Charts})
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
@@ -657,24 +561,26 @@ func (s *Site) renderModel(m *Model, e *entry) (map[string][]byte, error) {
 	if log := corrections.Markdown(s.corrections[m.Page.Slug], m.Content.Front.Corrections); log != "" {
 		withLog = append(append(bytes.Clone(md), '\n'), log...)
 	}
-	var prevPage []byte
-	var prevParts *render.DossierParts
-	if prev != nil {
-		prevPage, prevParts = prev.page, prev.parts
-	}
-	html, parts, err := s.Templates.DossierHTML(withLog, render.HTMLPage{
+	html, err := s.Templates.HTML(withLog, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
 		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search, Tables: tables,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config, s.claimDates[m.Page.Slug]),
-	}, m.Page.Charts, prevPage, prevParts)
+	}, m.Page.Charts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
-	fj, fh, runs, spliced, err := s.renderFacts(m, prev)
+	fj, err := FactsJSON(m)
 	if err != nil {
 		return nil, err
 	}
-	e.priced, e.dossier, e.markdown, e.spliced = runs, parts, mdParts, spliced
+	intro := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json).\n"
+	fh, err := s.Templates.HTML([]byte(intro), render.HTMLPage{
+		PageTitle: m.Page.Title + " facts · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
+		FactsURL: "facts.json", Search: s.Config.Search, Table: m.Page.FactsAppendix(),
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("render the facts of %s: %w", m.Content.Path, err)
+	}
 	out[dir+"index.md"], out[dir+"index.html"], out[dir+"facts.json"], out[dir+"facts.html"] = md, html, fj, fh
 	for _, c := range m.Page.Charts {
 		out[dir+c.File] = []byte(c.SVG + "\n")

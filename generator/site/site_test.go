@@ -227,13 +227,11 @@ func TestBuildIsDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := build(t, root, b); err != nil {
+	// The second build computes everything again.
+	if _, err := Build(loadSite(t, root, Options{Full: true}), Options{Destination: b}); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range ra.Files {
-		if f == StampsPath {
-			continue // modification times of the files, not content
-		}
 		x, _ := os.ReadFile(filepath.Join(a, f))
 		y, err := os.ReadFile(filepath.Join(b, f))
 		if err != nil || !bytes.Equal(x, y) {
@@ -244,16 +242,25 @@ func TestBuildIsDeterministic(t *testing.T) {
 
 // snapshotDir returns the output tree as path → content.
 // sameOutput fails t for each file dir and full, a full build's output,
-// do not hold alike.
+// do not hold alike, with where they first differ.
 func sameOutput(t *testing.T, what, dir, full string) {
 	t.Helper()
-	got, want := snapshotDir(t, dir), snapshotDir(t, full)
-	if len(got) != len(want) {
-		t.Errorf("%s: %d files, the full build %d", what, len(got), len(want))
+	sameFiles(t, what, snapshotDir(t, dir), snapshotDir(t, full))
+}
+
+// sameFiles is sameOutput of two snapshotDir results.
+func sameFiles(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: %s is not in the full build", what, name)
+		}
 	}
-	for name, b := range want {
-		if got[name] != b {
-			t.Errorf("%s: %s differs from the full build's", what, name)
+	for _, name := range sortedKeys(want) {
+		if b, ok := got[name]; !ok {
+			t.Errorf("%s: %s of the full build is missing", what, name)
+		} else if b != want[name] {
+			t.Errorf("%s: differs from the full build at %s", what, firstDifference(name, []byte(b), []byte(want[name])))
 		}
 	}
 }
@@ -267,9 +274,7 @@ func snapshotDir(t *testing.T, dir string) map[string]string {
 		}
 		b, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(dir, p)
-		if filepath.ToSlash(rel) != StampsPath { // modification times, not content
-			out[rel] = string(b)
-		}
+		out[filepath.ToSlash(rel)] = string(b)
 		return err
 	})
 	if err != nil {
@@ -380,37 +385,36 @@ func TestCommittedOutputsAreCurrent(t *testing.T) {
 func TestIncrementalBuild(t *testing.T) {
 	root := copySite(t)
 	dest := filepath.Join(root, "public")
-	load := func(prev string) *Site { t.Helper(); return loadSite(t, root, Options{Previous: prev}) }
-	first, err := Build(load(""), Options{Destination: dest})
+	load := func(full bool) *Site { t.Helper(); return loadSite(t, root, Options{Full: full}) }
+	first, err := Build(load(false), Options{Destination: dest})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(first.Reused) != 0 || len(first.Rebuilt) < 2 {
 		t.Fatalf("first build: rebuilt %v reused %v", first.Rebuilt, first.Reused)
 	}
-	again, err := Build(load(dest), Options{Destination: dest})
+	again, err := Build(load(false), Options{Destination: dest})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(again.Rebuilt) != 0 {
-		t.Errorf("unchanged inputs recomputed %v", again.Rebuilt)
+	if len(again.Rebuilt) != 0 || !again.Unchanged {
+		t.Errorf("unchanged inputs recomputed %v (unchanged %v)", again.Rebuilt, again.Unchanged)
 	}
 
-	// A page edited by hand in the output is not reused: it is rebuilt.
+	// A page replaced by hand in the output (an editor saves a new file)
+	// is published again from the cache.
 	md := filepath.Join(dest, "models/llama-3-1-8b/index.md")
 	orig, err := os.ReadFile(md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(md, append(orig, "hand edit\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	healed, err := Build(load(dest), Options{Destination: dest})
+	sitetest.Edit(t, md, "\n", "\nhand edit\n")
+	healed, err := Build(load(false), Options{Destination: dest})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(healed.Rebuilt) != 1 || healed.Rebuilt[0] != "llama-3-1-8b" {
-		t.Errorf("after a hand edit of llama's page: rebuilt %v", healed.Rebuilt)
+	if len(healed.Rebuilt) != 0 || healed.Unchanged {
+		t.Errorf("after a hand edit of llama's page: rebuilt %v, unchanged %v", healed.Rebuilt, healed.Unchanged)
 	}
 	if b, _ := os.ReadFile(md); !bytes.Equal(b, orig) {
 		t.Error("the hand-edited page was kept")
@@ -425,7 +429,7 @@ func TestIncrementalBuild(t *testing.T) {
 	if err := os.WriteFile(snap, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inc, err := Build(load(dest), Options{Destination: dest})
+	inc, err := Build(load(false), Options{Destination: dest})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +437,7 @@ func TestIncrementalBuild(t *testing.T) {
 		t.Fatalf("after changing K3's snapshot: rebuilt %v, reused %v", inc.Rebuilt, inc.Reused)
 	}
 	full := filepath.Join(t.TempDir(), "full")
-	if _, err := Build(load(""), Options{Destination: full}); err != nil {
+	if _, err := Build(load(true), Options{Destination: full}); err != nil {
 		t.Fatal(err)
 	}
 	sameOutput(t, "after changing K3's snapshot", dest, full)
@@ -547,7 +551,7 @@ func fixtureModels(t *testing.T) []*Model {
 	}
 	var out []*Model
 	for _, e := range s.entries {
-		m, _, err := s.computeModel(e.page, nil)
+		m, _, err := s.computeModel(e.page)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -601,7 +605,7 @@ func TestFactsAppendixHTMLIsGoldmarks(t *testing.T) {
 func TestDossierTablesAreGoldmarks(t *testing.T) {
 	s := loadSite(t, copySite(t), Options{})
 	for _, e := range s.entries {
-		m, _, err := s.computeModel(e.page, nil)
+		m, _, err := s.computeModel(e.page)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,8 +28,6 @@ type Summary struct {
 	Claims []ClaimRecord `json:"claims,omitempty"`
 	// Editorial are the page's corrections: entries, for the feed.
 	Editorial []content.Correction `json:"editorial,omitempty"`
-	// raw is the summary as published, which a list page's key hashes.
-	raw []byte
 }
 
 // modelID names a model the same way in its summary and its models.json

@@ -144,10 +144,9 @@ func (c *calc) fit() {
 			c.s.Unknown("fit.smallest_serving."+id, facts.UnitText, fmt.Sprintf("no layout up to %d nodes serves at the stated context", maxNodes))
 		}
 	}
-	// Which layout is cheapest is the cost stage's to say, but the answer
-	// box quotes its speed, a model-side figure: the model stage predicts
-	// it for the layout today's prices choose, and the cost stage checks
-	// the choice still holds (ErrCheapestMoved).
+	// Which layout is cheapest is the price lists' to say (answerAll), but
+	// the answer box quotes its speed: it is predicted here for the layout
+	// the prices choose, and the answer checks the choice.
 	best, _, priced := c.cheapestOf(serving)
 	c.record(costOp{kind: opCheapest, label: best.label, cands: serving})
 	// Configured entries have their speed already.

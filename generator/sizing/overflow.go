@@ -11,11 +11,15 @@ import (
 // error names the inputs the figure was formed from. Compute alone marks
 // such a figure unknown; a build must not publish it either way.
 func Derive(in Input) (*facts.Set, error) {
-	m, err := DeriveModelSide(in)
-	if err != nil {
+	c := newCalc(in)
+	c.run()
+	if c.overflow != nil {
+		return nil, c.overflow
+	}
+	if err := c.answerAll(); err != nil {
 		return nil, err
 	}
-	return m.WithPrices(in)
+	return c.s, nil
 }
 
 // term is one named input of a checked product or sum.

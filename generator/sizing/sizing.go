@@ -96,13 +96,10 @@ type Variant struct {
 func Compute(in Input) *facts.Set {
 	c := newCalc(in)
 	c.run()
-	// Priced with the prices the model stage saw, the cheapest layout
-	// cannot have moved.
-	s, err := c.modelSide().WithPrices(in)
-	if err != nil {
-		panic("sizing: the cost stage failed on its own model stage: " + err.Error())
+	if err := c.answerAll(); err != nil {
+		panic(err.Error())
 	}
-	return s
+	return c.s
 }
 
 // factsPerModel is about how many facts a model gets with the shipped
@@ -140,7 +137,7 @@ type calc struct {
 	// once per model each.
 	quoted map[quoteKey][]catalog.Quote
 	cached map[cacheKey]cacheResult
-	// ops are the questions the model stage leaves to the prices
+	// ops are the questions the derivation leaves to the prices
 	// (modelside.go).
 	ops []costOp
 	// plans are the deployment candidates per layout (deploy.go).

@@ -1,0 +1,218 @@
+// Package buildcache is the build's one cache: a directory (the site's
+// .dossier-cache/) of immutable entries, like the Go build cache. It knows
+// nothing of sites or pages; generator/site declares the stages, their keys
+// and what invalidates them (see its package doc).
+//
+// It holds two kinds of entries, each written once through a temporary
+// file and a hard link, so a reader sees a whole entry or none, two builds
+// writing one entry at once both succeed, and nothing is ever modified:
+//
+//   - objects/XX/SUM: file contents named by their own sha256 (Put).
+//     A build links them into its staging directory; they are read-only so
+//     that an edit of a published copy cannot change the cache.
+//   - records/STAGE/KEY: a small JSON document named by the sha256 of
+//     every input it was computed from (Get, Set).
+package buildcache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// MaxRecord bounds what Get reads of one record: a record is a page's
+// summary and file list, kilobytes; a larger one is damaged.
+const MaxRecord = 16 << 20
+
+// Cache is one cache directory.
+type Cache struct {
+	dir string
+	// Check makes Put read an object that is already there and replace it
+	// when its bytes are not the ones stored: a --full build
+	// trusts no entry (an object is read-only, but root can write it, and
+	// a published hard link is the same file).
+	Check bool
+}
+
+// Open opens the cache in dir, creating it.
+func Open(dir string) (*Cache, error) {
+	for _, d := range []string{"objects", "records"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("build cache: %w", err)
+		}
+	}
+	tag := filepath.Join(dir, "CACHEDIR.TAG")
+	if _, err := os.Stat(tag); errors.Is(err, fs.ErrNotExist) {
+		// The standard tag, so backup tools skip the directory.
+		os.WriteFile(tag, []byte("Signature: 8a477f597d28d172789f06886806bc55\n# dossier's build cache; safe to delete\n"), 0o644)
+	}
+	return &Cache{dir: dir}, nil
+}
+
+// Dir is the cache directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// Key hashes the parts, each framed by its length, into an entry key.
+func Key(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:", len(p))
+		io.WriteString(h, p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Sum is the object name of b.
+func Sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// Path is where the object sum is.
+func (c *Cache) Path(sum string) string {
+	if len(sum) < 3 {
+		return filepath.Join(c.dir, "objects", "invalid")
+	}
+	return filepath.Join(c.dir, "objects", sum[:2], sum[2:])
+}
+
+// Has says whether the object sum is present.
+func (c *Cache) Has(sum string) bool {
+	fi, err := os.Lstat(c.Path(sum))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Put stores b and returns its sum.
+func (c *Cache) Put(b []byte) (string, error) {
+	sum := Sum(b)
+	p := c.Path(sum)
+	if c.Has(sum) {
+		if !c.Check {
+			return sum, nil
+		}
+		if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, b) {
+			return sum, nil
+		}
+		// Damaged: the next link takes a new file.
+		if err := os.Remove(p); err != nil {
+			return "", fmt.Errorf("build cache: replace %s: %w", p, err)
+		}
+	}
+	return sum, c.create(p, func(w io.Writer) error { _, err := w.Write(b); return err })
+}
+
+// Get decodes the record key of stage into v; false when there is none or
+// it does not decode (a damaged record is a miss, never an error). A
+// record read is marked used, at most once an hour, for Trim.
+func (c *Cache) Get(stage, key string, v any) bool {
+	f, err := os.Open(c.record(stage, key))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxRecord+1))
+	if err != nil || len(b) > MaxRecord || json.Unmarshal(b, v) != nil {
+		return false
+	}
+	if fi, err := f.Stat(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+		os.Chtimes(f.Name(), time.Now(), time.Now())
+	}
+	return true
+}
+
+// Set stores v as the record key of stage, unless there is one already:
+// the same inputs give the same record.
+func (c *Cache) Set(stage, key string, v any) error {
+	p := c.record(stage, key)
+	if _, err := os.Lstat(p); err == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("build cache record %s/%s: %w", stage, key, err)
+	}
+	return c.create(p, func(w io.Writer) error { _, err := w.Write(b); return err })
+}
+
+func (c *Cache) record(stage, key string) string {
+	return filepath.Join(c.dir, "records", stage, key)
+}
+
+// create writes an entry at p through a temporary file beside the cache's
+// objects and a hard link, which fails rather than replace an entry.
+func (c *Cache) create(p string, fill func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Join(c.dir, "objects"), "tmp-")
+	if err != nil {
+		return fmt.Errorf("build cache: %w", err)
+	}
+	defer os.Remove(f.Name())
+	err = fill(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("build cache: write %s: %w", p, err)
+	}
+	return c.commit(f.Name(), p)
+}
+
+// commit makes the finished temporary file tmp the read-only entry p by a
+// hard link, which leaves an entry already there as it is.
+func (c *Cache) commit(tmp, p string) error {
+	if err := os.Chmod(tmp, 0o444); err != nil {
+		return fmt.Errorf("build cache: %w", err)
+	}
+	err := os.Link(tmp, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+			err = os.Link(tmp, p)
+		}
+	}
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("build cache: %w", err)
+	}
+	return nil
+}
+
+// trimEvery is how often Trim looks at the entries; unusedFor is how long
+// an entry stays unused before it goes.
+const (
+	trimEvery = 24 * time.Hour
+	unusedFor = 5 * 24 * time.Hour
+)
+
+// Trim removes, at most once a day, the entries unused for five days: an
+// object no published output links (its link count is one) that was last
+// linked or unlinked that long ago, and a record not read that long
+// (Get). A record whose objects are gone is a miss, so no order matters.
+func (c *Cache) Trim(now time.Time) error {
+	mark := filepath.Join(c.dir, "trimmed")
+	if fi, err := os.Stat(mark); err == nil && now.Sub(fi.ModTime()) < trimEvery {
+		return nil
+	}
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		return fmt.Errorf("build cache: %w", err)
+	}
+	os.Chtimes(mark, now, now)
+	return filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || p == mark || filepath.Base(p) == "CACHEDIR.TAG" {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if last, single := lastUse(fi); single && now.Sub(last) > unusedFor {
+			os.Remove(p)
+		}
+		return nil
+	})
+}

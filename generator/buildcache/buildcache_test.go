@@ -1,0 +1,160 @@
+package buildcache
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+func open(t *testing.T) *Cache {
+	t.Helper()
+	c, err := Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestObjectsAreNamedByTheirBytes(t *testing.T) {
+	c := open(t)
+	sum, err := c.Put([]byte("hello\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum != Sum([]byte("hello\n")) || !c.Has(sum) {
+		t.Fatalf("Put gave %s", sum)
+	}
+	fi, err := os.Stat(c.Path(sum))
+	if err != nil || fi.Mode().Perm()&0o222 != 0 {
+		t.Errorf("an object is writable: %v %v", fi.Mode(), err)
+	}
+	if c.Has(Sum([]byte("other"))) {
+		t.Error("Has an object never put")
+	}
+	// Nothing but entries is left: no temporary file.
+	tmps, _ := filepath.Glob(filepath.Join(c.Dir(), "objects", "tmp-*"))
+	if len(tmps) != 0 {
+		t.Errorf("temporary files left: %v", tmps)
+	}
+}
+
+// Many writers of one entry at once: each succeeds, the entry is whole.
+func TestConcurrentWritersOfOneEntry(t *testing.T) {
+	c := open(t)
+	b := make([]byte, 1<<20)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 16)
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = c.Put(b)
+			if errs[i] == nil {
+				errs[i] = c.Set("page", "k", map[string]int{"n": 1})
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(c.Path(Sum(b)))
+	if err != nil || string(got) != string(b) {
+		t.Fatalf("object damaged: %d bytes, %v", len(got), err)
+	}
+}
+
+func TestRecordsAreWrittenOnce(t *testing.T) {
+	c := open(t)
+	key := Key("page", "a", "b")
+	if key == Key("page", "ab") || key == Key("page", "a", "b", "") {
+		t.Error("keys of different parts collide")
+	}
+	var v struct{ N int }
+	if c.Get("page", key, &v) {
+		t.Fatal("a record before it was set")
+	}
+	if err := c.Set("page", key, struct{ N int }{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("page", key, struct{ N int }{2}); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Get("page", key, &v) || v.N != 1 {
+		t.Errorf("record %+v, want the first written", v)
+	}
+	// A damaged record is a miss, not an error.
+	p := filepath.Join(c.Dir(), "records", "page", key)
+	os.Chmod(p, 0o644)
+	os.WriteFile(p, []byte("{\"N\": "), 0o644)
+	if c.Get("page", key, &v) {
+		t.Error("a damaged record was read")
+	}
+}
+
+func TestTrimKeepsWhatIsLinked(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("link counts are read on Linux")
+	}
+	c := open(t)
+	kept, err := c.Put([]byte("published"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := c.Put([]byte("unpublished"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(c.Path(kept), filepath.Join(t.TempDir(), "index.html")); err != nil {
+		t.Fatal(err)
+	}
+	c.Set("page", "old", 1)
+	if err := c.Trim(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Has(gone) {
+		t.Fatal("trimmed an entry just written")
+	}
+	later := time.Now().Add(unusedFor + time.Hour)
+	os.Chtimes(filepath.Join(c.Dir(), "trimmed"), time.Now().Add(-2*trimEvery), time.Now().Add(-2*trimEvery))
+	if err := c.Trim(later); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if !c.Has(kept) || c.Has(gone) || c.Get("page", "old", &n) {
+		t.Errorf("after trim: published %v, unpublished %v, old record %v", c.Has(kept), c.Has(gone), n)
+	}
+}
+
+// With Check, an object edited in place is replaced by a new file with the
+// right bytes; without, it is trusted.
+func TestCheckReplacesADamagedObject(t *testing.T) {
+	c := open(t)
+	want := []byte("the right bytes\n")
+	put := func() string {
+		t.Helper()
+		sum, err := c.Put(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	p := c.Path(put())
+	os.Chmod(p, 0o644)
+	os.WriteFile(p, []byte("damaged\n"), 0o644)
+	put()
+	if got, _ := os.ReadFile(p); string(got) == string(want) {
+		t.Fatal("without Check a damaged object was rewritten")
+	}
+	c.Check = true
+	put()
+	if got, _ := os.ReadFile(p); string(got) != string(want) {
+		t.Errorf("with Check the object holds %q", got)
+	}
+}
