@@ -51,6 +51,9 @@ type Architecture struct {
 	Wrapped    bool   // the text backbone sits under text_config
 	HasVision  bool
 	TorchDType string
+	// RemoteCode: config.json maps the model to code it ships (auto_map),
+	// which the engines load only with --trust-remote-code.
+	RemoteCode bool
 
 	// FamilyKnown is set when this package knows how the family lays out
 	// its layers when config.json does not list them. For any other family
@@ -317,6 +320,7 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 	}
 	p.prefix = prefix
 	a.HasVision = top.Has("vision_config")
+	a.RemoteCode = top.Has("auto_map")
 	a.Family, err = text.Str(prefix, "model_type")
 	p.keep(err)
 	if a.Family == "" {

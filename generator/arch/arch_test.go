@@ -488,3 +488,20 @@ func TestChunkedAttention(t *testing.T) {
 		t.Errorf("llama4: %d full, %d chunked, window %d (%s)", a.Count(Full), a.Count(Sliding), a.SlidingWindow, a.LayoutSource)
 	}
 }
+
+// A config that maps the model to its own code (auto_map) says so: the
+// engines' commands need --trust-remote-code for it, whether the config
+// came from a snapshot or a file.
+func TestRemoteCode(t *testing.T) {
+	for name, want := range map[string]bool{
+		"moonshotai__Kimi-K3.json":          true,
+		"meta-llama__Llama-3.1-8B.json":     false,
+		"deepseek-ai__DeepSeek-V3.json":     true,
+		"Qwen__Qwen3-30B-A3B.json":          false,
+		"mistralai__Mixtral-8x7B-v0.1.json": false,
+	} {
+		if got := load(t, name).RemoteCode; got != want {
+			t.Errorf("%s: RemoteCode = %v, want %v", name, got, want)
+		}
+	}
+}

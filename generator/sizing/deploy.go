@@ -2,7 +2,6 @@ package sizing
 
 import (
 	"dossier/generator/internal/checked"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -143,15 +142,7 @@ func (c *calc) launchRef() string {
 
 // remoteCode reports whether config.json maps the model to its own code
 // (auto_map), which the engines load only with --trust-remote-code.
-func (c *calc) remoteCode() bool {
-	if c.in.Snapshot == nil || len(c.in.Snapshot.Config) == 0 {
-		return false
-	}
-	var cfg struct {
-		AutoMap map[string]any `json:"auto_map"`
-	}
-	return json.Unmarshal(c.in.Snapshot.Config, &cfg) == nil && len(cfg.AutoMap) > 0
-}
+func (c *calc) remoteCode() bool { return c.in.Arch != nil && c.in.Arch.RemoteCode }
 
 // deployCounts are the GPU counts tried for acc: the tensor-parallel
 // sizes within its scale-up domain (or PCIe host), the whole domain, then
