@@ -52,6 +52,7 @@ checklist. Every number on a page is a fact with its sources.`,
 		a.loraCmd(),
 		a.auditCmd(),
 		a.datasetCmd(),
+		a.changedCmd(),
 		a.versionCmd(),
 	)
 	usageErrors(root)

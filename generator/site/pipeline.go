@@ -67,7 +67,32 @@ func (s *Site) produce() (map[string]string, int, error) {
 		}
 		files[name] = sum
 	}
+	b, err := manifestJSON(files)
+	if err != nil {
+		return nil, 0, err
+	}
+	if files[FilesManifestPath], err = s.cache.Put(b); err != nil {
+		return nil, 0, err
+	}
 	return files, n + v, nil
+}
+
+// FilesManifestPath lists every other published file with the sha256 of
+// its bytes, so that a deploy uploads only the files whose sum changed
+// (dossier changed, scripts/deploy-changed).
+const FilesManifestPath = ".dossier/files.json"
+
+// Manifest is the document at FilesManifestPath.
+type Manifest struct {
+	Files map[string]string `json:"files"` // publish path → sha256 of its bytes
+}
+
+func manifestJSON(files map[string]string) ([]byte, error) {
+	b, err := json.MarshalIndent(Manifest{Files: files}, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", FilesManifestPath, err)
+	}
+	return append(b, '\n'), nil
 }
 
 // produceModel computes e unless the cache held it; with --verify it
