@@ -275,14 +275,14 @@ func (p *parser) checkInferred() {
 	if in == nil || a.LayoutSource == "" || !strings.HasPrefix(a.LayoutSource, InferredSource) {
 		return
 	}
-	want := 2 * a.KVHeads * a.HeadDim
-	if a.VHeadDim > 0 && a.Attention == GQA {
-		want = a.KVHeads * (a.HeadDim + a.VHeadDim)
-	}
-	if a.Attention == MLA {
-		want = a.KVLoraRank + a.QKRopeDim + a.IndexHeadDim
-	}
 	for i, v := range in.KVValues {
+		if i >= len(a.LayerKinds) {
+			break
+		}
+		want := a.KVShapeOf(a.LayerKinds[i]).Values()
+		if a.Attention == MLA {
+			want = a.KVLoraRank + a.QKRopeDim + a.IndexHeadDim
+		}
 		if v != 0 && v != want {
 			a.Missing["kv_shape"] = fmt.Sprintf("layer %d caches %d values per token by its tensor shapes, %d by config.json's head counts", i, v, want)
 			break

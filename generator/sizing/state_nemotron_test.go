@@ -3,7 +3,6 @@ package sizing_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"dossier/generator/arch"
@@ -202,8 +201,47 @@ func TestNarrowValueHeads(t *testing.T) {
 	if got := intOf(t, s, "kv.bytes_per_token_per_layer"); got != 4*(192+128)*2 {
 		t.Errorf("KV per layer = %d, want %d", got, 4*(192+128)*2)
 	}
+}
+
+// TestMiMoSlidingLayersOwnKV: MiMo-V2-Flash's 39 sliding layers cache
+// their own shape (swa_num_key_value_heads 8, K 192, V 128), its 9 global
+// layers 4 KV heads of K 192 and V 128, at 2 B a value.
+func TestMiMoSlidingLayersOwnKV(t *testing.T) {
 	m := compute(t, familyConfig(t, "mimo_v2_flash/XiaomiMiMo__MiMo-V2-Flash.config.json"), nil, nil)
-	if f := m.Get("kv.bytes_per_token"); f == nil || f.Known() || !strings.Contains(f.Reason, "swa_num_key_value_heads") {
-		t.Errorf("MiMo's KV with sliding layers of their own shape: %+v", f)
+	global, sliding := int64(4*(192+128)*2), int64(8*(192+128)*2)
+	if got := intOf(t, m, "kv.bytes_per_token_per_layer"); got != global {
+		t.Errorf("global layer %d, want %d", got, global)
+	}
+	if got := intOf(t, m, "kv.sliding_bytes_per_token_per_layer"); got != sliding {
+		t.Errorf("sliding layer %d, want %d", got, sliding)
+	}
+	if got := intOf(t, m, "kv.bytes_per_token"); got != 9*global {
+		t.Errorf("KV per token %d, want %d", got, 9*global)
+	}
+	if got := intOf(t, m, "kv.sliding_bytes_per_token"); got != 39*sliding {
+		t.Errorf("sliding KV per token %d, want %d", got, 39*sliding)
+	}
+	if got := intOf(t, m, "kv.bytes_at_context.131072"); got != 9*global*131072+39*sliding*128 {
+		t.Errorf("KV at 131072 tokens %d, want %d", got, 9*global*131072+39*sliding*128)
+	}
+}
+
+// TestGemma4GlobalKVByHand: Gemma 4's global layers cache K and V of
+// num_global_key_value_heads 2 × global_head_dim 512 (K=V shares the
+// projection, not the cache); its sliding layers 8 × 256.
+func TestGemma4GlobalKVByHand(t *testing.T) {
+	s := compute(t, []byte(`{"model_type":"gemma4","text_config":{"model_type":"gemma4_text","num_hidden_layers":6,"hidden_size":2816,
+		"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"global_head_dim":512,"num_global_key_value_heads":2,"attention_k_eq_v":true,
+		"vocab_size":8,"max_position_embeddings":262144,"sliding_window":1024,"intermediate_size":8,
+		"layer_types":["sliding_attention","sliding_attention","sliding_attention","sliding_attention","sliding_attention","full_attention"]}}`), nil, nil)
+	global, sliding := int64(2*2*512*2), int64(2*8*256*2)
+	if got := intOf(t, s, "kv.bytes_per_token_per_layer"); got != global {
+		t.Errorf("global layer %d, want %d", got, global)
+	}
+	if got := intOf(t, s, "kv.sliding_bytes_per_token_per_layer"); got != sliding {
+		t.Errorf("sliding layer %d, want %d", got, sliding)
+	}
+	if got := intOf(t, s, "kv.bytes_at_context.131072"); got != global*131072+5*sliding*1024 {
+		t.Errorf("KV at 131072 tokens %d, want %d", got, global*131072+5*sliding*1024)
 	}
 }
