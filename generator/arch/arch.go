@@ -717,7 +717,7 @@ func (p *parser) moe(text obj, prefix string) {
 	if a.RoutedExperts == 0 {
 		return
 	}
-	active, activeKey, err := text.Positive(prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk", "moe_k")
+	active, activeKey, err := text.Positive(prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk", "moe_k", "top_k_experts")
 	p.keep(err)
 	if err == nil && active > routed {
 		p.keep(fmt.Errorf("field %s%s: %d experts per token exceed the %d routed experts of %s%s", prefix, activeKey, active, routed, prefix, routedKey))

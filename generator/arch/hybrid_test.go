@@ -211,3 +211,21 @@ func TestMamba2EveryLayer(t *testing.T) {
 		t.Errorf("ssm %d heads %d×%d state %d groups %d inner %d (%s)", a.Count(SSM), a.SSMHeads, a.SSMHeadDim, a.SSMStateSize, a.SSMGroups, a.SSMInner, a.LayoutSource)
 	}
 }
+
+// google/gemma-4-26B-A4B's real config: 25 sliding layers of 8 KV heads ×
+// 256 and 5 global layers of 2 × 512 (attention_k_eq_v).
+func TestGemma4RealConfigShapes(t *testing.T) {
+	a := load(t, "google__gemma-4-26B-A4B.json")
+	if a.Count(Sliding) != 25 || a.Count(Full) != 5 || a.SlidingWindow != 1024 {
+		t.Errorf("sliding %d full %d window %d", a.Count(Sliding), a.Count(Full), a.SlidingWindow)
+	}
+	if s := a.KVShapeOf(Full); s.Values() != 2*(512+512) {
+		t.Errorf("global %+v", s)
+	}
+	if s := a.KVShapeOf(Sliding); s.Values() != 8*(256+256) {
+		t.Errorf("sliding %+v", s)
+	}
+	if a.RoutedExperts != 128 || a.ActiveExperts != 8 {
+		t.Errorf("experts %d/%d", a.ActiveExperts, a.RoutedExperts)
+	}
+}

@@ -226,14 +226,12 @@ func TestMiMoSlidingLayersOwnKV(t *testing.T) {
 	}
 }
 
-// TestGemma4GlobalKVByHand: Gemma 4's global layers cache K and V of
-// num_global_key_value_heads 2 × global_head_dim 512 (K=V shares the
-// projection, not the cache); its sliding layers 8 × 256.
+// TestGemma4GlobalKVByHand: google/gemma-4-26B-A4B's 5 global layers
+// cache K and V of num_global_key_value_heads 2 × global_head_dim 512 (K=V
+// shares the projection, not the cache); its 25 sliding layers 8 × 256,
+// up to the 1,024-token window; 2 B a value.
 func TestGemma4GlobalKVByHand(t *testing.T) {
-	s := compute(t, []byte(`{"model_type":"gemma4","text_config":{"model_type":"gemma4_text","num_hidden_layers":6,"hidden_size":2816,
-		"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"global_head_dim":512,"num_global_key_value_heads":2,"attention_k_eq_v":true,
-		"vocab_size":8,"max_position_embeddings":262144,"sliding_window":1024,"intermediate_size":8,
-		"layer_types":["sliding_attention","sliding_attention","sliding_attention","sliding_attention","sliding_attention","full_attention"]}}`), nil, nil)
+	s := compute(t, familyConfig(t, "gemma4/google__gemma-4-26B-A4B.config.json"), nil, nil)
 	global, sliding := int64(2*2*512*2), int64(2*8*256*2)
 	if got := intOf(t, s, "kv.bytes_per_token_per_layer"); got != global {
 		t.Errorf("global layer %d, want %d", got, global)
@@ -241,7 +239,10 @@ func TestGemma4GlobalKVByHand(t *testing.T) {
 	if got := intOf(t, s, "kv.sliding_bytes_per_token_per_layer"); got != sliding {
 		t.Errorf("sliding layer %d, want %d", got, sliding)
 	}
-	if got := intOf(t, s, "kv.bytes_at_context.131072"); got != global*131072+5*sliding*1024 {
-		t.Errorf("KV at 131072 tokens %d, want %d", got, global*131072+5*sliding*1024)
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 5*global {
+		t.Errorf("KV per token %d, want %d", got, 5*global)
+	}
+	if got := intOf(t, s, "kv.bytes_at_context.131072"); got != 5*global*131072+25*sliding*1024 {
+		t.Errorf("KV at 131072 tokens %d, want %d", got, 5*global*131072+25*sliding*1024)
 	}
 }
