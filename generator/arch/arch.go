@@ -81,6 +81,11 @@ type Architecture struct {
 	HeadDim    int64
 	HeadDimSrc string // "head_dim" or "hidden_size / num_attention_heads"
 
+	// KindKV is the cache shape of a layer kind whose layers cache another
+	// shape than num_key_value_heads × head_dim (Gemma 4's global layers,
+	// MiMo-V2-Flash's sliding layers); KVShapeOf reads it.
+	KindKV map[LayerKind]KVShape
+
 	KVLoraRank int64
 	QLoraRank  int64
 	QKRopeDim  int64
@@ -129,6 +134,32 @@ type Architecture struct {
 
 	// Missing maps a field this package could not read to the reason.
 	Missing map[string]string
+}
+
+// KVShape is what one GQA layer caches per token: a key of KDim and a
+// value of VDim values for each of Heads KV heads.
+type KVShape struct {
+	Heads int64
+	KDim  int64
+	VDim  int64
+	Src   string // the config fields the shape is read from
+}
+
+// Values is the values one token adds to the cache of a layer of shape s.
+func (s KVShape) Values() int64 { return s.Heads * (s.KDim + s.VDim) }
+
+// KVShapeOf is the cache shape of a GQA layer of kind k: the kind's own
+// when config.json gives it one, else num_key_value_heads × (K head_dim +
+// V v_head_dim, or head_dim when there is none).
+func (a *Architecture) KVShapeOf(k LayerKind) KVShape {
+	if s, ok := a.KindKV[k]; ok {
+		return s
+	}
+	v := a.HeadDim
+	if a.VHeadDim > 0 {
+		v = a.VHeadDim
+	}
+	return KVShape{Heads: a.KVHeads, KDim: a.HeadDim, VDim: v, Src: "num_key_value_heads, " + a.HeadDimSrc}
 }
 
 // Quantization is what quantization_config (or hf_quant_config.json) says.
@@ -437,22 +468,43 @@ func (p *parser) attention(text obj, prefix string) {
 	p.kvShapeKeys(text, prefix)
 }
 
-// kvShapeKeys records keys that give some layers a cache shape other than
-// num_key_value_heads × head_dim (Gemma 4's global layers: their own head
-// dim and KV heads, K shared as V). Sizing every layer with the one shape
-// would be wrong, so the cache is unknown with the key named.
+// kvShapeKeys reads Gemma 4's global layers' own cache shape
+// (transformers' Gemma4TextAttention): a non-sliding layer attends with
+// global_head_dim when set, and with attention_k_eq_v it has no v_proj and
+// num_global_key_value_heads KV heads. K and V still differ (K goes through
+// k_norm and RoPE, V through v_norm) and both are cached, so K=V saves
+// weights, not cache. Layers reusing another layer's cache
+// (num_kv_shared_layers) are not modelled: the cache is unknown.
 func (p *parser) kvShapeKeys(text obj, prefix string) {
 	a := p.a
-	if gh := p.int(text, prefix, "global_head_dim"); gh != 0 && gh != a.HeadDim {
-		a.Missing["kv_shape"] = fmt.Sprintf("field %sglobal_head_dim: the global layers' head dim %d differs from head_dim %d; per-kind KV shapes are not supported", prefix, gh, a.HeadDim)
+	if n := p.int(text, prefix, "num_kv_shared_layers"); n > 0 {
+		a.Missing["kv_shape"] = fmt.Sprintf("field %snum_kv_shared_layers: the last %d layers reuse earlier layers' cache; that sharing is not modelled", prefix, n)
 	}
-	if gk := p.int(text, prefix, "num_global_key_value_heads"); gk != 0 && gk != a.KVHeads {
-		a.Missing["kv_shape"] = fmt.Sprintf("field %snum_global_key_value_heads: the global layers cache %d KV heads, the others %d; per-kind KV shapes are not supported", prefix, gk, a.KVHeads)
+	gh := p.int(text, prefix, "global_head_dim")
+	keq, err := text.Bool(prefix, "attention_k_eq_v")
+	p.keep(err)
+	if gh == 0 && !keq {
+		return
 	}
-	if keq, err := text.Bool(prefix, "attention_k_eq_v"); err == nil && keq {
-		a.Missing["kv_shape"] = fmt.Sprintf("field %sattention_k_eq_v: keys double as values; the cache that leaves is not modelled", prefix)
-	} else {
-		p.keep(err)
+	def := a.KVShapeOf(Full)
+	full := KVShape{Heads: a.KVHeads, KDim: a.HeadDim, VDim: a.HeadDim, Src: "num_key_value_heads, " + a.HeadDimSrc}
+	if gh > 0 {
+		full.KDim, full.VDim, full.Src = gh, gh, "num_key_value_heads, "+prefix+"global_head_dim"
+	}
+	if keq {
+		gk := p.int(text, prefix, "num_global_key_value_heads")
+		if gk == 0 {
+			a.Missing["kv_shape"] = fmt.Sprintf("field %sattention_k_eq_v: the global layers take num_global_key_value_heads KV heads, which config.json does not state", prefix)
+			return
+		}
+		full.Heads = gk
+		full.Src = strings.Replace(full.Src, "num_key_value_heads", prefix+"num_global_key_value_heads ("+prefix+"attention_k_eq_v)", 1)
+	}
+	if full.Heads != def.Heads || full.KDim != def.KDim || full.VDim != def.VDim {
+		if a.KindKV == nil {
+			a.KindKV = map[LayerKind]KVShape{}
+		}
+		a.KindKV[Full] = full
 	}
 }
 
@@ -669,7 +721,7 @@ func (p *parser) moe(text obj, prefix string) {
 	if a.RoutedExperts == 0 {
 		return
 	}
-	active, activeKey, err := text.Positive(prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk", "moe_k")
+	active, activeKey, err := text.Positive(prefix, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk", "moe_k", "top_k_experts")
 	p.keep(err)
 	if err == nil && active > routed {
 		p.keep(fmt.Errorf("field %s%s: %d experts per token exceed the %d routed experts of %s%s", prefix, activeKey, active, routed, prefix, routedKey))

@@ -127,36 +127,58 @@ func TestCadenceOfAnyKind(t *testing.T) {
 }
 
 // MiMo-V2-Flash: hybrid_layer_pattern marks 9 global and 39 sliding
-// layers; the sliding layers' own KV head count (8, the global 4) is
-// declined as unknown, not sized with the global shape.
+// layers; the sliding layers cache their own shape (swa_ keys: 8 KV heads,
+// K 192, V 128), the global layers 4 KV heads of K 192 and V 128.
 func TestMiMoPattern(t *testing.T) {
 	a := load(t, "XiaomiMiMo__MiMo-V2-Flash.json")
 	if a.Count(Full) != 9 || a.Count(Sliding) != 39 || a.SlidingWindow != 128 || a.VHeadDim != 128 || a.HeadDim != 192 {
 		t.Errorf("full %d sliding %d window %d v %d head %d", a.Count(Full), a.Count(Sliding), a.SlidingWindow, a.VHeadDim, a.HeadDim)
 	}
-	if !strings.Contains(a.Missing["sliding_kv"], "8 KV heads") {
-		t.Errorf("sliding_kv: %q", a.Missing["sliding_kv"])
+	if s := a.KVShapeOf(Sliding); s.Heads != 8 || s.KDim != 192 || s.VDim != 128 || !strings.Contains(s.Src, "swa_num_key_value_heads") {
+		t.Errorf("sliding shape %+v", s)
+	}
+	if s := a.KVShapeOf(Full); s.Heads != 4 || s.KDim != 192 || s.VDim != 128 || s.Values() != 4*(192+128) {
+		t.Errorf("global shape %+v", s)
 	}
 }
 
-// Gemma 4's global layers have a head dim and KV head count of their own
-// and share K as V: one shape for every layer would size the cache
-// wrongly, so it is unknown with the field named.
-func TestPerKindKVShapesAreNotGuessed(t *testing.T) {
-	for key, cfg := range map[string]string{
-		"global_head_dim":            `"global_head_dim":512`,
-		"num_global_key_value_heads": `"num_global_key_value_heads":2`,
-		"attention_k_eq_v":           `"attention_k_eq_v":true`,
-	} {
+// Gemma 4's global layers attend with global_head_dim and, with
+// attention_k_eq_v, num_global_key_value_heads (transformers'
+// Gemma4TextAttention); K and V both stay in the cache. Without
+// attention_k_eq_v num_global_key_value_heads does not apply, and K=V
+// without a global KV head count leaves the cache unknown, field named.
+func TestGemma4GlobalLayersOwnShape(t *testing.T) {
+	parse := func(extra string) *Architecture {
+		t.Helper()
 		a, err := Parse([]byte(`{"model_type":"gemma4","text_config":{"model_type":"gemma4_text","num_hidden_layers":2,"hidden_size":8,
-			"num_attention_heads":2,"num_key_value_heads":1,"head_dim":4,"layer_types":["sliding_attention","full_attention"],"sliding_window":4,`+cfg+`}}`), nil)
-		if err != nil || !strings.Contains(a.Missing["kv_shape"], "text_config."+key) {
-			t.Errorf("%s: err %v, kv_shape %q", key, err, a.Missing["kv_shape"])
+			"num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"layer_types":["sliding_attention","full_attention"],"sliding_window":4`+extra+`}}`), nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return a
 	}
-	a, _ := Parse([]byte(`{"model_type":"x","num_hidden_layers":1,"num_attention_heads":2,"head_dim":4,"global_head_dim":4,"attention_k_eq_v":false}`), nil)
+	a := parse(`,"global_head_dim":512,"num_global_key_value_heads":2,"attention_k_eq_v":true`)
+	if s := a.KVShapeOf(Full); s.Heads != 2 || s.KDim != 512 || s.VDim != 512 || !strings.Contains(s.Src, "text_config.num_global_key_value_heads") {
+		t.Errorf("global shape %+v", s)
+	}
+	if s := a.KVShapeOf(Sliding); s.Heads != 8 || s.KDim != 256 || s.VDim != 256 {
+		t.Errorf("sliding shape %+v", s)
+	}
 	if a.Missing["kv_shape"] != "" {
-		t.Errorf("equal shapes are one shape: %q", a.Missing["kv_shape"])
+		t.Errorf("kv_shape: %q", a.Missing["kv_shape"])
+	}
+	if s := parse(`,"global_head_dim":512,"num_global_key_value_heads":2`).KVShapeOf(Full); s.Heads != 8 || s.KDim != 512 {
+		t.Errorf("without K=V the global layers keep num_key_value_heads: %+v", s)
+	}
+	if r := parse(`,"attention_k_eq_v":true`).Missing["kv_shape"]; !strings.Contains(r, "text_config.attention_k_eq_v") {
+		t.Errorf("K=V without num_global_key_value_heads: %q", r)
+	}
+	if r := parse(`,"num_kv_shared_layers":1`).Missing["kv_shape"]; !strings.Contains(r, "text_config.num_kv_shared_layers") {
+		t.Errorf("shared KV layers: %q", r)
+	}
+	b, _ := Parse([]byte(`{"model_type":"x","num_hidden_layers":1,"num_attention_heads":2,"head_dim":4,"global_head_dim":4,"attention_k_eq_v":false}`), nil)
+	if len(b.KindKV) != 0 || b.Missing["kv_shape"] != "" {
+		t.Errorf("equal shapes are one shape: %v %q", b.KindKV, b.Missing["kv_shape"])
 	}
 }
 
@@ -187,5 +209,23 @@ func TestMamba2EveryLayer(t *testing.T) {
 	}
 	if a.Count(SSM) != 64 || a.Hybrid() || a.SSMHeads != 128 || a.SSMHeadDim != 64 || a.SSMStateSize != 128 || a.SSMGroups != 8 || a.SSMInner != 8192 {
 		t.Errorf("ssm %d heads %d×%d state %d groups %d inner %d (%s)", a.Count(SSM), a.SSMHeads, a.SSMHeadDim, a.SSMStateSize, a.SSMGroups, a.SSMInner, a.LayoutSource)
+	}
+}
+
+// google/gemma-4-26B-A4B's real config: 25 sliding layers of 8 KV heads ×
+// 256 and 5 global layers of 2 × 512 (attention_k_eq_v).
+func TestGemma4RealConfigShapes(t *testing.T) {
+	a := load(t, "google__gemma-4-26B-A4B.json")
+	if a.Count(Sliding) != 25 || a.Count(Full) != 5 || a.SlidingWindow != 1024 {
+		t.Errorf("sliding %d full %d window %d", a.Count(Sliding), a.Count(Full), a.SlidingWindow)
+	}
+	if s := a.KVShapeOf(Full); s.Values() != 2*(512+512) {
+		t.Errorf("global %+v", s)
+	}
+	if s := a.KVShapeOf(Sliding); s.Values() != 8*(256+256) {
+		t.Errorf("sliding %+v", s)
+	}
+	if a.RoutedExperts != 128 || a.ActiveExperts != 8 {
+		t.Errorf("experts %d/%d", a.ActiveExperts, a.RoutedExperts)
 	}
 }

@@ -172,8 +172,9 @@ func colsOf(l map[string][]int64, mod string) int64 {
 
 // classify names a layer's kind from its tensors: A_log marks a recurrent
 // mixer (Mamba when it has D and an in_proj, else linear attention), a
-// depthwise conv without A_log a short convolution, K/V projections or an
-// MLA latent projection attention, anything else no token mixer.
+// depthwise conv without A_log a short convolution, K/V projections (or a
+// K projection doubling as V) or an MLA latent projection attention,
+// anything else no token mixer.
 func classify(l map[string][]int64) (kind LayerKind, kv, conv int64, att Attention) {
 	conv = convState(l)
 	switch {
@@ -190,6 +191,10 @@ func classify(l map[string][]int64) (kind LayerKind, kv, conv int64, att Attenti
 	}
 	if k, v := rowsOf(l, "k_proj"), rowsOf(l, "v_proj"); k > 0 && v > 0 {
 		return Full, k + v, 0, GQA
+	} else if k > 0 && rowsOf(l, "q_proj") > 0 {
+		// No v_proj: V is taken from k_proj (Gemma 4's attention_k_eq_v),
+		// and K and V, normed apart, are both cached.
+		return Full, 2 * k, 0, GQA
 	}
 	if qkv, o := rowsOf(l, "qkv_proj"), colsOf(l, "o_proj"); qkv > 0 && o > 0 && qkv > o {
 		return Full, qkv - o, 0, GQA // fused [q; k; v]: o_proj's input is q's width
@@ -275,14 +280,14 @@ func (p *parser) checkInferred() {
 	if in == nil || a.LayoutSource == "" || !strings.HasPrefix(a.LayoutSource, InferredSource) {
 		return
 	}
-	want := 2 * a.KVHeads * a.HeadDim
-	if a.VHeadDim > 0 && a.Attention == GQA {
-		want = a.KVHeads * (a.HeadDim + a.VHeadDim)
-	}
-	if a.Attention == MLA {
-		want = a.KVLoraRank + a.QKRopeDim + a.IndexHeadDim
-	}
 	for i, v := range in.KVValues {
+		if i >= len(a.LayerKinds) {
+			break
+		}
+		want := a.KVShapeOf(a.LayerKinds[i]).Values()
+		if a.Attention == MLA {
+			want = a.KVLoraRank + a.QKRopeDim + a.IndexHeadDim
+		}
 		if v != 0 && v != want {
 			a.Missing["kv_shape"] = fmt.Sprintf("layer %d caches %d values per token by its tensor shapes, %d by config.json's head counts", i, v, want)
 			break

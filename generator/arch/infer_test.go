@@ -60,20 +60,13 @@ func TestInferredEqualsTheFamilysOwn(t *testing.T) {
 					t.Fatalf("layer %d: inferred %s, config %s", i, in.LayerKinds[i], k)
 				}
 			}
-			wantKV := 2 * a.KVHeads * a.HeadDim
-			if a.VHeadDim > 0 && a.Attention == GQA {
-				wantKV = a.KVHeads * (a.HeadDim + a.VHeadDim)
-			}
-			if a.Attention == MLA {
-				wantKV = a.KVLoraRank + a.QKRopeDim + a.IndexHeadDim
-			}
 			for i, v := range in.KVValues {
 				want := int64(0)
 				if a.LayerKinds[i].Attends() {
-					want = wantKV
-				}
-				if a.LayerKinds[i] == Sliding && a.Missing["sliding_kv"] != "" {
-					continue // the config's sliding layers have a shape of their own, which arch declines
+					want = a.KVShapeOf(a.LayerKinds[i]).Values()
+					if a.Attention == MLA {
+						want = a.KVLoraRank + a.QKRopeDim + a.IndexHeadDim
+					}
 				}
 				if v != want {
 					t.Fatalf("layer %d caches %d values per token by its shapes, %d by config", i, v, want)

@@ -261,18 +261,29 @@ func (p *parser) blockConfigs(text obj, prefix string, kinds []LayerKind) string
 }
 
 // swaShapes reads the sliding layers' own attention shape (MiMo's swa_
-// keys) and the value head dim; where they differ from the global layers',
-// the per-token cache of the sliding layers is not the global layers' and
-// is recorded as unknown rather than sized with the wrong shape.
+// keys: transformers' MiMoV2 attention builds its sliding layers from
+// them, each defaulting to the global layers' value).
 func (p *parser) swaShapes(text obj, prefix string) {
 	a := p.a
 	kv := p.int(text, prefix, "swa_num_key_value_heads")
 	hd := p.int(text, prefix, "swa_head_dim")
 	vd := p.int(text, prefix, "swa_v_head_dim")
-	switch {
-	case kv != 0 && kv != a.KVHeads:
-		a.Missing["sliding_kv"] = fmt.Sprintf("the sliding-window layers cache %d KV heads (%sswa_num_key_value_heads), the global layers %d: per-kind KV shapes are not supported", kv, prefix, a.KVHeads)
-	case hd != 0 && hd != a.HeadDim, vd != 0 && vd != a.VHeadDim && a.VHeadDim != 0:
-		a.Missing["sliding_kv"] = fmt.Sprintf("the sliding-window layers' head dims (%sswa_head_dim %d, swa_v_head_dim %d) differ from the global layers': per-kind KV shapes are not supported", prefix, hd, vd)
+	def := a.KVShapeOf(Sliding)
+	sl := def
+	if kv > 0 {
+		sl.Heads = kv
+	}
+	if hd > 0 {
+		sl.KDim = hd
+	}
+	if vd > 0 {
+		sl.VDim = vd
+	}
+	if sl != def {
+		sl.Src = fmt.Sprintf("%sswa_num_key_value_heads, %sswa_head_dim, %sswa_v_head_dim", prefix, prefix, prefix)
+		if a.KindKV == nil {
+			a.KindKV = map[LayerKind]KVShape{}
+		}
+		a.KindKV[Sliding] = sl
 	}
 }

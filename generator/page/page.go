@@ -344,6 +344,7 @@ func (m *Model) memory() *render.Table {
 	keys := [][2]string{
 		{"KV per token per full layer", "kv.bytes_per_token_per_layer"},
 		{"KV per token (all full layers)", "kv.bytes_per_token"},
+		{"KV per token per sliding layer (its own shape)", "kv.sliding_bytes_per_token_per_layer"},
 		{"KV per token (sliding layers, within the window)", "kv.sliding_bytes_per_token"},
 		{"linear-attention state per layer", "state.bytes_per_sequence_per_layer"},
 		{"state-space (Mamba) state per layer", "state.bytes_per_sequence_per_ssm_layer"},

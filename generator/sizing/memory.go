@@ -8,19 +8,20 @@ import (
 	"dossier/generator/facts"
 )
 
-// kvPerLayer is the cache one attention layer holds per token, in bytes,
-// with the formula used, at the site's cache dtype on one GPU.
-func (c *calc) kvPerLayer() (int64, string, string) {
-	return c.kvPerLayerRank(c.in.Sizing.KVDTypeBytes, 1)
+// kvPerLayer is the cache one attention layer of kind k holds per token,
+// in bytes, with the formula used, at the site's cache dtype on one GPU.
+func (c *calc) kvPerLayer(k arch.LayerKind) (int64, string, string) {
+	return c.kvPerLayerRank(k, c.in.Sizing.KVDTypeBytes, 1)
 }
 
-// kvPerLayerRank is the cache one attention layer holds per token on one
-// of tp tensor-parallel ranks, at b bytes per value. MLA caches one latent
-// of kv_lora_rank + qk_rope_head_dim values (as vLLM and SGLang serve it)
-// and every rank holds it whole; the head count does not appear. Other
-// attention caches K and V per KV head, the heads split across ranks down
-// to one per rank (replicated beyond, as vLLM's QKVParallelLinear does).
-func (c *calc) kvPerLayerRank(b, tp int64) (int64, string, string) {
+// kvPerLayerRank is the cache one attention layer of kind k holds per
+// token on one of tp tensor-parallel ranks, at b bytes per value. MLA
+// caches one latent of kv_lora_rank + qk_rope_head_dim values (as vLLM and
+// SGLang serve it) and every rank holds it whole; the head count does not
+// appear. Other attention caches K and V per KV head in the kind's own
+// shape (arch.KVShapeOf), the heads split across ranks down to one per
+// rank (replicated beyond, as vLLM's QKVParallelLinear does).
+func (c *calc) kvPerLayerRank(k arch.LayerKind, b, tp int64) (int64, string, string) {
 	a := c.in.Arch
 	switch a.Attention {
 	case arch.MLA:
@@ -42,26 +43,37 @@ func (c *calc) kvPerLayerRank(b, tp int64) (int64, string, string) {
 		if r := a.Missing["kv_shape"]; r != "" {
 			return 0, "", r
 		}
-		if a.KVHeads == 0 || a.HeadDim == 0 {
+		s := a.KVShapeOf(k)
+		if s.Heads == 0 || s.KDim == 0 {
 			return 0, "", reasonOr(a.Missing["num_key_value_heads"], reasonOr(a.Missing["head_dim"], "config lacks num_key_value_heads or head_dim"))
 		}
-		heads := max(ceilDiv(a.KVHeads, tp), 1)
-		if a.VHeadDim > 0 && a.VHeadDim != a.HeadDim {
+		heads := max(ceilDiv(s.Heads, tp), 1)
+		_, own := a.KindKV[k]
+		if s.VDim != s.KDim {
 			// K at head_dim, V at v_head_dim (MiMo-V2-Flash: 192 and 128).
-			per, ok := c.product("KV cache per layer and token", term{"KV heads per rank", heads}, term{"head_dim + v_head_dim", a.HeadDim + a.VHeadDim}, term{"sizing.kvDtypeBytes", b})
+			per, ok := c.product("KV cache per layer and token", term{"KV heads per rank", heads}, term{"head_dim + v_head_dim", s.KDim + s.VDim}, term{"sizing.kvDtypeBytes", b})
 			if !ok {
 				return 0, "", "overflow"
 			}
-			how := fmt.Sprintf("max(%d KV heads ÷ TP %d, 1) = %d head(s) × (K head_dim %d + V v_head_dim %d) × %d B", a.KVHeads, tp, heads, a.HeadDim, a.VHeadDim, b)
+			how := fmt.Sprintf("max(%d KV heads ÷ TP %d, 1) = %d head(s) × (K head_dim %d + V v_head_dim %d) × %d B", s.Heads, tp, heads, s.KDim, s.VDim, b)
+			if own {
+				how += fmt.Sprintf(" (the %s layers' own shape: %s)", k, s.Src)
+			}
 			return per, how, ""
 		}
-		per, ok := c.product("KV cache per layer and token", term{"2 (K and V)", 2}, term{"KV heads per rank", heads}, term{"head_dim", a.HeadDim}, term{"sizing.kvDtypeBytes", b})
+		per, ok := c.product("KV cache per layer and token", term{"2 (K and V)", 2}, term{"KV heads per rank", heads}, term{"head_dim", s.KDim}, term{"sizing.kvDtypeBytes", b})
 		if !ok {
 			return 0, "", "overflow"
 		}
-		how := fmt.Sprintf("2 (K and V) × %d KV heads × head_dim %d (%s) × %d B", a.KVHeads, a.HeadDim, a.HeadDimSrc, b)
+		how := fmt.Sprintf("2 (K and V) × %d KV heads × head_dim %d (%s) × %d B", s.Heads, s.KDim, a.HeadDimSrc, b)
+		if own {
+			how = fmt.Sprintf("2 (K and V) × %d KV heads × head_dim %d (the %s layers' own shape: %s) × %d B", s.Heads, s.KDim, k, s.Src, b)
+		}
 		if tp > 1 {
-			how = fmt.Sprintf("2 (K and V) × max(%d KV heads ÷ TP %d, 1) = %d head(s) per rank × head_dim %d × %d B", a.KVHeads, tp, heads, a.HeadDim, b)
+			how = fmt.Sprintf("2 (K and V) × max(%d KV heads ÷ TP %d, 1) = %d head(s) per rank × head_dim %d × %d B", s.Heads, tp, heads, s.KDim, b)
+			if own {
+				how += fmt.Sprintf(" (the %s layers' own shape: %s)", k, s.Src)
+			}
 		}
 		return per, how, ""
 	}
@@ -118,12 +130,12 @@ func (c *calc) servingContext() (n int64, capped bool) {
 // cacheAt is KV plus linear state for one sequence of n tokens.
 type cacheAt func(n int64) (int64, bool)
 
-// cacheBytes is full × per × n + sliding × per × window + state: the cache
-// of one sequence of n tokens, checked for overflow.
-func (c *calc) cacheBytes(full, sl, per, n, window, state int64) (int64, bool) {
+// cacheBytes is full × perFull × n + sliding × perSl × window + state: the
+// cache of one sequence of n tokens, checked for overflow.
+func (c *calc) cacheBytes(full, sl, perFull, perSl, n, window, state int64) (int64, bool) {
 	what := fmt.Sprintf("KV cache at %d tokens", n)
-	f, ok1 := c.product(what, term{"full-attention layers", full}, term{"bytes per layer and token", per}, term{"tokens (sizing.contexts / sizing.servingContext)", n})
-	s, ok2 := c.product(what, term{"sliding layers", sl}, term{"bytes per layer and token", per}, term{"window", window})
+	f, ok1 := c.product(what, term{"full-attention layers", full}, term{"bytes per layer and token", perFull}, term{"tokens (sizing.contexts / sizing.servingContext)", n})
+	s, ok2 := c.product(what, term{"sliding layers", sl}, term{"bytes per sliding layer and token", perSl}, term{"window", window})
 	if !ok1 || !ok2 {
 		return 0, false
 	}
@@ -147,18 +159,22 @@ func (c *calc) memory() {
 		return
 	}
 	full, sl, lin := int64(a.Count(arch.Full)), int64(a.Count(arch.Sliding)), int64(a.StateLayers())
-	per, deriv, why := c.kvPerLayer()
+	per, deriv, why := c.kvPerLayer(arch.Full)
+	perSl, slDeriv := per, deriv
+	if sl > 0 && why == "" {
+		perSl, slDeriv, why = c.kvPerLayer(arch.Sliding)
+	}
 	kvOK := why == "" || full+sl == 0
 	if sl > 0 && a.SlidingWindow <= 0 {
 		why, kvOK = "sliding-window layers without a sliding_window size in config", false
-	}
-	if sl > 0 && a.Missing["sliding_kv"] != "" {
-		why, kvOK = a.Missing["sliding_kv"], false
 	}
 	if full+sl > 0 && !kvOK {
 		c.s.Unknown("kv.bytes_per_token", facts.UnitBytes, why)
 	} else {
 		c.add("kv.bytes_per_token_per_layer", per, facts.UnitBytes, deriv, srcConfig)
+		if perSl != per {
+			c.add("kv.sliding_bytes_per_token_per_layer", perSl, facts.UnitBytes, slDeriv, srcConfig)
+		}
 		how := fmt.Sprintf("%d full-attention layers × %s; linear-attention, state-space and convolution layers hold no per-token cache", full, facts.Int(per))
 		switch {
 		case sl > 0:
@@ -169,7 +185,7 @@ func (c *calc) memory() {
 			how = fmt.Sprintf("%d full-attention layers × %s; the other %d layers have no token mixer", full, facts.Int(per), int64(len(a.LayerKinds))-full)
 		}
 		perToken, ok1 := c.product("KV cache per token", term{"full-attention layers", full}, term{"bytes per layer and token", per})
-		slPerToken, ok2 := c.product("sliding KV cache per token", term{"sliding layers", sl}, term{"bytes per layer and token", per})
+		slPerToken, ok2 := c.product("sliding KV cache per token", term{"sliding layers", sl}, term{"bytes per sliding layer and token", perSl})
 		if !ok1 || !ok2 {
 			c.s.Unknown("kv.bytes_per_token", facts.UnitBytes, "overflow")
 			kvOK = false
@@ -178,7 +194,7 @@ func (c *calc) memory() {
 		}
 		if sl > 0 && kvOK {
 			c.add("kv.sliding_bytes_per_token", slPerToken, facts.UnitBytes,
-				fmt.Sprintf("%d sliding layers × %s, only up to the %s-token window", sl, facts.Int(per), facts.Int(a.SlidingWindow)), srcConfig)
+				fmt.Sprintf("%d sliding layers × %s, only up to the %s-token window", sl, facts.Int(perSl), facts.Int(a.SlidingWindow)), srcConfig)
 		}
 	}
 	var state int64
@@ -205,7 +221,7 @@ func (c *calc) memory() {
 		if a.SlidingWindow > 0 && a.SlidingWindow < n {
 			window = a.SlidingWindow
 		}
-		return c.cacheBytes(full, sl, per, n, window, state)
+		return c.cacheBytes(full, sl, per, perSl, n, window, state)
 	}
 	for _, n := range c.in.Sizing.Contexts {
 		ns := strconv.FormatInt(n, 10)
@@ -222,7 +238,7 @@ func (c *calc) memory() {
 		if a.SlidingWindow > 0 && a.SlidingWindow < n {
 			window = a.SlidingWindow
 		}
-		kv, ok := c.cacheBytes(full, sl, per, n, window, 0)
+		kv, ok := c.cacheBytes(full, sl, per, perSl, n, window, 0)
 		if !ok {
 			c.s.Unknown("kv.bytes_at_context."+ns, facts.UnitBytes, "overflow")
 			continue

@@ -138,19 +138,25 @@ func (c *calc) cachePerGPU(p placement, b int64) (gpuCache, string) {
 	lin := ceilDiv(int64(a.StateLayers()), p.pp)
 	g := gpuCache{window: a.SlidingWindow}
 	if full+sl > 0 {
-		per, how, why := c.kvPerLayerRank(b, p.tp)
+		per, how, why := c.kvPerLayerRank(arch.Full, b, p.tp)
 		if why != "" {
 			return g, why
+		}
+		perSl, slHow := per, how
+		if sl > 0 {
+			if perSl, slHow, why = c.kvPerLayerRank(arch.Sliding, b, p.tp); why != "" {
+				return g, why
+			}
 		}
 		if sl > 0 && a.SlidingWindow <= 0 {
 			return g, "sliding-window layers without a sliding_window size in config"
 		}
-		if sl > 0 && a.Missing["sliding_kv"] != "" {
-			return g, a.Missing["sliding_kv"]
-		}
-		g.full, g.sliding = full*per, sl*per
+		g.full, g.sliding = full*per, sl*perSl
 		g.how = fmt.Sprintf("%d full-attention layer(s) per GPU × %s", full, how)
-		if sl > 0 {
+		switch {
+		case sl > 0 && perSl != per:
+			g.how += fmt.Sprintf("; %d sliding layer(s) × %s, capped at %s tokens", sl, slHow, facts.Int(a.SlidingWindow))
+		case sl > 0:
 			g.how += fmt.Sprintf("; %d sliding layer(s) capped at %s tokens", sl, facts.Int(a.SlidingWindow))
 		}
 	}

@@ -3,7 +3,6 @@ package sizing_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"dossier/generator/arch"
@@ -202,8 +201,48 @@ func TestNarrowValueHeads(t *testing.T) {
 	if got := intOf(t, s, "kv.bytes_per_token_per_layer"); got != 4*(192+128)*2 {
 		t.Errorf("KV per layer = %d, want %d", got, 4*(192+128)*2)
 	}
+}
+
+// TestMiMoSlidingLayersOwnKV: MiMo-V2-Flash's 39 sliding layers cache
+// their own shape (swa_num_key_value_heads 8, K 192, V 128), its 9 global
+// layers 4 KV heads of K 192 and V 128, at 2 B a value.
+func TestMiMoSlidingLayersOwnKV(t *testing.T) {
 	m := compute(t, familyConfig(t, "mimo_v2_flash/XiaomiMiMo__MiMo-V2-Flash.config.json"), nil, nil)
-	if f := m.Get("kv.bytes_per_token"); f == nil || f.Known() || !strings.Contains(f.Reason, "swa_num_key_value_heads") {
-		t.Errorf("MiMo's KV with sliding layers of their own shape: %+v", f)
+	global, sliding := int64(4*(192+128)*2), int64(8*(192+128)*2)
+	if got := intOf(t, m, "kv.bytes_per_token_per_layer"); got != global {
+		t.Errorf("global layer %d, want %d", got, global)
+	}
+	if got := intOf(t, m, "kv.sliding_bytes_per_token_per_layer"); got != sliding {
+		t.Errorf("sliding layer %d, want %d", got, sliding)
+	}
+	if got := intOf(t, m, "kv.bytes_per_token"); got != 9*global {
+		t.Errorf("KV per token %d, want %d", got, 9*global)
+	}
+	if got := intOf(t, m, "kv.sliding_bytes_per_token"); got != 39*sliding {
+		t.Errorf("sliding KV per token %d, want %d", got, 39*sliding)
+	}
+	if got := intOf(t, m, "kv.bytes_at_context.131072"); got != 9*global*131072+39*sliding*128 {
+		t.Errorf("KV at 131072 tokens %d, want %d", got, 9*global*131072+39*sliding*128)
+	}
+}
+
+// TestGemma4GlobalKVByHand: google/gemma-4-26B-A4B's 5 global layers
+// cache K and V of num_global_key_value_heads 2 × global_head_dim 512 (K=V
+// shares the projection, not the cache); its 25 sliding layers 8 × 256,
+// up to the 1,024-token window; 2 B a value.
+func TestGemma4GlobalKVByHand(t *testing.T) {
+	s := compute(t, familyConfig(t, "gemma4/google__gemma-4-26B-A4B.config.json"), nil, nil)
+	global, sliding := int64(2*2*512*2), int64(2*8*256*2)
+	if got := intOf(t, s, "kv.bytes_per_token_per_layer"); got != global {
+		t.Errorf("global layer %d, want %d", got, global)
+	}
+	if got := intOf(t, s, "kv.sliding_bytes_per_token_per_layer"); got != sliding {
+		t.Errorf("sliding layer %d, want %d", got, sliding)
+	}
+	if got := intOf(t, s, "kv.bytes_per_token"); got != 5*global {
+		t.Errorf("KV per token %d, want %d", got, 5*global)
+	}
+	if got := intOf(t, s, "kv.bytes_at_context.131072"); got != 5*global*131072+25*sliding*1024 {
+		t.Errorf("KV at 131072 tokens %d, want %d", got, 5*global*131072+25*sliding*1024)
 	}
 }
