@@ -222,6 +222,27 @@ func TestFixedCostByHand(t *testing.T) {
 	}
 }
 
+// TestBorrowedErrorBarByHand: every tensor-parallel pair ran on NVLink
+// datacenter parts, so two RTX 4090s quote that error and say whose it is;
+// two H100s quote it plainly.
+func TestBorrowedErrorBarByHand(t *testing.T) {
+	_, in := servingInput(t, "llama-3.1-8b", "2xRTX4090", "2xH100")
+	withFit(&in)
+	in.Catalog.Speed.Fit.Regimes[1] = catalog.RegimeErrors{Regime: "tensor-parallel", Pairs: 14, ErrorP50: 0.21, ErrorP90: 0.43, Classes: []string{"datacenter"}}
+	s := sizing.Compute(in)
+	const note = "measured on datacenter parts only, none consumer"
+	gf := s.Get("speed.2xRTX4090.decode_tokens_per_second").Display
+	if !strings.Contains(gf, "typically within ±21 %, n = 14; "+note) {
+		t.Errorf("2xRTX4090 display %q does not say its error bar is borrowed", gf)
+	}
+	if d := s.Get("speed.2xRTX4090.error_p50.decode").Derivation; !strings.Contains(d, note) {
+		t.Errorf("2xRTX4090 error_p50 derivation %q does not say whose error it is", d)
+	}
+	if h := s.Get("speed.2xH100.decode_tokens_per_second").Display; !strings.Contains(h, "n = 14") || strings.Contains(h, "measured on") {
+		t.Errorf("2xH100 display %q: its own class's error, nothing borrowed", h)
+	}
+}
+
 // TestGeForcePrefillByHand: on an RTX 4090 llama.cpp's F16 GEMMs run at
 // the FP16-accumulate peak (330.3 TFLOPS), twice the 165.2 the BF16 entry
 // lists; an H100 has no such entry and keeps its BF16 peak.
