@@ -162,6 +162,14 @@ func TestExpertOffloadByHand(t *testing.T) {
 	if h := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.host_bytes"), "host bytes"); h != experts {
 		t.Errorf("host bytes %v, want %v", h, experts)
 	}
+	// No CPU-offload pair in the fixture: the figure says it is uncalibrated
+	// (the CPU-offload regime's, not the B200's tensor-parallel one).
+	if d := s.Get("offload.8xB200.experts_in_host_ram.decode_tokens_per_second").Display; !strings.Contains(d, "uncalibrated: n = 0 < 5") {
+		t.Errorf("offload display %q lacks its error bar", d)
+	}
+	if f := s.Get("speed.8xB200.error_p50.offload_decode"); f == nil || f.Known() || !strings.Contains(f.Reason, "cpu-offload") {
+		t.Errorf("offload error_p50 = %+v, want unknown naming the cpu-offload regime", f)
+	}
 }
 
 // withFit gives the fixture catalog a fitted speed model: 0.7 of the
