@@ -131,15 +131,19 @@ type ClassFit struct {
 // ErrorP50 and ErrorP90 are the 50th and 90th percentiles of
 // max(r, 1/r) − 1 over its pairs (0.2 is "within ±20 %").
 type RegimeErrors struct {
-	Regime      string   `yaml:"regime"`
-	Pairs       int      `yaml:"pairs"`
-	MedianRatio float64  `yaml:"median_ratio"`
-	Within125   float64  `yaml:"within_1_25x"`
-	Within15    float64  `yaml:"within_1_5x"`
-	Within2     float64  `yaml:"within_2x"`
-	ErrorP50    float64  `yaml:"error_p50"`
-	ErrorP90    float64  `yaml:"error_p90"`
-	IDs         []string `yaml:"ids"`
+	Regime      string  `yaml:"regime"`
+	Pairs       int     `yaml:"pairs"`
+	MedianRatio float64 `yaml:"median_ratio"`
+	Within125   float64 `yaml:"within_1_25x"`
+	Within15    float64 `yaml:"within_1_5x"`
+	Within2     float64 `yaml:"within_2x"`
+	ErrorP50    float64 `yaml:"error_p50"`
+	ErrorP90    float64 `yaml:"error_p90"`
+	// Classes are the hardware classes its pairs ran on: a figure on a
+	// part of another class borrows the error of parts it was not
+	// measured on, and says so.
+	Classes []string `yaml:"classes,omitempty"`
+	IDs     []string `yaml:"ids"`
 }
 
 // MinRegimePairs is the fewest pairs a regime's error is quoted on; with

@@ -69,8 +69,11 @@ func (c *calc) expertOffload(in speedIn, budget int64) {
 	t := float64(in.p.pp)*gpuBytes/(in.acc.Bandwidth.Value*sp.MemoryEfficiency) + active/(host.Bandwidth.Value*sp.MemoryEfficiency)
 	c.add(key+"host_bytes", an.ExpertBytes, facts.UnitBytes, "routed-expert tensors held in host RAM", srcAnalytic, hsrc)
 	c.add(key+"gpu_bytes_per_gpu", need, facts.UnitBytes, fmt.Sprintf("non-expert weights on the tightest GPU + one %s-token cache", facts.Int(ctx)), srcAnalytic, srcConfig)
-	c.add(key+"decode_tokens_per_second", 1/t, facts.UnitTokensPerSec,
+	f := c.add(key+"decode_tokens_per_second", 1/t, facts.UnitTokensPerSec,
 		fmt.Sprintf("one sequence: 1 ÷ (%s GPU bytes ÷ (%s × %.2f) × %d stage(s) + %s of active experts per token (%d of %d) ÷ (%s host memory bandwidth of %s × %.2f)); the experts computed on the CPU, as llama.cpp --cpu-moe does",
 			facts.GB(gpuBytes), rate(in.acc.Bandwidth.Value, "B/s"), sp.MemoryEfficiency, in.p.pp, facts.GB(active), a.ActiveExperts, a.RoutedExperts, rate(host.Bandwidth.Value, "B/s"), host.ID, sp.MemoryEfficiency),
 		hsrc, "catalog:hardware.yaml#"+in.acc.ID, "site:hugo-like.yaml sizing.speed", srcAnalytic)
+	// The CPU-offload regime's error, whatever the GPU's class: the host's
+	// memory is what this figure rests on.
+	c.speedModel(in.acc).errorBar(host.Class, in.p.n, 1, false).apply(c, in.cfg, "offload_decode", f)
 }

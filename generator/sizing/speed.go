@@ -3,6 +3,8 @@ package sizing
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
@@ -267,6 +269,7 @@ type errorBar struct {
 	p50, p90 float64
 	ok       bool   // n ≥ MinRegimePairs
 	text     string // printed beside the figure
+	borrowed string // the classes the error was measured on when this part's is not one
 	why      string // the reason an uncalibrated error is unknown
 }
 
@@ -284,6 +287,12 @@ func (m speedModel) errorBar(class string, gpus, batch int64, prefill bool) erro
 	}
 	e.ok, e.p50, e.p90 = true, e.re.ErrorP50, e.re.ErrorP90
 	e.text = fmt.Sprintf("typically within ±%s %%, n = %d", facts.Fixed(e.p50*100, 0), n)
+	if len(e.re.Classes) > 0 && !slices.Contains(e.re.Classes, class) {
+		// e.g. GeForce cards over PCIe under tensor parallelism: the
+		// regime's pairs all ran on NVLink datacenter parts.
+		e.borrowed = fmt.Sprintf("measured on %s parts only, none %s", strings.Join(e.re.Classes, " and "), class)
+		e.text += "; " + e.borrowed
+	}
 	return e
 }
 
@@ -303,6 +312,9 @@ func (e errorBar) apply(c *calc, cfg, name string, f *facts.Fact) {
 		return
 	}
 	how := fmt.Sprintf("leave-one-out error of %s over the %d calibration pairs of the %s regime: %%s percentile of max(predicted ÷ measured, measured ÷ predicted) − 1", f.Key, e.re.Pairs, e.regime)
+	if e.borrowed != "" {
+		how += " (" + e.borrowed + ")"
+	}
 	c.add(p50, e.p50, facts.UnitShare, fmt.Sprintf(how, "50th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
 	c.add(p90, e.p90, facts.UnitShare, fmt.Sprintf(how, "90th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
 }

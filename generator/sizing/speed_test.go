@@ -162,6 +162,14 @@ func TestExpertOffloadByHand(t *testing.T) {
 	if h := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.host_bytes"), "host bytes"); h != experts {
 		t.Errorf("host bytes %v, want %v", h, experts)
 	}
+	// No CPU-offload pair in the fixture: the figure says it is uncalibrated
+	// (the CPU-offload regime's, not the B200's tensor-parallel one).
+	if d := s.Get("offload.8xB200.experts_in_host_ram.decode_tokens_per_second").Display; !strings.Contains(d, "uncalibrated: n = 0 < 5") {
+		t.Errorf("offload display %q lacks its error bar", d)
+	}
+	if f := s.Get("speed.8xB200.error_p50.offload_decode"); f == nil || f.Known() || !strings.Contains(f.Reason, "cpu-offload") {
+		t.Errorf("offload error_p50 = %+v, want unknown naming the cpu-offload regime", f)
+	}
 }
 
 // withFit gives the fixture catalog a fitted speed model: 0.7 of the
@@ -219,6 +227,27 @@ func TestFixedCostByHand(t *testing.T) {
 	}
 	if f := s.Get("speed.8xH100.error_p50.decode"); f == nil || f.Known() {
 		t.Errorf("uncalibrated regime has a known error: %+v", f)
+	}
+}
+
+// TestBorrowedErrorBarByHand: every tensor-parallel pair ran on NVLink
+// datacenter parts, so two RTX 4090s quote that error and say whose it is;
+// two H100s quote it plainly.
+func TestBorrowedErrorBarByHand(t *testing.T) {
+	_, in := servingInput(t, "llama-3.1-8b", "2xRTX4090", "2xH100")
+	withFit(&in)
+	in.Catalog.Speed.Fit.Regimes[1] = catalog.RegimeErrors{Regime: "tensor-parallel", Pairs: 14, ErrorP50: 0.21, ErrorP90: 0.43, Classes: []string{"datacenter"}}
+	s := sizing.Compute(in)
+	const note = "measured on datacenter parts only, none consumer"
+	gf := s.Get("speed.2xRTX4090.decode_tokens_per_second").Display
+	if !strings.Contains(gf, "typically within ±21 %, n = 14; "+note) {
+		t.Errorf("2xRTX4090 display %q does not say its error bar is borrowed", gf)
+	}
+	if d := s.Get("speed.2xRTX4090.error_p50.decode").Derivation; !strings.Contains(d, note) {
+		t.Errorf("2xRTX4090 error_p50 derivation %q does not say whose error it is", d)
+	}
+	if h := s.Get("speed.2xH100.decode_tokens_per_second").Display; !strings.Contains(h, "n = 14") || strings.Contains(h, "measured on") {
+		t.Errorf("2xH100 display %q: its own class's error, nothing borrowed", h)
 	}
 }
 

@@ -335,6 +335,7 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 	}
 	ratios := map[string][]float64{}
 	ids := map[string][]string{}
+	classes := map[string]map[string]bool{}
 	for i, p := range pairs {
 		rest := make([]*catalog.CalibrationPair, 0, len(pairs)-1)
 		rest = append(append(rest, pairs[:i]...), pairs[i+1:]...)
@@ -344,9 +345,19 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 		reg := regimeOf(acc.Class, int64(p.GPUs), int64(p.Batch), p.Metric == catalog.MetricPrefill)
 		ratios[reg] = append(ratios[reg], r)
 		ids[reg] = append(ids[reg], p.ID)
+		if classes[reg] == nil {
+			classes[reg] = map[string]bool{}
+		}
+		classes[reg][acc.Class] = true
 	}
 	for _, reg := range Regimes {
-		out.Regimes = append(out.Regimes, regimeErrors(reg.ID, ratios[reg.ID], ids[reg.ID]))
+		re := regimeErrors(reg.ID, ratios[reg.ID], ids[reg.ID])
+		for _, cl := range catalog.Classes {
+			if classes[reg.ID][cl] {
+				re.Classes = append(re.Classes, cl)
+			}
+		}
+		out.Regimes = append(out.Regimes, re)
 	}
 	return out, nil
 }
