@@ -79,14 +79,21 @@ func run(src, out string, n int, small, withFacts bool) error {
 			return err
 		}
 	}
-	for _, f := range []string{"hugo-like.yaml", "content/_index.md", "data/hardware.yaml", "data/references.yaml"} {
+	for _, f := range []string{"hugo-like.yaml", "content/_index.md"} {
 		if err := copyFile(filepath.Join(src, f), filepath.Join(ds, f)); err != nil {
 			return err
 		}
 	}
-	for _, dir := range []string{"templates", "data/pricing"} {
+	// Every catalog at the top of data/ (software.yaml is written below,
+	// with each copy's windows) and the snippets the pages audit: a page
+	// reads them, so a copy without them fails or differs from the shipped
+	// page Hugo renders.
+	for _, dir := range []string{"templates", "data/pricing", "data", "content/snippets"} {
 		names, _ := filepath.Glob(filepath.Join(src, dir, "*"))
 		for _, name := range names {
+			if st, err := os.Stat(name); err != nil || st.IsDir() || dir == "data" && filepath.Ext(name) != ".yaml" {
+				continue
+			}
 			if err := copyFile(name, filepath.Join(ds, dir, filepath.Base(name))); err != nil {
 				return err
 			}

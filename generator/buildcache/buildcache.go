@@ -106,7 +106,7 @@ func (c *Cache) Put(b []byte) (string, error) {
 			return "", fmt.Errorf("build cache: replace %s: %w", p, err)
 		}
 	}
-	return sum, c.create(p, func(w io.Writer) error { _, err := w.Write(b); return err })
+	return sum, c.create(p, b)
 }
 
 // Get decodes the record key of stage into v; false when there is none or
@@ -139,22 +139,22 @@ func (c *Cache) Set(stage, key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("build cache record %s/%s: %w", stage, key, err)
 	}
-	return c.create(p, func(w io.Writer) error { _, err := w.Write(b); return err })
+	return c.create(p, b)
 }
 
 func (c *Cache) record(stage, key string) string {
 	return filepath.Join(c.dir, "records", stage, key)
 }
 
-// create writes an entry at p through a temporary file beside the cache's
-// objects and a hard link, which fails rather than replace an entry.
-func (c *Cache) create(p string, fill func(io.Writer) error) error {
+// create writes b as the entry p through a temporary file beside the
+// cache's objects and a hard link, which fails rather than replace an entry.
+func (c *Cache) create(p string, b []byte) error {
 	f, err := os.CreateTemp(filepath.Join(c.dir, "objects"), "tmp-")
 	if err != nil {
 		return fmt.Errorf("build cache: %w", err)
 	}
 	defer os.Remove(f.Name())
-	err = fill(f)
+	_, err = f.Write(b)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

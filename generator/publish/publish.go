@@ -1,10 +1,10 @@
 // Package publish replaces a directory with a new one as a whole.
 //
 // Acquire takes an advisory lock on the destination (a file .NAME.lock
-// beside it, which records the holder); Lock.Stage repairs what a build
-// killed during an exchange left, removes the staging directories of
-// builds that are no longer running, and creates a staging directory
-// beside the destination. The caller fills it (Link, Put, Write); Commit
+// beside it, which records the holder); Cleanup repairs what a build
+// killed during an exchange left and removes the staging directories of
+// builds that are no longer running; Lock.Stage creates a staging
+// directory beside the destination. The caller fills it (Link, Put, Write); Commit
 // exchanges it with the destination at once (renameat2 RENAME_EXCHANGE
 // where the file system has it, else two renames that the next Stage
 // completes after a crash) and removes the previous output. A build that
@@ -47,13 +47,10 @@ type Staging struct {
 	made sync.Map
 }
 
-// Stage cleans up after earlier builds (Cleanup) and creates a staging
-// directory beside the locked destination.
+// Stage creates a staging directory beside the locked destination; the
+// caller has run Cleanup under the lock.
 func (l *Lock) Stage() (*Staging, error) {
 	dest := l.dest
-	if _, err := Cleanup(dest); err != nil {
-		return nil, err
-	}
 	if err := CheckReplaceable(dest); err != nil {
 		return nil, err
 	}

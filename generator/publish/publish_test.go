@@ -19,6 +19,9 @@ func begin(t *testing.T, dest string) (*Staging, *Lock, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := Cleanup(dest); err != nil {
+		t.Fatal(err)
+	}
 	st, err := lock.Stage()
 	if err != nil {
 		lock.Release()

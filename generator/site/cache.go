@@ -101,13 +101,10 @@ func sharedInputs(cfg *config.Site) (string, error) {
 	if err := hashDir(h, cfg.Dir(cfg.TemplatesDir)); err != nil {
 		return "", err
 	}
-	if err := hashFile(h, filepath.Join(cfg.Dir(cfg.DataDir), "hardware.yaml")); err != nil {
-		return "", err
-	}
-	// Every other file at the top of data/ is a catalog some page reads
-	// (software, references, local machines, API changes, the speed
-	// model), and the price lists, the GGUF stores and the snippets pages
-	// audit are inputs too.
+	// Every file at the top of data/ is a catalog some page reads
+	// (hardware, software, references, local machines, API changes, the
+	// speed model), and the price lists, the GGUF stores and the snippets
+	// pages audit are inputs too.
 	for _, dir := range []string{cfg.Dir(cfg.DataDir), filepath.Join(cfg.Dir(cfg.DataDir), "pricing"), filepath.Join(cfg.Dir(cfg.ContentDir), "snippets")} {
 		if err := hashDir(h, dir); err != nil {
 			return "", err

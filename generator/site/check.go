@@ -2,7 +2,9 @@ package site
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -49,12 +51,12 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 			ds = append(ds, d)
 		}
 	}
-	ds = append(ds, freshness(s, opts)...)
-	ds = append(ds, priceDates(s, s.rel)...)
 	today := opts.Today
 	if today.IsZero() {
 		today = s.Today()
 	}
+	ds = append(ds, freshness(s, today)...)
+	ds = append(ds, priceDates(s, s.rel)...)
 	ds = append(ds, FutureDates(s, today, "error")...)
 	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].File != ds[j].File {
@@ -66,19 +68,11 @@ func Check(cfg *config.Site, opts CheckOptions) ([]Diagnostic, error) {
 }
 
 // freshness flags dated inputs older than freshness.maxAgeDays.
-func freshness(s *Site, opts CheckOptions) []Diagnostic {
+func freshness(s *Site, today time.Time) []Diagnostic {
 	rel := s.rel
 	limit := s.Config.Freshness.MaxAgeDays
 	if limit <= 0 {
 		return nil
-	}
-	today := opts.Today
-	if today.IsZero() {
-		if t, err := time.Parse(time.DateOnly, s.Config.Freshness.Today); err == nil {
-			today = t
-		} else {
-			today = time.Now().UTC()
-		}
 	}
 	var ds []Diagnostic
 	stale := func(file, what, date string) {
@@ -94,17 +88,12 @@ func freshness(s *Site, opts CheckOptions) []Diagnostic {
 	for _, sd := range s.snapshotDates() {
 		stale(rel(snapshotPath(s.Config, sd[0])), "snapshot of "+sd[0], sd[1])
 	}
-	hw := rel(filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml"))
-	ids := make([]string, 0, len(s.Catalog.Accelerators))
-	for id := range s.Catalog.Accelerators {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	hw := filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml")
+	for _, id := range slices.Sorted(maps.Keys(s.Catalog.Accelerators)) {
 		n := len(ds)
-		stale(hw, "hardware entry "+id, s.Catalog.Accelerators[id].AsOf)
+		stale(rel(hw), "hardware entry "+id, s.Catalog.Accelerators[id].AsOf)
 		for i := n; i < len(ds); i++ {
-			ds[i].Line = lineIn(filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml"), "accelerators[id="+id+"].as_of")
+			ds[i].Line = lineIn(hw, "accelerators[id="+id+"].as_of")
 		}
 	}
 	for _, pl := range s.Catalog.PriceLists {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -123,11 +123,9 @@ func (s *Site) produceModel(e *entry) (int, error) {
 	if e.rec != nil {
 		return len(files), s.compare(e.rec.Files, files)
 	}
-	rec := &pageRecord{Files: map[string]string{}}
-	for name, b := range files {
-		if rec.Files[name], err = s.cache.Put(b); err != nil {
-			return 0, err
-		}
+	rec := &pageRecord{}
+	if rec.Files, err = s.store(files); err != nil {
+		return 0, err
 	}
 	sum, modelsEntry, err := s.summarize(m)
 	if err != nil {
@@ -152,7 +150,7 @@ func (s *Site) produceModel(e *entry) (int, error) {
 // compare fails on the first file whose fresh bytes are not the cached
 // object's, naming it and the first line that differs.
 func (s *Site) compare(cached map[string]string, fresh map[string][]byte) error {
-	names := sortedKeys(fresh)
+	names := slices.Sorted(maps.Keys(fresh))
 	for name := range cached {
 		if _, ok := fresh[name]; !ok {
 			return fmt.Errorf("verify: %s is in the cache but not in a fresh build", name)
@@ -194,13 +192,23 @@ func (s *Site) shared() (map[string]string, int, error) {
 	if hit {
 		return rec.Files, len(fresh.files), s.compare(rec.Files, fresh.files)
 	}
-	rec.Files = map[string]string{}
-	for name, b := range fresh.files {
-		if rec.Files[name], err = s.cache.Put(b); err != nil {
-			return nil, 0, err
-		}
+	if rec.Files, err = s.store(fresh.files); err != nil {
+		return nil, 0, err
 	}
 	return rec.Files, 0, s.cache.Set(stageShared, key, rec)
+}
+
+// store puts files into the cache and returns their sums by path.
+func (s *Site) store(files map[string][]byte) (map[string]string, error) {
+	sums := make(map[string]string, len(files))
+	for name, b := range files {
+		sum, err := s.cache.Put(b)
+		if err != nil {
+			return nil, err
+		}
+		sums[name] = sum
+	}
+	return sums, nil
 }
 
 // sharedFiles renders what lists the models (index, list pages, feeds,
@@ -313,13 +321,4 @@ func (s *Site) summaries() ([]*Summary, error) {
 		}
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,8 +2,10 @@ package site
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"dossier/generator/config"
@@ -58,7 +60,7 @@ func Build(s *Site, opts Options) (*Report, error) {
 			r.Reused = append(r.Reused, e.slug)
 		}
 	}
-	r.Files = sortedKeys(files)
+	r.Files = slices.Sorted(maps.Keys(files))
 	lock, err := publish.Acquire(dest, opts.Wait)
 	if err != nil {
 		return nil, err

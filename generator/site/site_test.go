@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,7 +258,7 @@ func sameFiles(t *testing.T, what string, got, want map[string]string) {
 			t.Errorf("%s: %s is not in the full build", what, name)
 		}
 	}
-	for _, name := range sortedKeys(want) {
+	for _, name := range slices.Sorted(maps.Keys(want)) {
 		if b, ok := got[name]; !ok {
 			t.Errorf("%s: %s of the full build is missing", what, name)
 		} else if b != want[name] {
