@@ -3,27 +3,27 @@ package dataset
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"dossier/generator/facts"
+	"dossier/generator/internal/safefile"
 )
 
 // Limits on what Read takes from a built site: a facts.json of a
-// K3-scale model is well under a megabyte.
-const (
-	maxListBytes  = 256 << 20
-	maxFactsBytes = 64 << 20
+// K3-scale model is about a megabyte.
+var (
+	listLimit  = safefile.Limit{Bytes: 256 << 20, What: "a models.json"}
+	factsLimit = safefile.Limit{Bytes: 64 << 20, What: "a facts.json"}
 )
 
 // Read loads every model a built site lists in models.json, with the
 // facts of its facts.json, from the site directory dir.
 func Read(dir string) ([]Model, error) {
 	listPath := filepath.Join(dir, "models.json")
-	b, err := readBounded(listPath, maxListBytes)
+	b, err := safefile.Read(listPath, dir, listLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func Read(dir string) ([]Model, error) {
 			return nil, fmt.Errorf("%s: models[%d].slug %q is not a page directory name", listPath, i, m.Slug)
 		}
 		fp := filepath.Join(dir, "models", m.Slug, "facts.json")
-		b, err := readBounded(fp, maxFactsBytes)
+		b, err := safefile.Read(fp, dir, factsLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -61,22 +61,6 @@ func Read(dir string) ([]Model, error) {
 			URL: path.Dir(m.URL) + "/", Facts: doc.Facts})
 	}
 	return models, nil
-}
-
-func readBounded(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", p, limit)
-	}
-	return b, nil
 }
 
 // Paths of the dataset's files, relative to the site root.

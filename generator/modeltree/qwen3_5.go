@@ -21,15 +21,7 @@ func qwen3_5Family() Family {
 }
 
 func buildQwen3_5(mt string, top *reader, hfq []byte) (*Inventory, error) {
-	tc := top.sub("text_config")
-	vc := top.sub("vision_config")
-	if err := top.Err(); err != nil {
-		return nil, err
-	}
-	if tc == nil {
-		return nil, missing(top, "text_config")
-	}
-	b, err := newDecoder(top, hfq)
+	b, tc, vc, err := qwenVLDecoder(top, hfq)
 	if err != nil {
 		return nil, err
 	}

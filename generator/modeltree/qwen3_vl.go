@@ -32,15 +32,7 @@ func qwen3VLFamily() Family {
 }
 
 func buildQwen3VL(mt string, top *reader, hfq []byte) (*Inventory, error) {
-	tc := top.sub("text_config")
-	vc := top.sub("vision_config")
-	if err := top.Err(); err != nil {
-		return nil, err
-	}
-	if tc == nil {
-		return nil, missing(top, "text_config")
-	}
-	b, err := newDecoder(top, hfq)
+	b, tc, vc, err := qwenVLDecoder(top, hfq)
 	if err != nil {
 		return nil, err
 	}
@@ -145,4 +137,22 @@ func qwen3VLVision(b *builder, vc *reader) error {
 		merger(p, c)
 	}
 	return nil
+}
+
+// qwenVLDecoder reads the text_config and vision_config a Qwen
+// vision-language config (Qwen3-VL, Qwen3.5) nests, and starts the decoder;
+// vc is nil for a text-only release.
+func qwenVLDecoder(top *reader, hfq []byte) (b *builder, tc, vc *reader, err error) {
+	tc = top.sub("text_config")
+	vc = top.sub("vision_config")
+	if err := top.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	if tc == nil {
+		return nil, nil, nil, missing(top, "text_config")
+	}
+	if b, err = newDecoder(top, hfq); err != nil {
+		return nil, nil, nil, err
+	}
+	return b, tc, vc, nil
 }
