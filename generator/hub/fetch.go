@@ -44,6 +44,14 @@ type fetch struct {
 	// indexRead is closed (nil without an index, or on a bad one).
 	guesses   map[string]int64
 	indexRead chan struct{}
+
+	// keepShapes decides from config.json whether shapes are kept; the
+	// header workers wait for configRead when it is set, then read
+	// keepTensors, which the config reader set before closing it.
+	keepShapes  func(config []byte) bool
+	configRead  chan struct{}
+	keepTensors bool
+	shapes      map[string]string // name → snapshot.FormatShape, under mu
 }
 
 func (f *fetch) warn(format string, a ...any) {
@@ -140,9 +148,14 @@ func (f *fetch) run(ctx context.Context, info *ModelInfo, now time.Time) (*snaps
 			return err
 		})
 	}
+	f.configRead = make(chan struct{})
 	g.Go(func(ctx context.Context) error {
+		defer close(f.configRead)
 		b, err := f.json(ctx, configFile)
 		snap.Config = b
+		if err == nil && f.keepShapes != nil {
+			f.keepTensors = f.keepShapes(b)
+		}
 		return err
 	})
 	if p.quant {
@@ -209,6 +222,9 @@ func (f *fetch) run(ctx context.Context, info *ModelInfo, now time.Time) (*snaps
 		}
 		f.crossCheck(snap, shards)
 	}
+	if len(f.shapes) > 0 {
+		snap.Tensors, snap.TensorsSource = f.shapes, "hub:safetensors headers (Range reads)"
+	}
 	return snap, nil
 }
 
@@ -273,6 +289,16 @@ type shardInfo struct {
 	size    int64 // file size the server gave, -1 if it did not
 }
 
+// keepShapesOf records every tensor shape of one header; f.mu is held.
+func (f *fetch) keepShapesOf(h *safetensors.Header) {
+	if f.shapes == nil {
+		f.shapes = map[string]string{}
+	}
+	for _, t := range h.Tensors {
+		f.shapes[t.Name] = snapshot.FormatShape(t.Shape)
+	}
+}
+
 func (f *fetch) headers(g *group, shards []string) {
 	jobs := make(chan int)
 	f.infos = make([]shardInfo, len(shards))
@@ -297,6 +323,13 @@ func (f *fetch) headers(g *group, shards []string) {
 			case <-ctx.Done():
 				return nil
 			}
+			if f.keepShapes != nil {
+				select {
+				case <-f.configRead:
+				case <-ctx.Done():
+					return nil
+				}
+			}
 			for i := range jobs {
 				path := shards[i]
 				first := firstRange
@@ -312,6 +345,9 @@ func (f *fetch) headers(g *group, shards []string) {
 				}
 				f.mu.Lock()
 				err = f.census.Add(h)
+				if err == nil && f.keepTensors {
+					f.keepShapesOf(h)
+				}
 				f.mu.Unlock()
 				if err != nil {
 					return fmt.Errorf("%s: %w", path, err)

@@ -20,6 +20,10 @@ type Options struct {
 	Concurrency int              // header reads in flight; default 16
 	Progress    Progress         // nil reports nothing
 	Now         func() time.Time // stamps the snapshot; default time.Now
+	// KeepShapes, given config.json, says whether the snapshot keeps every
+	// tensor's shape (snapshot.Snapshot.Tensors); nil keeps none. The
+	// caller decides: this package does not know which families arch sizes.
+	KeepShapes func(config []byte) bool
 }
 
 // Result says what a Sync did, or in a dry run would do.
@@ -202,7 +206,7 @@ func (res *Result) resolved(info *ModelInfo) {
 // fetchAt reads the repository at the commit info names into
 // res.Snapshot, with the header census, warnings and census comparison.
 func (res *Result) fetchAt(ctx context.Context, c *Client, info *ModelInfo, opts Options) error {
-	f := &fetch{c: c, model: res.Model, sha: info.SHA, progress: opts.Progress, conc: opts.Concurrency}
+	f := &fetch{c: c, model: res.Model, sha: info.SHA, progress: opts.Progress, conc: opts.Concurrency, keepShapes: opts.KeepShapes}
 	snap, err := f.run(ctx, info, opts.Now())
 	if err != nil {
 		return err
