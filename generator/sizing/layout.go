@@ -28,19 +28,24 @@ func (c *calc) layout() {
 		return
 	}
 	n := int64(len(a.LayerKinds))
+	// A layout inferred from the tensors cites the headers beside config.json.
+	src := []string{srcConfig}
+	if strings.HasPrefix(a.LayoutSource, arch.InferredSource) {
+		src = append(src, "hub:headers")
+	}
 	full, lin, sl := int64(a.Count(arch.Full)), int64(a.Count(arch.Linear)), int64(a.Count(arch.Sliding))
-	c.add("arch.layers_full_attention", full, facts.UnitCount, a.LayoutSource, srcConfig).Display =
+	c.add("arch.layers_full_attention", full, facts.UnitCount, a.LayoutSource, src...).Display =
 		fmt.Sprintf("%d (%s)", full, facts.Percent(float64(full)/float64(n)))
-	c.add("arch.layers_linear_attention", lin, facts.UnitCount, a.LayoutSource, srcConfig).Display =
+	c.add("arch.layers_linear_attention", lin, facts.UnitCount, a.LayoutSource, src...).Display =
 		fmt.Sprintf("%d (%s)", lin, facts.Percent(float64(lin)/float64(n)))
-	c.add("arch.layers_sliding_attention", sl, facts.UnitCount, a.LayoutSource, srcConfig)
+	c.add("arch.layers_sliding_attention", sl, facts.UnitCount, a.LayoutSource, src...)
 	ssm, conv := int64(a.Count(arch.SSM)), int64(a.Count(arch.Conv))
-	c.add("arch.layers_state_space", ssm, facts.UnitCount, a.LayoutSource, srcConfig)
-	c.add("arch.layers_convolution", conv, facts.UnitCount, a.LayoutSource, srcConfig)
-	c.add("arch.hybrid", a.Hybrid(), facts.UnitBool, "layers holding a per-sequence state (linear attention, state-space, convolution) beside attention layers", srcConfig)
-	c.add("arch.layer_kinds", kindString(a.LayerKinds), facts.UnitText, "one letter per layer: F full, L linear, S sliding, M state-space (Mamba), C convolution, - no token mixer", srcConfig)
+	c.add("arch.layers_state_space", ssm, facts.UnitCount, a.LayoutSource, src...)
+	c.add("arch.layers_convolution", conv, facts.UnitCount, a.LayoutSource, src...)
+	c.add("arch.hybrid", a.Hybrid(), facts.UnitBool, "layers holding a per-sequence state (linear attention, state-space, convolution) beside attention layers", src...)
+	c.add("arch.layer_kinds", kindString(a.LayerKinds), facts.UnitText, "one letter per layer: F full, L linear, S sliding, M state-space (Mamba), C convolution, - no token mixer", src...)
 	if cad, ok := a.Cadence(); ok {
-		c.add("arch.full_attention_cadence", int64(cad), facts.UnitCount, "mode of the gaps between full-attention layers (not the minimum)", srcConfig).Display =
+		c.add("arch.full_attention_cadence", int64(cad), facts.UnitCount, "mode of the gaps between full-attention layers (not the minimum)", src...).Display =
 			fmt.Sprintf("every %s layer", ordinal(cad))
 	} else {
 		c.s.Unknown("arch.full_attention_cadence", facts.UnitCount, "no repeating full-attention pattern: every layer is of one kind")
