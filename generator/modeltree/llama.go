@@ -36,14 +36,18 @@ func (g gqa) attention(b *builder, a string) {
 
 // decoderEnds adds the embedding, final norm and lm_head; a tied
 // embedding doubles as the head.
-func decoderEnds(t *reader, b *builder, H int64) {
+func decoderEnds(t *reader, b *builder, H int64) { decoderEndsNorm(t, b, H, "model.norm.weight") }
+
+// decoderEndsNorm is decoderEnds with the final norm under another name
+// (Jamba's model.final_layernorm).
+func decoderEndsNorm(t *reader, b *builder, H int64, norm string) {
 	V := t.size("vocab_size")
 	tie := t.boolOpt("tie_word_embeddings", false)
 	if t.Err() != nil {
 		return
 	}
 	b.param("model.embed_tokens.weight", embedFlags(tie), V, H)
-	b.param("model.norm.weight", 0, H)
+	b.param(norm, 0, H)
 	if !tie {
 		b.linear("lm_head", fHead, V, H)
 	}
