@@ -19,12 +19,10 @@ func jambaFamily() Family {
 }
 
 func buildJamba(top *reader, hfq []byte) (*Inventory, error) {
-	b, err := newDecoder(top, hfq)
+	b, g, L, err := newGQADecoder(top, hfq)
 	if err != nil {
 		return nil, err
 	}
-	g := readGQA(top)
-	L := top.size("num_hidden_layers")
 	I := top.size("intermediate_size")
 	attnPeriod, attnOffset := top.size("attn_layer_period"), top.intOpt("attn_layer_offset", 0)
 	expPeriod, expOffset := top.sizeOpt("expert_layer_period", 1), top.intOpt("expert_layer_offset", 0)

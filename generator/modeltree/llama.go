@@ -53,6 +53,16 @@ func decoderEndsNorm(t *reader, b *builder, H int64, norm string) {
 	}
 }
 
+// newGQADecoder starts a grouped-query-attention decoder: the builder
+// with the config's quantization, the attention dims and the layer count.
+func newGQADecoder(top *reader, hfq []byte) (*builder, gqa, int64, error) {
+	b, err := newDecoder(top, hfq)
+	if err != nil {
+		return nil, gqa{}, 0, err
+	}
+	return b, readGQA(top), top.size("num_hidden_layers"), nil
+}
+
 // newDecoder prepares a builder with the config's quantization.
 func newDecoder(top *reader, hfq []byte) (*builder, error) {
 	b := newBuilder(storageDType(top), capHint(top))
@@ -69,12 +79,10 @@ func newDecoder(top *reader, hfq []byte) (*builder, error) {
 }
 
 func buildMixtral(top *reader, hfq []byte) (*Inventory, error) {
-	b, err := newDecoder(top, hfq)
+	b, g, L, err := newGQADecoder(top, hfq)
 	if err != nil {
 		return nil, err
 	}
-	g := readGQA(top)
-	L := top.size("num_hidden_layers")
 	I := top.size("intermediate_size")
 	E := top.size("num_local_experts")
 	k := top.size("num_experts_per_tok")
