@@ -125,7 +125,7 @@ func Sync(ctx context.Context, c *Client, dataDir, model, revision string, opts 
 		return nil, fmt.Errorf("sync %s@%s: %w", model, revision, err)
 	}
 	res.resolved(info)
-	if prev != nil && prev.Revision == info.SHA {
+	if prev != nil && prev.Revision == info.SHA && !missingShapes(prev, opts) {
 		res.Unchanged = true
 		return res, nil
 	}
@@ -141,6 +141,14 @@ func Sync(ctx context.Context, c *Client, dataDir, model, revision string, opts 
 	}
 	res.Written = true
 	return res, nil
+}
+
+// missingShapes: the snapshot on disk read shard headers but kept no
+// shapes, and KeepShapes now wants them (a sync from before shapes were
+// kept, or a family since dropped from the registry): the same commit is
+// read again rather than reported unchanged.
+func missingShapes(prev *snapshot.Snapshot, opts Options) bool {
+	return opts.KeepShapes != nil && prev.Header != nil && len(prev.Tensors) == 0 && opts.KeepShapes(prev.Config)
 }
 
 // Resolved is a revision the Hub resolved to a commit, with the model

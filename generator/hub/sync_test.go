@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -487,5 +489,32 @@ func TestSyncKeepsShapesWhenAsked(t *testing.T) {
 	}
 	if res.Snapshot.Tensors != nil || res.Snapshot.TensorsSource != "" {
 		t.Errorf("shapes kept though KeepShapes said no: %d", len(res.Snapshot.Tensors))
+	}
+}
+
+// TestResyncAddsMissingShapes: a snapshot synced without shapes is read
+// again at the same commit when KeepShapes now wants them, and the change
+// says so; with shapes kept, the next sync is unchanged.
+func TestResyncAddsMissingShapes(t *testing.T) {
+	repo := smallRepo("acme/toy-moe", 2)
+	srv := hubtest.New(t, repo)
+	c, _ := newClient(t, srv.URL(), "")
+	dir := t.TempDir()
+	if _, err := hub.Sync(context.Background(), c, dir, "acme/toy-moe", "", hub.Options{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	keep := hub.Options{Now: fixedNow, KeepShapes: func([]byte) bool { return true }}
+	res, err := hub.Sync(context.Background(), c, dir, "acme/toy-moe", "", keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unchanged || !res.Written || len(res.Snapshot.Tensors) != res.Snapshot.Header.Tensors {
+		t.Fatalf("unchanged %v, written %v, %d shapes", res.Unchanged, res.Written, len(res.Snapshot.Tensors))
+	}
+	if want := fmt.Sprintf("tensor shapes kept: %d (the family is not in the registry)", res.Snapshot.Header.Tensors); !slices.Contains(res.Changes, want) {
+		t.Errorf("changes %q lack %q", res.Changes, want)
+	}
+	if res, err = hub.Sync(context.Background(), c, dir, "acme/toy-moe", "", keep); err != nil || !res.Unchanged {
+		t.Fatalf("third sync: unchanged %v, %v", res != nil && res.Unchanged, err)
 	}
 }
