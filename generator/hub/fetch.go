@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"dossier/generator/internal/hfconfig"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/safetensors"
 	"dossier/generator/snapshot"
 )
@@ -222,9 +223,7 @@ func (f *fetch) run(ctx context.Context, info *ModelInfo, now time.Time) (*snaps
 		}
 		f.crossCheck(snap, shards)
 	}
-	if len(f.shapes) > 0 {
-		snap.Tensors, snap.TensorsSource = f.shapes, "hub:safetensors headers (Range reads)"
-	}
+	f.attachShapes(snap, safefile.Snapshot.Bytes)
 	return snap, nil
 }
 
@@ -287,6 +286,34 @@ func (f *fetch) index(ctx context.Context) (*snapshot.Index, error) {
 type shardInfo struct {
 	fileLen int64 // 8 + N + data the header describes
 	size    int64 // file size the server gave, -1 if it did not
+}
+
+// shapesMargin is room left in a snapshot for all but its shapes (the
+// file listing, the config).
+const shapesMargin = 4 << 20
+
+// shapesBytes is about what the shapes add to an encoded snapshot: one
+// indented `"name": "shape",` line each.
+func shapesBytes(shapes map[string]string) int64 {
+	var n int64
+	for name, shape := range shapes {
+		n += int64(len(name) + len(shape) + 12)
+	}
+	return n
+}
+
+// attachShapes puts the kept shapes into snap unless they would make it
+// larger than limit, the size snapshot.Load accepts: a snapshot written
+// past it could not be read back.
+func (f *fetch) attachShapes(snap *snapshot.Snapshot, limit int64) {
+	if len(f.shapes) == 0 {
+		return
+	}
+	if n := shapesBytes(f.shapes); n+shapesMargin > limit {
+		f.warn("tensor shapes not kept: %d tensors would add about %d MiB to a snapshot that may hold %d MiB", len(f.shapes), n>>20, limit>>20)
+		return
+	}
+	snap.Tensors, snap.TensorsSource = f.shapes, "hub:safetensors headers (Range reads)"
 }
 
 // keepShapesOf records every tensor shape of one header; f.mu is held.
