@@ -108,8 +108,10 @@ func TestUnknownFamilySizedFromKeptShapes(t *testing.T) {
 			t.Errorf("%s: inferred %v (%v), the llama page's %v (%v)", key, got, ok, want, wok)
 		}
 	}
-	if kv, _ := fork1.Get("kv.bytes_per_token").Int(); kv != 32*2*8*128*2 {
-		t.Errorf("kv.bytes_per_token %d, by hand %d", kv, 32*2*8*128*2)
+	if kv := fork1.Get("kv.bytes_per_token"); !slices.Contains(kv.Sources, "hub:headers") {
+		t.Errorf("kv.bytes_per_token cites %q, not the headers its layout came from", kv.Sources)
+	} else if n, _ := kv.Int(); n != 32*2*8*128*2 {
+		t.Errorf("kv.bytes_per_token %d, by hand %d", n, 32*2*8*128*2)
 	}
 
 	writePage(false)

@@ -28,11 +28,7 @@ func (c *calc) layout() {
 		return
 	}
 	n := int64(len(a.LayerKinds))
-	// A layout inferred from the tensors cites the headers beside config.json.
-	src := []string{srcConfig}
-	if strings.HasPrefix(a.LayoutSource, arch.InferredSource) {
-		src = append(src, "hub:headers")
-	}
+	src := layoutSources(a)
 	full, lin, sl := int64(a.Count(arch.Full)), int64(a.Count(arch.Linear)), int64(a.Count(arch.Sliding))
 	c.add("arch.layers_full_attention", full, facts.UnitCount, a.LayoutSource, src...).Display =
 		fmt.Sprintf("%d (%s)", full, facts.Percent(float64(full)/float64(n)))
@@ -219,4 +215,13 @@ func noEmbedding(tied bool) string {
 		return "; input embedding excluded, but with tie_word_embeddings the same matrix is the output head and counts once, as the head"
 	}
 	return "; input embedding excluded"
+}
+
+// layoutSources cites what the layer kinds came from: config.json, and the
+// safetensors headers too when they were inferred from the tensors.
+func layoutSources(a *arch.Architecture) []string {
+	if strings.HasPrefix(a.LayoutSource, arch.InferredSource) {
+		return []string{srcConfig, "hub:headers"}
+	}
+	return []string{srcConfig}
 }
