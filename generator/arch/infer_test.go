@@ -10,6 +10,7 @@ import (
 
 	"dossier/generator/internal/hfconfig"
 	"dossier/generator/modeltree"
+	"dossier/generator/snapshot"
 )
 
 var hfconfigStandard = hfconfig.Standard
@@ -218,4 +219,42 @@ func kindString(ks []LayerKind) string {
 		b.WriteString(string(k)[:1])
 	}
 	return b.String()
+}
+
+// TestShapesWanted: only a family the registry does not know keeps its
+// shapes, and what a snapshot kept parses back to the same layout Infer
+// reads from the tensors themselves.
+func TestShapesWanted(t *testing.T) {
+	llama, err := os.ReadFile(filepath.Join("..", "modeltree", "testdata", "llama", "meta-llama__Llama-3.1-8B.config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := []byte(strings.Replace(string(llama), `"model_type": "llama"`, `"model_type": "acme_fork"`, 1))
+	if string(unknown) == string(llama) {
+		t.Fatal("model_type not replaced")
+	}
+	if ShapesWanted(llama) || !ShapesWanted(unknown) || ShapesWanted([]byte(`{"num_hidden_layers": -1}`)) {
+		t.Fatalf("wanted: llama %v, acme_fork %v", ShapesWanted(llama), ShapesWanted(unknown))
+	}
+	inv, err := modeltree.FromConfig(llama, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := &snapshot.Snapshot{Config: unknown, Tensors: map[string]string{}}
+	for x := range inv.All() {
+		snap.Tensors[x.Name] = snapshot.FormatShape(x.Shape)
+	}
+	a, err := ParseSnapshot(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Llama 3.1 8B by hand: 32 full layers, each caching K and V of 8
+	// KV heads × 128.
+	if !strings.HasPrefix(a.LayoutSource, InferredSource) || a.Count(Full) != 32 || a.KVShapeOf(Full).Values() != 2*8*128 {
+		t.Fatalf("layout %q, %d full layers, %d KV values per token and layer", a.LayoutSource, a.Count(Full), a.KVShapeOf(Full).Values())
+	}
+	snap.Tensors["model.norm.weight"] = "4096x"
+	if _, err := ParseSnapshot(snap); err == nil || !strings.Contains(err.Error(), "field tensors.model.norm.weight") {
+		t.Fatalf("a bad shape: %v", err)
+	}
 }

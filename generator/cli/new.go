@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"dossier/generator/arch"
 	"dossier/generator/config"
 	"dossier/generator/content"
 	"dossier/generator/hub"
@@ -60,7 +61,7 @@ Environment: as for sync (HF_ENDPOINT, HF_TOKEN).`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			opts := hub.Options{Concurrency: concurrency, Progress: a.progress()}
+			opts := hub.Options{Concurrency: concurrency, Progress: a.progress(), KeepShapes: arch.ShapesWanted}
 			if _, err := a.newPage(ctx, client, cfg, model, rev, false, scaffold.Options{}, opts); err != nil {
 				return fmt.Errorf("new %s: %w", model, err)
 			}

@@ -483,6 +483,11 @@ func snapshotTarget(model string, snap *snapshot.Snapshot, origin, path string) 
 	if path != "" {
 		where = path
 	}
+	shapes, err := arch.SnapshotShapes(snap)
+	if err != nil {
+		return planTarget{}, fmt.Errorf("%s: %w", where, err)
+	}
+	t.tensors = shapes
 	return t.withConfig(snap.Config, snap.HFQuantConfig, where+": field config")
 }
 
@@ -536,7 +541,7 @@ func (a *app) hubSnapshot(ctx context.Context, model, rev string, offline string
 			return snap, "the user cache " + cacheName(cache, model, sha) + " (" + rev + " resolved to it on " + client.Endpoint() + ")", nil
 		}
 	}
-	res, err := hub.Fetch(ctx, client, resolved, hub.Options{Progress: a.progress()})
+	res, err := hub.Fetch(ctx, client, resolved, hub.Options{Progress: a.progress(), KeepShapes: arch.ShapesWanted})
 	if err != nil {
 		return nil, "", planHubError(err)
 	}

@@ -262,3 +262,42 @@ func TestPlanOutsideSiteSettings(t *testing.T) {
 		t.Errorf("DOSSIER_SIZING_CONCURRENCY=0: exit %d, %q", code, errs)
 	}
 }
+
+// TestPlanUnknownFamilyFromTheHub: plan org/name of a model_type the
+// registry does not know keeps the tensor shapes of the headers it reads,
+// in the user cache too, and sizes the layout from them, marked. The model
+// is the tiny llama under another model_type; by hand its cache is 2
+// layers × K and V × 2 KV heads × 16 × 2 bytes (BF16) = 256 bytes a token.
+func TestPlanUnknownFamilyFromTheHub(t *testing.T) {
+	repo := planRepo(t)
+	repo.ID = "acme/tiny-fork"
+	for i, f := range repo.Files {
+		if f.Path == "config.json" {
+			repo.Files[i].Content = []byte(strings.Replace(string(f.Content), `"model_type": "llama"`, `"model_type": "acme_fork"`, 1))
+			if string(repo.Files[i].Content) == string(f.Content) {
+				t.Fatal("model_type not replaced")
+			}
+		}
+	}
+	srv := hubtest.New(t, repo)
+	_, cache := planAnywhere(t, srv)
+	pinned := repo.ID + "@" + planRepoSHA
+	for _, from := range []string{"the Hub", "the user cache"} {
+		doc, _ := planJSON(t, pinned, "--hardware", "1xH100")
+		if !strings.Contains(doc.Origin, from) {
+			t.Fatalf("origin %q, want %s", doc.Origin, from)
+		}
+		layers := doc.Facts.Get("arch.layers_full_attention")
+		if n, ok := layers.Int(); !ok || n != 2 || !strings.HasPrefix(layers.Derivation, "inferred from tensor shapes") {
+			t.Fatalf("%s: arch.layers_full_attention %+v", from, layers)
+		}
+		wantInt(t, doc.Facts, "kv.bytes_per_token", 2*2*2*16*2)
+	}
+	b, err := os.ReadFile(filepath.Join(cache, "hub", "acme", "tiny-fork", planRepoSHA+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"model.layers.1.self_attn.k_proj.weight": "32x64"`) {
+		t.Errorf("the cached snapshot keeps no shapes:\n%.400s", b)
+	}
+}

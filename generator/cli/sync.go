@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"dossier/generator/arch"
 	"dossier/generator/config"
 	"dossier/generator/content"
 	"dossier/generator/hub"
@@ -98,7 +99,7 @@ to disk or printed.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			opts := hub.Options{DryRun: dryRun, Concurrency: concurrency, Progress: a.progress()}
+			opts := hub.Options{DryRun: dryRun, Concurrency: concurrency, Progress: a.progress(), KeepShapes: arch.ShapesWanted}
 			// Every reference is checked before any is synced, so a typo in
 			// the last one does not leave the first ones half done.
 			// GGUF repositories are read as quant repositories (syncGGUF),

@@ -47,6 +47,14 @@ func changes(prev, next *snapshot.Snapshot) []string {
 		}
 		out = append(out, countChanges("stored elements", ph.Elems, nh.Elems)...)
 	}
+	switch pt, nt := len(prev.Tensors), len(next.Tensors); {
+	case pt == 0 && nt > 0:
+		add("tensor shapes kept: %d (the family is not in the registry)", nt)
+	case pt > 0 && nt == 0:
+		add("tensor shapes no longer kept")
+	case pt != nt:
+		add("tensor shapes %d → %d", pt, nt)
+	}
 	if !sameJSON(prev.Config, next.Config) {
 		add("config.json changed")
 	}

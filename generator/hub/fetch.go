@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"dossier/generator/internal/hfconfig"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/safetensors"
 	"dossier/generator/snapshot"
 )
@@ -44,6 +45,14 @@ type fetch struct {
 	// indexRead is closed (nil without an index, or on a bad one).
 	guesses   map[string]int64
 	indexRead chan struct{}
+
+	// keepShapes decides from config.json whether shapes are kept; the
+	// header workers wait for configRead when it is set, then read
+	// keepTensors, which the config reader set before closing it.
+	keepShapes  func(config []byte) bool
+	configRead  chan struct{}
+	keepTensors bool
+	shapes      map[string]string // name → snapshot.FormatShape, under mu
 }
 
 func (f *fetch) warn(format string, a ...any) {
@@ -140,9 +149,14 @@ func (f *fetch) run(ctx context.Context, info *ModelInfo, now time.Time) (*snaps
 			return err
 		})
 	}
+	f.configRead = make(chan struct{})
 	g.Go(func(ctx context.Context) error {
+		defer close(f.configRead)
 		b, err := f.json(ctx, configFile)
 		snap.Config = b
+		if err == nil && f.keepShapes != nil {
+			f.keepTensors = f.keepShapes(b)
+		}
 		return err
 	})
 	if p.quant {
@@ -209,6 +223,7 @@ func (f *fetch) run(ctx context.Context, info *ModelInfo, now time.Time) (*snaps
 		}
 		f.crossCheck(snap, shards)
 	}
+	f.attachShapes(snap, safefile.Snapshot.Bytes)
 	return snap, nil
 }
 
@@ -273,6 +288,44 @@ type shardInfo struct {
 	size    int64 // file size the server gave, -1 if it did not
 }
 
+// shapesMargin is room left in a snapshot for all but its shapes (the
+// file listing, the config).
+const shapesMargin = 4 << 20
+
+// shapesBytes is about what the shapes add to an encoded snapshot: one
+// indented `"name": "shape",` line each.
+func shapesBytes(shapes map[string]string) int64 {
+	var n int64
+	for name, shape := range shapes {
+		n += int64(len(name) + len(shape) + 12)
+	}
+	return n
+}
+
+// attachShapes puts the kept shapes into snap unless they would make it
+// larger than limit, the size snapshot.Load accepts: a snapshot written
+// past it could not be read back.
+func (f *fetch) attachShapes(snap *snapshot.Snapshot, limit int64) {
+	if len(f.shapes) == 0 {
+		return
+	}
+	if n := shapesBytes(f.shapes); n+shapesMargin > limit {
+		f.warn("tensor shapes not kept: %d tensors would add about %d MiB to a snapshot that may hold %d MiB", len(f.shapes), n>>20, limit>>20)
+		return
+	}
+	snap.Tensors, snap.TensorsSource = f.shapes, "hub:safetensors headers (Range reads)"
+}
+
+// keepShapesOf records every tensor shape of one header; f.mu is held.
+func (f *fetch) keepShapesOf(h *safetensors.Header) {
+	if f.shapes == nil {
+		f.shapes = map[string]string{}
+	}
+	for _, t := range h.Tensors {
+		f.shapes[t.Name] = snapshot.FormatShape(t.Shape)
+	}
+}
+
 func (f *fetch) headers(g *group, shards []string) {
 	jobs := make(chan int)
 	f.infos = make([]shardInfo, len(shards))
@@ -297,6 +350,13 @@ func (f *fetch) headers(g *group, shards []string) {
 			case <-ctx.Done():
 				return nil
 			}
+			if f.keepShapes != nil {
+				select {
+				case <-f.configRead:
+				case <-ctx.Done():
+					return nil
+				}
+			}
 			for i := range jobs {
 				path := shards[i]
 				first := firstRange
@@ -312,6 +372,9 @@ func (f *fetch) headers(g *group, shards []string) {
 				}
 				f.mu.Lock()
 				err = f.census.Add(h)
+				if err == nil && f.keepTensors {
+					f.keepShapesOf(h)
+				}
 				f.mu.Unlock()
 				if err != nil {
 					return fmt.Errorf("%s: %w", path, err)

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -205,5 +206,45 @@ func TestHeaderGuesses(t *testing.T) {
 	}
 	if _, err := headerGuesses([]byte(`{"weight_map": {"a": "b"}}`)); err == nil {
 		t.Error("an index without metadata gave guesses")
+	}
+}
+
+// TestShapesStayWithinWhatLoadReads: the estimate of what kept shapes add
+// to an encoded snapshot is never short of the real bytes, and shapes that
+// would pass the limit are dropped with a warning, not written into a
+// snapshot that Load would refuse.
+func TestShapesStayWithinWhatLoadReads(t *testing.T) {
+	shapes := map[string]string{}
+	for i := range 2000 {
+		shapes[fmt.Sprintf("model.layers.%d.mlp.experts.%d.down_proj.weight", i%61, i)] = "7168x2048"
+	}
+	shapes["model.norm.weight"] = "7168"
+	shapes["scalar"] = ""
+	bare := &snapshot.Snapshot{}
+	withShapes := &snapshot.Snapshot{Tensors: shapes, TensorsSource: "t"}
+	a, err := snapshot.Encode(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := snapshot.Encode(withShapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := int64(len(b) - len(a))
+	// The encoding adds the shape lines plus the two fields' own lines
+	// (`"tensors": {`, `},`, `"tensors_source": "t",`): under 64 bytes.
+	if est := shapesBytes(shapes); est > added || est < added-64 {
+		t.Errorf("estimate %d bytes, the encoding adds %d", est, added)
+	}
+
+	f := &fetch{shapes: shapes}
+	snap := &snapshot.Snapshot{}
+	f.attachShapes(snap, shapesMargin+shapesBytes(shapes)-1)
+	if snap.Tensors != nil || len(f.warnings) != 1 || !strings.Contains(f.warnings[0], "tensor shapes not kept: 2002 tensors") {
+		t.Fatalf("past the limit: %d shapes kept, warnings %q", len(snap.Tensors), f.warnings)
+	}
+	f.attachShapes(snap, shapesMargin+shapesBytes(shapes))
+	if len(snap.Tensors) != 2002 || snap.TensorsSource == "" {
+		t.Fatalf("at the limit: %d shapes kept", len(snap.Tensors))
 	}
 }

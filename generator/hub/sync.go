@@ -20,6 +20,10 @@ type Options struct {
 	Concurrency int              // header reads in flight; default 16
 	Progress    Progress         // nil reports nothing
 	Now         func() time.Time // stamps the snapshot; default time.Now
+	// KeepShapes, given config.json, says whether the snapshot keeps every
+	// tensor's shape (snapshot.Snapshot.Tensors); nil keeps none. The
+	// caller decides: this package does not know which families arch sizes.
+	KeepShapes func(config []byte) bool
 }
 
 // Result says what a Sync did, or in a dry run would do.
@@ -121,7 +125,7 @@ func Sync(ctx context.Context, c *Client, dataDir, model, revision string, opts 
 		return nil, fmt.Errorf("sync %s@%s: %w", model, revision, err)
 	}
 	res.resolved(info)
-	if prev != nil && prev.Revision == info.SHA {
+	if prev != nil && prev.Revision == info.SHA && !missingShapes(prev, opts) {
 		res.Unchanged = true
 		return res, nil
 	}
@@ -137,6 +141,14 @@ func Sync(ctx context.Context, c *Client, dataDir, model, revision string, opts 
 	}
 	res.Written = true
 	return res, nil
+}
+
+// missingShapes: the snapshot on disk read shard headers but kept no
+// shapes, and KeepShapes now wants them (a sync from before shapes were
+// kept, or a family since dropped from the registry): the same commit is
+// read again rather than reported unchanged.
+func missingShapes(prev *snapshot.Snapshot, opts Options) bool {
+	return opts.KeepShapes != nil && prev.Header != nil && len(prev.Tensors) == 0 && opts.KeepShapes(prev.Config)
 }
 
 // Resolved is a revision the Hub resolved to a commit, with the model
@@ -202,7 +214,7 @@ func (res *Result) resolved(info *ModelInfo) {
 // fetchAt reads the repository at the commit info names into
 // res.Snapshot, with the header census, warnings and census comparison.
 func (res *Result) fetchAt(ctx context.Context, c *Client, info *ModelInfo, opts Options) error {
-	f := &fetch{c: c, model: res.Model, sha: info.SHA, progress: opts.Progress, conc: opts.Concurrency}
+	f := &fetch{c: c, model: res.Model, sha: info.SHA, progress: opts.Progress, conc: opts.Concurrency, keepShapes: opts.KeepShapes}
 	snap, err := f.run(ctx, info, opts.Now())
 	if err != nil {
 		return err

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -439,5 +441,80 @@ func TestSyncPythonNumbers(t *testing.T) {
 	var limit []json.RawMessage
 	if err := json.Unmarshal(o["time_step_limit"], &limit); err != nil || len(limit) != 2 || hfconfig.NonFinite(limit[1]) != "Infinity" {
 		t.Errorf("stored time_step_limit %s", o["time_step_limit"])
+	}
+}
+
+// TestSyncKeepsShapesWhenAsked: the caller's KeepShapes sees config.json
+// and decides; kept, every tensor of every shard is in the snapshot with
+// its shape, and the snapshot reads back; not kept, none is.
+func TestSyncKeepsShapesWhenAsked(t *testing.T) {
+	repo := smallRepo("acme/toy-moe", 3)
+	srv := hubtest.New(t, repo)
+	c, _ := newClient(t, srv.URL(), "")
+	var seen []string
+	keep := func(want bool) func([]byte) bool {
+		return func(config []byte) bool {
+			seen = append(seen, string(config))
+			return want
+		}
+	}
+	res, err := hub.Sync(context.Background(), c, t.TempDir(), "acme/toy-moe", "", hub.Options{Now: fixedNow, Concurrency: 2, KeepShapes: keep(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || !strings.Contains(seen[0], `"model_type":"toy"`) {
+		t.Fatalf("KeepShapes saw %q", seen)
+	}
+	s := res.Snapshot
+	if len(s.Tensors) != s.Header.Tensors || s.Header.Tensors != 1+6*(4*3+1) || s.TensorsSource == "" {
+		t.Fatalf("%d shapes kept of %d tensors, source %q", len(s.Tensors), s.Header.Tensors, s.TensorsSource)
+	}
+	for name, want := range map[string]string{
+		"model.embed_tokens.weight":                           "128x64",
+		"model.layers.5.mlp.experts.3.down_proj.weight_scale": "64x4",
+		"model.layers.0.mlp.gate.e_score_correction_bias":     "4",
+	} {
+		if s.Tensors[name] != want {
+			t.Errorf("%s: shape %q, want %q", name, s.Tensors[name], want)
+		}
+	}
+	back, err := snapshot.Load(res.Path)
+	if err != nil || len(back.Tensors) != len(s.Tensors) {
+		t.Fatalf("written snapshot: %v", err)
+	}
+
+	res, err = hub.Sync(context.Background(), c, t.TempDir(), "acme/toy-moe", "", hub.Options{Now: fixedNow, KeepShapes: keep(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Tensors != nil || res.Snapshot.TensorsSource != "" {
+		t.Errorf("shapes kept though KeepShapes said no: %d", len(res.Snapshot.Tensors))
+	}
+}
+
+// TestResyncAddsMissingShapes: a snapshot synced without shapes is read
+// again at the same commit when KeepShapes now wants them, and the change
+// says so; with shapes kept, the next sync is unchanged.
+func TestResyncAddsMissingShapes(t *testing.T) {
+	repo := smallRepo("acme/toy-moe", 2)
+	srv := hubtest.New(t, repo)
+	c, _ := newClient(t, srv.URL(), "")
+	dir := t.TempDir()
+	if _, err := hub.Sync(context.Background(), c, dir, "acme/toy-moe", "", hub.Options{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	keep := hub.Options{Now: fixedNow, KeepShapes: func([]byte) bool { return true }}
+	res, err := hub.Sync(context.Background(), c, dir, "acme/toy-moe", "", keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unchanged || !res.Written || len(res.Snapshot.Tensors) != res.Snapshot.Header.Tensors {
+		t.Fatalf("unchanged %v, written %v, %d shapes", res.Unchanged, res.Written, len(res.Snapshot.Tensors))
+	}
+	if want := fmt.Sprintf("tensor shapes kept: %d (the family is not in the registry)", res.Snapshot.Header.Tensors); !slices.Contains(res.Changes, want) {
+		t.Errorf("changes %q lack %q", res.Changes, want)
+	}
+	if res, err = hub.Sync(context.Background(), c, dir, "acme/toy-moe", "", keep); err != nil || !res.Unchanged {
+		t.Fatalf("third sync: unchanged %v, %v", res != nil && res.Unchanged, err)
 	}
 }

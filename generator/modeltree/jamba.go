@@ -19,12 +19,10 @@ func jambaFamily() Family {
 }
 
 func buildJamba(top *reader, hfq []byte) (*Inventory, error) {
-	b, err := newDecoder(top, hfq)
+	b, g, L, err := newGQADecoder(top, hfq)
 	if err != nil {
 		return nil, err
 	}
-	g := readGQA(top)
-	L := top.size("num_hidden_layers")
 	I := top.size("intermediate_size")
 	attnPeriod, attnOffset := top.size("attn_layer_period"), top.intOpt("attn_layer_offset", 0)
 	expPeriod, expOffset := top.sizeOpt("expert_layer_period", 1), top.intOpt("expert_layer_offset", 0)
@@ -42,16 +40,7 @@ func buildJamba(top *reader, hfq []byte) (*Inventory, error) {
 	if err := checkWork(L, E); err != nil {
 		return nil, fmt.Errorf("jamba: %w", err)
 	}
-	V := top.size("vocab_size")
-	tie := top.boolOpt("tie_word_embeddings", false)
-	if err := top.Err(); err != nil {
-		return nil, err
-	}
-	b.param("model.embed_tokens.weight", embedFlags(tie), V, g.H)
-	b.param("model.final_layernorm.weight", 0, g.H)
-	if !tie {
-		b.linear("lm_head", fHead, V, g.H)
-	}
+	decoderEndsNorm(top, b, g.H, "model.final_layernorm.weight")
 	for i, lp := range indexed("model.layers.", L) {
 		i := int64(i)
 		b.param(lp+"input_layernorm.weight", 0, g.H)

@@ -41,12 +41,10 @@ func lfm2FFWidth(t *reader) int64 {
 }
 
 func buildLFM2(top *reader, hfq []byte) (*Inventory, error) {
-	b, err := newDecoder(top, hfq)
+	b, g, L, err := newGQADecoder(top, hfq)
 	if err != nil {
 		return nil, err
 	}
-	g := readGQA(top)
-	L := top.size("num_hidden_layers")
 	V := top.size("vocab_size")
 	convL := top.size("conv_L_cache")
 	convBias := top.boolOpt("conv_bias", false)

@@ -36,17 +36,31 @@ func (g gqa) attention(b *builder, a string) {
 
 // decoderEnds adds the embedding, final norm and lm_head; a tied
 // embedding doubles as the head.
-func decoderEnds(t *reader, b *builder, H int64) {
+func decoderEnds(t *reader, b *builder, H int64) { decoderEndsNorm(t, b, H, "model.norm.weight") }
+
+// decoderEndsNorm is decoderEnds with the final norm under another name
+// (Jamba's model.final_layernorm).
+func decoderEndsNorm(t *reader, b *builder, H int64, norm string) {
 	V := t.size("vocab_size")
 	tie := t.boolOpt("tie_word_embeddings", false)
 	if t.Err() != nil {
 		return
 	}
 	b.param("model.embed_tokens.weight", embedFlags(tie), V, H)
-	b.param("model.norm.weight", 0, H)
+	b.param(norm, 0, H)
 	if !tie {
 		b.linear("lm_head", fHead, V, H)
 	}
+}
+
+// newGQADecoder starts a grouped-query-attention decoder: the builder
+// with the config's quantization, the attention dims and the layer count.
+func newGQADecoder(top *reader, hfq []byte) (*builder, gqa, int64, error) {
+	b, err := newDecoder(top, hfq)
+	if err != nil {
+		return nil, gqa{}, 0, err
+	}
+	return b, readGQA(top), top.size("num_hidden_layers"), nil
 }
 
 // newDecoder prepares a builder with the config's quantization.
@@ -65,12 +79,10 @@ func newDecoder(top *reader, hfq []byte) (*builder, error) {
 }
 
 func buildMixtral(top *reader, hfq []byte) (*Inventory, error) {
-	b, err := newDecoder(top, hfq)
+	b, g, L, err := newGQADecoder(top, hfq)
 	if err != nil {
 		return nil, err
 	}
-	g := readGQA(top)
-	L := top.size("num_hidden_layers")
 	I := top.size("intermediate_size")
 	E := top.size("num_local_experts")
 	k := top.size("num_experts_per_tok")

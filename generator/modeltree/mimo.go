@@ -24,7 +24,6 @@ func buildMimoV2Flash(top *reader, hfq []byte) (*Inventory, error) {
 		return nil, err
 	}
 	H := top.size("hidden_size")
-	V := top.size("vocab_size")
 	L := top.size("num_hidden_layers")
 	I := top.size("intermediate_size")
 	full := mimoAttn{top.size("num_attention_heads"), top.size("num_key_value_heads"), top.size("head_dim"), top.size("v_head_dim")}
@@ -34,7 +33,6 @@ func buildMimoV2Flash(top *reader, hfq []byte) (*Inventory, error) {
 	moeFlags := top.ints("moe_layer_freq")
 	E, k, moeI := top.size("n_routed_experts"), top.size("num_experts_per_tok"), top.size("moe_intermediate_size")
 	bias := top.boolOpt("attention_bias", false)
-	tie := top.boolOpt("tie_word_embeddings", false)
 	if err := top.Err(); err != nil {
 		return nil, err
 	}
@@ -47,11 +45,7 @@ func buildMimoV2Flash(top *reader, hfq []byte) (*Inventory, error) {
 	if err := checkWork(L, E); err != nil {
 		return nil, fmt.Errorf("mimo_v2_flash: %w", err)
 	}
-	b.param("model.embed_tokens.weight", embedFlags(tie), V, H)
-	b.param("model.norm.weight", 0, H)
-	if !tie {
-		b.linear("lm_head", fHead, V, H)
-	}
+	decoderEnds(top, b, H)
 	for i, lp := range indexed("model.layers.", L) {
 		b.param(lp+"input_layernorm.weight", 0, H)
 		b.param(lp+"post_attention_layernorm.weight", 0, H)

@@ -40,15 +40,13 @@ func (m qwenMoE) mlp(b *builder, p string, i, H int64) (isMoE bool) {
 }
 
 func buildQwen3Moe(top *reader, hfq []byte) (*Inventory, error) {
-	b, err := newDecoder(top, hfq)
+	b, g, L, err := newGQADecoder(top, hfq)
 	if err != nil {
 		return nil, err
 	}
-	g := readGQA(top)
 	g.qkvBias = top.boolOpt("attention_bias", false)
 	g.oBias = g.qkvBias
 	g.qkNorm = true
-	L := top.size("num_hidden_layers")
 	m := readQwenMoE(top)
 	if err := top.Err(); err != nil {
 		return nil, err

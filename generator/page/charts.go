@@ -59,10 +59,12 @@ func (m *Model) buildCharts() map[string]render.Chart {
 				segs = append(segs, charts.Segment{Label: "KV cache + state", Value: cache, Class: "cache"})
 			}
 			margin, _ := m.num("fit." + hw + ".serving_margin_bytes")
-			bar := charts.Bar{Label: HWLabel(hw), Segments: segs, Capacity: total, Usable: usable, ID: "fit-" + hw,
-				Note: m.Facts.Get("fit." + hw + ".serving_margin_bytes").Display, Bad: margin < 0}
-			if f := m.Facts.Get("fit." + hw + ".serving_margin_bytes"); f == nil {
-				bar.Note = m.Facts.Get("fit." + hw + ".margin_bytes").Display
+			bar := charts.Bar{Label: HWLabel(hw), Segments: segs, Capacity: total, Usable: usable, ID: "fit-" + hw, Bad: margin < 0}
+			// Either margin may be absent (no serving verdict without a cache size).
+			if f := m.Facts.Get("fit." + hw + ".serving_margin_bytes"); f != nil {
+				bar.Note = f.Display
+			} else if f := m.Facts.Get("fit." + hw + ".margin_bytes"); f != nil {
+				bar.Note = f.Display
 			}
 			c.Bars = append(c.Bars, bar)
 		}

@@ -38,7 +38,7 @@ func (s *Site) addFinetune(set *facts.Set, p *content.Page, snap *snapshot.Snaps
 	if err != nil {
 		return fmt.Errorf("%s: the LoRA targets need the module tree: %w", field("targets"), err)
 	}
-	a, err := arch.Parse(snap.Config, snap.HFQuantConfig)
+	a, err := arch.ParseSnapshot(snap)
 	if err != nil {
 		return fmt.Errorf("%s: %w", field("targets"), err)
 	}

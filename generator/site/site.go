@@ -288,7 +288,12 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	if snap.Model != p.Front.Model {
 		return nil, nil, fmt.Errorf("%s: field model: %q, but the snapshot is of %q", path, p.Front.Model, snap.Model)
 	}
-	a, err := arch.Parse(snap.Config, snap.HFQuantConfig)
+	// Shapes a sync kept (an unknown family's) give its layout.
+	shapes, err := arch.SnapshotShapes(snap)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	a, err := arch.ParseWithTensors(snap.Config, snap.HFQuantConfig, shapes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %s", path, inConfig(err))
 	}

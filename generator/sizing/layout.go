@@ -28,19 +28,20 @@ func (c *calc) layout() {
 		return
 	}
 	n := int64(len(a.LayerKinds))
+	src := layoutSources(a)
 	full, lin, sl := int64(a.Count(arch.Full)), int64(a.Count(arch.Linear)), int64(a.Count(arch.Sliding))
-	c.add("arch.layers_full_attention", full, facts.UnitCount, a.LayoutSource, srcConfig).Display =
+	c.add("arch.layers_full_attention", full, facts.UnitCount, a.LayoutSource, src...).Display =
 		fmt.Sprintf("%d (%s)", full, facts.Percent(float64(full)/float64(n)))
-	c.add("arch.layers_linear_attention", lin, facts.UnitCount, a.LayoutSource, srcConfig).Display =
+	c.add("arch.layers_linear_attention", lin, facts.UnitCount, a.LayoutSource, src...).Display =
 		fmt.Sprintf("%d (%s)", lin, facts.Percent(float64(lin)/float64(n)))
-	c.add("arch.layers_sliding_attention", sl, facts.UnitCount, a.LayoutSource, srcConfig)
+	c.add("arch.layers_sliding_attention", sl, facts.UnitCount, a.LayoutSource, src...)
 	ssm, conv := int64(a.Count(arch.SSM)), int64(a.Count(arch.Conv))
-	c.add("arch.layers_state_space", ssm, facts.UnitCount, a.LayoutSource, srcConfig)
-	c.add("arch.layers_convolution", conv, facts.UnitCount, a.LayoutSource, srcConfig)
-	c.add("arch.hybrid", a.Hybrid(), facts.UnitBool, "layers holding a per-sequence state (linear attention, state-space, convolution) beside attention layers", srcConfig)
-	c.add("arch.layer_kinds", kindString(a.LayerKinds), facts.UnitText, "one letter per layer: F full, L linear, S sliding, M state-space (Mamba), C convolution, - no token mixer", srcConfig)
+	c.add("arch.layers_state_space", ssm, facts.UnitCount, a.LayoutSource, src...)
+	c.add("arch.layers_convolution", conv, facts.UnitCount, a.LayoutSource, src...)
+	c.add("arch.hybrid", a.Hybrid(), facts.UnitBool, "layers holding a per-sequence state (linear attention, state-space, convolution) beside attention layers", src...)
+	c.add("arch.layer_kinds", kindString(a.LayerKinds), facts.UnitText, "one letter per layer: F full, L linear, S sliding, M state-space (Mamba), C convolution, - no token mixer", src...)
 	if cad, ok := a.Cadence(); ok {
-		c.add("arch.full_attention_cadence", int64(cad), facts.UnitCount, "mode of the gaps between full-attention layers (not the minimum)", srcConfig).Display =
+		c.add("arch.full_attention_cadence", int64(cad), facts.UnitCount, "mode of the gaps between full-attention layers (not the minimum)", src...).Display =
 			fmt.Sprintf("every %s layer", ordinal(cad))
 	} else {
 		c.s.Unknown("arch.full_attention_cadence", facts.UnitCount, "no repeating full-attention pattern: every layer is of one kind")
@@ -214,4 +215,13 @@ func noEmbedding(tied bool) string {
 		return "; input embedding excluded, but with tie_word_embeddings the same matrix is the output head and counts once, as the head"
 	}
 	return "; input embedding excluded"
+}
+
+// layoutSources cites what the layer kinds came from: config.json, and the
+// safetensors headers too when they were inferred from the tensors.
+func layoutSources(a *arch.Architecture) []string {
+	if strings.HasPrefix(a.LayoutSource, arch.InferredSource) {
+		return []string{srcConfig, "hub:headers"}
+	}
+	return []string{srcConfig}
 }

@@ -190,7 +190,7 @@ func (c *calc) memory() {
 			c.s.Unknown("kv.bytes_per_token", facts.UnitBytes, "overflow")
 			kvOK = false
 		} else {
-			c.add("kv.bytes_per_token", perToken, facts.UnitBytes, how, srcConfig)
+			c.add("kv.bytes_per_token", perToken, facts.UnitBytes, how, layoutSources(a)...)
 		}
 		if sl > 0 && kvOK {
 			c.add("kv.sliding_bytes_per_token", slPerToken, facts.UnitBytes,

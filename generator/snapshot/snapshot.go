@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"dossier/generator/internal/checked"
@@ -56,6 +57,13 @@ type Snapshot struct {
 	Shards Shards  `json:"shards"`
 	Index  *Index  `json:"index,omitempty"`
 	Header *Header `json:"headers,omitempty"`
+	// Tensors maps each tensor's name to its shape ("4096x14336", "" for a
+	// scalar; see FormatShape). A sync keeps them only when arch does not
+	// know the family: its layout is then inferred from the shapes. Always
+	// keeping them is not cheap: K3's 497,220 tensors encode to 47.5 MB,
+	// against 112 KB for the whole shipped data/hub.
+	Tensors       map[string]string `json:"tensors,omitempty"`
+	TensorsSource string            `json:"tensors_source,omitempty"`
 
 	// Config is the model's config.json (possibly reduced to the fields the
 	// engine reads); HFQuantConfig a sibling hf_quant_config.json if any.
@@ -376,6 +384,9 @@ func (s *Snapshot) Validate() error {
 	if err := s.validateHeader(); err != nil {
 		return err
 	}
+	if err := s.validateTensors(); err != nil {
+		return err
+	}
 	if len(s.Config) == 0 {
 		return bad("config", "missing: the engine needs config.json")
 	}
@@ -439,6 +450,68 @@ func (s *Snapshot) validateHeader() error {
 		return bad("headers.tensor_bytes", "expected the tensor bytes plus the header bytes %d to be at most the shard bytes %d, found tensor bytes %s", h.Bytes, s.Shards.Bytes, sum)
 	}
 	return nil
+}
+
+// validateTensors checks each kept shape parses, and that the headers
+// read hold at least as many tensors as were kept.
+func (s *Snapshot) validateTensors() error {
+	if len(s.Tensors) == 0 {
+		return nil
+	}
+	if s.TensorsSource == "" {
+		return &FieldError{Field: "tensors_source", Msg: "missing: the tensor shapes need a source"}
+	}
+	if s.Header != nil && len(s.Tensors) > s.Header.Tensors {
+		return &FieldError{Field: "tensors", Msg: fmt.Sprintf("%d shapes kept, but the headers hold %d tensors", len(s.Tensors), s.Header.Tensors)}
+	}
+	for _, name := range sortedKeys(s.Tensors) {
+		if name == "" {
+			return &FieldError{Field: "tensors", Msg: "expected tensor names, found an empty one"}
+		}
+		if _, err := ParseShape(s.Tensors[name]); err != nil {
+			return &FieldError{Field: "tensors." + name, Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// FormatShape writes a tensor shape as its dimensions joined by "x": one
+// short string per tensor keeps the indented snapshot one line a tensor.
+func FormatShape(shape []int64) string {
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		parts[i] = strconv.FormatInt(d, 10)
+	}
+	return strings.Join(parts, "x")
+}
+
+// maxDims bounds a kept shape's rank; safetensors shapes are a handful.
+const maxDims = 16
+
+// ParseShape reads a FormatShape string back: non-negative decimal
+// dimensions, at most maxDims of them, whose product fits an int64.
+func ParseShape(s string) ([]int64, error) {
+	if s == "" {
+		return []int64{}, nil
+	}
+	parts := strings.Split(s, "x")
+	if len(parts) > maxDims {
+		return nil, fmt.Errorf("expected at most %d dimensions, found %d", maxDims, len(parts))
+	}
+	shape := make([]int64, len(parts))
+	elems := int64(1)
+	for i, p := range parts {
+		d, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || d < 0 || p != strconv.FormatInt(d, 10) {
+			return nil, fmt.Errorf("expected dimensions like 4096x14336, found %q", shorten(s))
+		}
+		shape[i] = d
+		var ok bool
+		if elems, ok = checked.Mul(elems, d); !ok {
+			return nil, fmt.Errorf("%q holds more than %d elements", shorten(s), int64(math.MaxInt64))
+		}
+	}
+	return shape, nil
 }
 
 // IsWeightShard reports whether a repository path is a weight shard that

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"dossier/generator/internal/checked"
 )
 
 func FuzzDecode(f *testing.F) {
@@ -19,6 +21,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{` + ok + `,"config":{},"headers":{"bytes":100,"tensors":1,"elements":{"BF16":450},"tensor_bytes":{"BF16":-900},"source":"s"}}`))
 	f.Add([]byte(`{` + ok + `,"config":{},"headers":{"bytes":1001,"tensors":1,"elements":{},"tensor_bytes":{},"source":"s"}}`))
 	f.Add([]byte(`{` + ok + `,"config":{},"index":{"total_size":900,"tensors":-1,"source":"s"}}`))
+	f.Add([]byte(`{` + ok + `,"config":{},"tensors":{"w":"2x3","b":""},"tensors_source":"s"}`))
+	f.Add([]byte(`{` + ok + `,"config":{},"tensors":{"w":"2x-3"},"tensors_source":"s"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Decode(b)
 		if err != nil {
@@ -44,6 +48,36 @@ func FuzzDecode(f *testing.F) {
 		}
 		if _, err := Decode(out); err != nil {
 			t.Fatalf("re-decoding an encoded snapshot: %v", err)
+		}
+	})
+}
+
+// FuzzParseShape: a shape that parses is non-negative, at most maxDims
+// long, its element count fits an int64, and it formats back to the input.
+func FuzzParseShape(f *testing.F) {
+	for _, s := range []string{"", "7", "4096x14336", "0x5", "01", "1x", "x", "-1", "4294967296x4294967296"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		shape, err := ParseShape(s)
+		if err != nil {
+			return
+		}
+		if len(shape) > maxDims {
+			t.Fatalf("%q: %d dimensions", s, len(shape))
+		}
+		n := int64(1)
+		for _, d := range shape {
+			if d < 0 {
+				t.Fatalf("%q: negative dimension %d", s, d)
+			}
+			var ok bool
+			if n, ok = checked.Mul(n, d); !ok {
+				t.Fatalf("%q: element count overflows", s)
+			}
+		}
+		if back := FormatShape(shape); back != s {
+			t.Fatalf("%q formats back as %q", s, back)
 		}
 	})
 }

@@ -3,7 +3,9 @@ package snapshot
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -118,6 +120,26 @@ func TestDecodeRejectsWithFieldAndExpectation(t *testing.T) {
 			h["tensor_bytes"] = 7
 			m["headers"] = h
 		}, "field headers.tensor_bytes: expected an object of dtype: integer, found a number"},
+		{"tensor shapes without a source", func(m map[string]any) {
+			m["tensors"] = map[string]any{"w": "2x3"}
+		}, "field tensors_source: missing: the tensor shapes need a source"},
+		{"more shapes than the headers hold", func(m map[string]any) {
+			m["headers"] = headers()
+			m["tensors"] = map[string]any{"a": "1", "b": "2", "c": "3"}
+			m["tensors_source"] = "test"
+		}, "field tensors: 3 shapes kept, but the headers hold 2 tensors"},
+		{"negative dimension", func(m map[string]any) {
+			m["tensors"] = map[string]any{"w": "2x-3"}
+			m["tensors_source"] = "test"
+		}, `field tensors.w: expected dimensions like 4096x14336, found "2x-3"`},
+		{"shape as an array", func(m map[string]any) {
+			m["tensors"] = map[string]any{"w": []any{2, 3}}
+			m["tensors_source"] = "test"
+		}, "field tensors: expected a string, found array"},
+		{"shape past int64", func(m map[string]any) {
+			m["tensors"] = map[string]any{"w": "4294967296x4294967296"}
+			m["tensors_source"] = "test"
+		}, `field tensors.w: "4294967296x4294967296" holds more than 9223372036854775807 elements`},
 		{"tensor_bytes fraction", func(m map[string]any) {
 			h := headers()
 			h["tensor_bytes"] = map[string]any{"BF16": 1.5}
@@ -176,5 +198,40 @@ func TestShippedSnapshotsValidate(t *testing.T) {
 		if _, err := Load(p); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestShapesRoundTrip: what FormatShape writes ParseShape reads back, a
+// scalar included, and a snapshot keeping shapes survives Encode/Decode.
+func TestShapesRoundTrip(t *testing.T) {
+	for _, shape := range [][]int64{{}, {7}, {4096, 14336}, {128, 2, 0, 5}} {
+		got, err := ParseShape(FormatShape(shape))
+		if err != nil || !slices.Equal(got, shape) {
+			t.Errorf("%v: read back %v, %v", shape, got, err)
+		}
+	}
+	for _, bad := range []string{"x", "1x", "01", "+1", "1 x2", "1x2x3x4x5x6x7x8x9x10x11x12x13x14x15x16x17"} {
+		if _, err := ParseShape(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+	m := valid()
+	m["headers"] = headers()
+	m["tensors"] = map[string]any{"model.layers.0.mlp.up_proj.weight": "30x15", "model.norm.weight": ""}
+	m["tensors_source"] = "test"
+	s, err := Decode(encode(t, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"model.layers.0.mlp.up_proj.weight": "30x15",`) {
+		t.Errorf("a shape is not one line:\n%s", b)
+	}
+	back, err := Decode(b)
+	if err != nil || !maps.Equal(back.Tensors, s.Tensors) {
+		t.Fatalf("round trip: %v, %v", back, err)
 	}
 }
