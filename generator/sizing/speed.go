@@ -274,7 +274,13 @@ type errorBar struct {
 }
 
 func (m speedModel) errorBar(class string, gpus, batch int64, prefill bool) errorBar {
-	e := errorBar{regime: regimeOf(class, gpus, batch, prefill)}
+	return m.errorBarFor(regimeOf(class, gpus, batch, prefill), class)
+}
+
+// errorBarFor is the error bar of a figure in the named regime on a part
+// of the given class.
+func (m speedModel) errorBarFor(regime, class string) errorBar {
+	e := errorBar{regime: regime}
 	e.re = m.fit.Regime(e.regime)
 	n := 0
 	if e.re != nil {

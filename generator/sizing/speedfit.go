@@ -42,6 +42,7 @@ func regimeOf(class string, gpus, batch int64, prefill bool) string {
 // speedParams are the fitted parameters.
 type speedParams struct {
 	memEff, layerSeconds, collectiveSeconds float64
+	hostEff                                 float64 // offload pairs' CPU side
 }
 
 // The grids the fit searches, coarse enough to refit once per left-out
@@ -52,7 +53,7 @@ const (
 	layerHi, layerStep    = 150e-6, 1e-6
 	collHi, collStep      = 40e-6, 2e-6
 	minClassPairs         = catalog.MinRegimePairs
-	fitMethod             = "least squares on log(predicted ÷ measured) over the decode pairs: a grid of layer cost 0–150 µs by 1 µs and collective latency 0–40 µs by 2 µs (coarse at 4× the steps, then fine within three coarse steps of the coarse best), and for each point the best memory efficiency 0.30–1.00 (by 0.05, then by 0.01 around the best) of each class with at least 5 decode pairs of its own (and not all of them), the other classes sharing one; the shared memory efficiency reported is the best over all decode pairs at the fitted costs, for classes with too few pairs; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
+	fitMethod             = "least squares on log(predicted ÷ measured) over the decode pairs: a grid of layer cost 0–150 µs by 1 µs and collective latency 0–40 µs by 2 µs (coarse at 4× the steps, then fine within three coarse steps of the coarse best), and for each point the best memory efficiency 0.30–1.00 (by 0.05, then by 0.01 around the best) of each class with at least 5 decode pairs of its own (and not all of them), the other classes sharing one; the shared memory efficiency reported is the best over all decode pairs at the fitted costs, for classes with too few pairs; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Offload pairs (weights split between one GPU and the host's RAM) stay out of those fits: at the fitted costs and the GPU class's memory efficiency they fit the host efficiency (0.05–1.00 by 0.01), the share of the host's stated bandwidth the CPU side reads its bytes at. Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
 	// pairLinkEfficiency is the site's default interconnect efficiency;
 	// the collectives' bytes at batch 1 are a few microseconds, α dwarfs them.
 	pairLinkEfficiency = 0.8
@@ -107,10 +108,25 @@ type pairTerms struct {
 	class         string
 	stated        float64 // the class's stated compute efficiency (speed.yaml)
 	prefill       bool
+	host1         float64 // offload: host bytes ÷ host bandwidth (at efficiency 1)
+	offload       bool
+}
+
+// pairAccelerator is the part a pair ran on: the catalog's, or the one the
+// pair states when the catalog does not list it.
+func pairAccelerator(cat *catalog.Catalog, p *catalog.CalibrationPair) *catalog.Accelerator {
+	if a := cat.Accelerators[p.Hardware]; a != nil {
+		return a
+	}
+	if p.GPU == nil {
+		return nil
+	}
+	return &catalog.Accelerator{ID: p.Hardware, Name: p.GPU.Name, Class: p.GPU.Class,
+		Bandwidth: catalog.Spec{Value: p.GPU.Bandwidth, Source: p.GPU.BandwidthSource}}
 }
 
 func termsOf(cat *catalog.Catalog, p *catalog.CalibrationPair) pairTerms {
-	acc := cat.Accelerators[p.Hardware]
+	acc := pairAccelerator(cat, p)
 	w := pairWork(p)
 	t := pairTerms{layers: w.layers, colls: w.collectives, measured: p.Value, tokens: float64(p.Batch),
 		class: acc.Class, stated: 0.5, prefill: p.Metric == catalog.MetricPrefill}
@@ -132,6 +148,9 @@ func termsOf(cat *catalog.Catalog, p *catalog.CalibrationPair) pairTerms {
 	if acc.Interconnect != nil {
 		t.comm = w.commBytes / (acc.Interconnect.Value * pairLinkEfficiency)
 	}
+	if o := p.Offload; o != nil {
+		t.offload, t.host1 = true, o.HostBytes/o.Host.Bandwidth
+	}
 	return t
 }
 
@@ -142,6 +161,9 @@ func (t pairTerms) rate(sp speedParams, eff, ceff float64) float64 {
 		s += math.Max(m/eff, t.flops1[i]/ceff)
 	}
 	s += t.layers*sp.layerSeconds + t.colls*sp.collectiveSeconds + t.comm
+	if t.host1 > 0 && sp.hostEff > 0 {
+		s += t.host1 / sp.hostEff
+	}
 	return t.tokens / s
 }
 
@@ -163,6 +185,7 @@ type fitted struct {
 	ceff      float64 // fitted on the prefill pairs; 0 without any
 	classCEff map[string]float64
 	prefill   int
+	offload   int
 }
 
 func (f fitted) eff(t pairTerms) float64 {
@@ -199,13 +222,16 @@ func bestOf(lo, hi, step float64, err func(float64) float64) float64 {
 }
 
 func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
-	var decode, prefill []pairTerms
+	var decode, prefill, offload []pairTerms
 	var decodeIDs []string
 	for _, p := range pairs {
 		t := termsOf(cat, p)
-		if t.prefill {
+		switch {
+		case t.offload:
+			offload = append(offload, t)
+		case t.prefill:
 			prefill = append(prefill, t)
-		} else {
+		default:
 			decode = append(decode, t)
 			decodeIDs = append(decodeIDs, p.ID)
 		}
@@ -274,7 +300,7 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 		clamp(cc-8*collStep, 0, collHi), clamp(cc+8*collStep, 0, collHi), collStep)
 	shared, _ := effFor(decode, layer, coll)
 	best := speedParams{memEff: shared, layerSeconds: layer, collectiveSeconds: coll}
-	f := fitted{sp: best, classEff: map[string]float64{}, classIDs: map[string][]string{}, classCEff: map[string]float64{}, prefill: len(prefill)}
+	f := fitted{sp: best, classEff: map[string]float64{}, classIDs: map[string][]string{}, classCEff: map[string]float64{}, prefill: len(prefill), offload: len(offload)}
 	for _, g := range names {
 		if g == "" {
 			continue
@@ -303,6 +329,13 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 			})
 		}
 	}
+	if len(offload) > 0 {
+		f.sp.hostEff = bestOf(ceffLo, effHi, effStep, func(h float64) float64 {
+			sp := f.sp
+			sp.hostEff = h
+			return logErr(offload, sp, f.eff, f.computeEff)
+		})
+	}
 	return f
 }
 
@@ -322,7 +355,8 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 	all := fit(cat, pairs)
 	out := &catalog.SpeedFit{Method: fitMethod, Pairs: len(pairs),
 		MemoryEfficiency: round4(all.sp.memEff), LayerSeconds: round4(all.sp.layerSeconds), CollectiveSeconds: round4(all.sp.collectiveSeconds),
-		ComputeEfficiency: round4(all.ceff), PrefillPairs: all.prefill}
+		ComputeEfficiency: round4(all.ceff), PrefillPairs: all.prefill,
+		HostEfficiency: round4(all.sp.hostEff), OffloadPairs: all.offload}
 	for _, cl := range catalog.Classes {
 		e, ok1 := all.classEff[cl]
 		c, ok2 := all.classCEff[cl]
@@ -341,8 +375,11 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 		rest = append(append(rest, pairs[:i]...), pairs[i+1:]...)
 		f := fit(cat, rest)
 		r := predictPair(cat, p, f) / p.Value
-		acc := cat.Accelerators[p.Hardware]
+		acc := pairAccelerator(cat, p)
 		reg := regimeOf(acc.Class, int64(p.GPUs), int64(p.Batch), p.Metric == catalog.MetricPrefill)
+		if p.Offload != nil {
+			reg = "cpu-offload"
+		}
 		ratios[reg] = append(ratios[reg], r)
 		ids[reg] = append(ids[reg], p.ID)
 		if classes[reg] == nil {
@@ -434,8 +471,8 @@ func MarshalSpeedFit(f *catalog.SpeedFit) ([]byte, error) {
 // leave-one-out error.
 func FitTable(f *catalog.SpeedFit) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective; compute efficiency %.4g on %d prefill pairs\n",
-		f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6, f.ComputeEfficiency, f.PrefillPairs)
+	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective; compute efficiency %.4g on %d prefill pairs; host efficiency %.4g on %d offload pairs\n",
+		f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6, f.ComputeEfficiency, f.PrefillPairs, f.HostEfficiency, f.OffloadPairs)
 	for _, c := range f.Classes {
 		fmt.Fprintf(&b, "  %s: memory efficiency %.4g, compute efficiency %.4g (0: the shared one), on its %d decode pairs\n", c.Class, c.MemoryEfficiency, c.ComputeEfficiency, c.Pairs)
 	}
