@@ -43,6 +43,7 @@ func regimeOf(class string, gpus, batch int64, prefill bool) string {
 type speedParams struct {
 	memEff, layerSeconds, collectiveSeconds float64
 	hostEff                                 float64 // offload pairs' CPU side
+	seqSeconds                              float64 // per sequence beyond the first in a step
 }
 
 // The grids the fit searches, coarse enough to refit once per left-out
@@ -52,8 +53,9 @@ const (
 	ceffLo                = 0.05
 	layerHi, layerStep    = 150e-6, 1e-6
 	collHi, collStep      = 40e-6, 2e-6
+	seqHi, seqStep        = 2e-3, 5e-6
 	minClassPairs         = catalog.MinRegimePairs
-	fitMethod             = "least squares on log(predicted ÷ measured) over the decode pairs: a grid of layer cost 0–150 µs by 1 µs and collective latency 0–40 µs by 2 µs (coarse at 4× the steps, then fine within three coarse steps of the coarse best), and for each point the best memory efficiency 0.30–1.00 (by 0.05, then by 0.01 around the best) of each class with at least 5 decode pairs of its own (and not all of them), the other classes sharing one; the shared memory efficiency reported is the best over all decode pairs at the fitted costs, for classes with too few pairs; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Offload pairs (weights split between one GPU and the host's RAM) stay out of those fits: at the fitted costs and the GPU class's memory efficiency they fit the host efficiency (0.05–1.00 by 0.01), the share of the host's stated bandwidth the CPU side reads its bytes at. Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
+	fitMethod             = "least squares on log(predicted ÷ measured) over the decode pairs: a grid of layer cost 0–150 µs by 1 µs and collective latency 0–40 µs by 2 µs (coarse at 4× the steps, then fine within three coarse steps of the coarse best), and for each point the best memory efficiency 0.30–1.00 (by 0.05, then by 0.01 around the best) of each class with at least 5 decode pairs of its own (and not all of them), the other classes sharing one; the shared memory efficiency reported is the best over all decode pairs at the fitted costs, for classes with too few pairs; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Offload pairs (weights split between one GPU and the host's RAM) stay out of those fits: at the fitted costs and the GPU class's memory efficiency they fit the host efficiency (0.05–1.00 by 0.01), the share of the host's stated bandwidth the CPU side reads its bytes at. The cost each sequence beyond the first adds to a step (0–2 ms by 5 µs) is fitted on the many-sequences pairs (batch > 1) at the GPU fit's costs and efficiencies, and the GPU fit redone at that cost, twice (alternating least squares). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
 	// pairLinkEfficiency is the site's default interconnect efficiency;
 	// the collectives' bytes at batch 1 are a few microseconds, α dwarfs them.
 	pairLinkEfficiency = 0.8
@@ -110,6 +112,7 @@ type pairTerms struct {
 	prefill       bool
 	host1         float64 // offload: host bytes ÷ host bandwidth (at efficiency 1)
 	offload       bool
+	extraSeqs     float64 // decode: sequences beyond the first (batch − 1)
 }
 
 // pairAccelerator is the part a pair ran on: the catalog's, or the one the
@@ -132,6 +135,8 @@ func termsOf(cat *catalog.Catalog, p *catalog.CalibrationPair) pairTerms {
 		class: acc.Class, stated: 0.5, prefill: p.Metric == catalog.MetricPrefill}
 	if t.prefill {
 		t.tokens = float64(p.PromptTokens)
+	} else {
+		t.extraSeqs = float64(p.Batch - 1)
 	}
 	if cl := cat.Speed.ClassFor(acc.Class); cl != nil {
 		t.stated = cl.ComputeEfficiency
@@ -164,6 +169,7 @@ func (t pairTerms) rate(sp speedParams, eff, ceff float64) float64 {
 	if t.host1 > 0 && sp.hostEff > 0 {
 		s += t.host1 / sp.hostEff
 	}
+	s += t.extraSeqs * sp.seqSeconds
 	return t.tokens / s
 }
 
@@ -186,6 +192,7 @@ type fitted struct {
 	classCEff map[string]float64
 	prefill   int
 	offload   int
+	many      int
 }
 
 func (f fitted) eff(t pairTerms) float64 {
@@ -255,8 +262,9 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 		names = append(names, g)
 	}
 	sort.Strings(names)
+	var seq float64 // the per-sequence cost the GPU fit runs at
 	effFor := func(ts []pairTerms, layer, coll float64) (float64, float64) {
-		sp := speedParams{layerSeconds: layer, collectiveSeconds: coll}
+		sp := speedParams{layerSeconds: layer, collectiveSeconds: coll, seqSeconds: seq}
 		scan := func(lo, hi, step float64) (float64, float64) {
 			bestEff, bestErr := lo, math.Inf(1)
 			for i := 0; i < steps(lo, hi, step); i++ {
@@ -294,13 +302,47 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 	}
 	// Coarse to fine over the fixed costs: 4× the steps, then the fine
 	// grid within three coarse steps of the coarse best.
-	cl, cc := grid(0, layerHi, 4*layerStep, 0, collHi, 4*collStep)
 	clamp := func(v, lo, hi float64) float64 { return math.Min(math.Max(v, lo), hi) }
-	layer, coll := grid(clamp(cl-8*layerStep, 0, layerHi), clamp(cl+8*layerStep, 0, layerHi), layerStep,
-		clamp(cc-8*collStep, 0, collHi), clamp(cc+8*collStep, 0, collHi), collStep)
-	shared, _ := effFor(decode, layer, coll)
-	best := speedParams{memEff: shared, layerSeconds: layer, collectiveSeconds: coll}
-	f := fitted{sp: best, classEff: map[string]float64{}, classIDs: map[string][]string{}, classCEff: map[string]float64{}, prefill: len(prefill), offload: len(offload)}
+	gpuFit := func() speedParams {
+		cl, cc := grid(0, layerHi, 4*layerStep, 0, collHi, 4*collStep)
+		layer, coll := grid(clamp(cl-8*layerStep, 0, layerHi), clamp(cl+8*layerStep, 0, layerHi), layerStep,
+			clamp(cc-8*collStep, 0, collHi), clamp(cc+8*collStep, 0, collHi), collStep)
+		shared, _ := effFor(decode, layer, coll)
+		return speedParams{memEff: shared, layerSeconds: layer, collectiveSeconds: coll, seqSeconds: seq}
+	}
+	// The cost each sequence beyond the first adds to a step (scheduling,
+	// sampling, per-sequence kernels) is fitted on the many-sequences
+	// pairs at the GPU fit's costs, and the GPU fit redone at that cost:
+	// two rounds of alternating least squares.
+	var many []pairTerms
+	for _, t := range decode {
+		if t.extraSeqs > 0 {
+			many = append(many, t)
+		}
+	}
+	best := gpuFit()
+	if len(many) > 0 {
+		for range 2 {
+			effs := map[string]float64{}
+			for _, g := range names {
+				effs[g], _ = effFor(groups[g], best.layerSeconds, best.collectiveSeconds)
+			}
+			effOf := func(t pairTerms) float64 {
+				if e, ok := effs[t.class]; ok {
+					return e
+				}
+				return effs[""]
+			}
+			seq = bestOf(0, seqHi, seqStep, func(v float64) float64 {
+				sp := best
+				sp.seqSeconds = v
+				return logErr(many, sp, effOf, stated)
+			})
+			best = gpuFit()
+		}
+	}
+	layer, coll := best.layerSeconds, best.collectiveSeconds
+	f := fitted{sp: best, classEff: map[string]float64{}, classIDs: map[string][]string{}, classCEff: map[string]float64{}, prefill: len(prefill), offload: len(offload), many: len(many)}
 	for _, g := range names {
 		if g == "" {
 			continue
@@ -333,7 +375,7 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 		f.sp.hostEff = bestOf(ceffLo, effHi, effStep, func(h float64) float64 {
 			sp := f.sp
 			sp.hostEff = h
-			return logErr(offload, sp, f.eff, f.computeEff)
+			return logErr(offload, sp, f.eff, stated)
 		})
 	}
 	return f
@@ -356,7 +398,13 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 	out := &catalog.SpeedFit{Method: fitMethod, Pairs: len(pairs),
 		MemoryEfficiency: round4(all.sp.memEff), LayerSeconds: round4(all.sp.layerSeconds), CollectiveSeconds: round4(all.sp.collectiveSeconds),
 		ComputeEfficiency: round4(all.ceff), PrefillPairs: all.prefill,
-		HostEfficiency: round4(all.sp.hostEff), OffloadPairs: all.offload}
+		HostEfficiency: round4(all.sp.hostEff), OffloadPairs: all.offload,
+		SequenceSeconds: round4(all.sp.seqSeconds), ManySequencePairs: all.many}
+	for _, p := range pairs {
+		if p.Metric == catalog.MetricDecode && p.Offload == nil && p.Batch > out.ManySequenceMaxBatch && p.Batch > 1 {
+			out.ManySequenceMaxBatch = p.Batch
+		}
+	}
 	for _, cl := range catalog.Classes {
 		e, ok1 := all.classEff[cl]
 		c, ok2 := all.classCEff[cl]
@@ -471,8 +519,8 @@ func MarshalSpeedFit(f *catalog.SpeedFit) ([]byte, error) {
 // leave-one-out error.
 func FitTable(f *catalog.SpeedFit) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective; compute efficiency %.4g on %d prefill pairs; host efficiency %.4g on %d offload pairs\n",
-		f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6, f.ComputeEfficiency, f.PrefillPairs, f.HostEfficiency, f.OffloadPairs)
+	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective; compute efficiency %.4g on %d prefill pairs; host efficiency %.4g on %d offload pairs; %.4g µs per extra sequence on %d many-sequences pairs\n",
+		f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6, f.ComputeEfficiency, f.PrefillPairs, f.HostEfficiency, f.OffloadPairs, f.SequenceSeconds*1e6, f.ManySequencePairs)
 	for _, c := range f.Classes {
 		fmt.Fprintf(&b, "  %s: memory efficiency %.4g, compute efficiency %.4g (0: the shared one), on its %d decode pairs\n", c.Class, c.MemoryEfficiency, c.ComputeEfficiency, c.Pairs)
 	}

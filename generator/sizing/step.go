@@ -30,6 +30,7 @@ type stepWork struct {
 	commBytes   float64 // bytes the collectives move per GPU
 	stages      float64 // pipeline stages a token passes in sequence
 	hostBytes   float64 // weights the CPU reads per step from the host's RAM
+	extraSeqs   float64 // sequences in the step beyond the first
 }
 
 // stepCost is what the time of a step is computed from: the part's rates
@@ -40,13 +41,14 @@ type stepCost struct {
 	layerSeconds                float64
 	collectiveSeconds           float64
 	hostBandwidth, hostEff      float64 // the host's RAM, for offloaded weights
+	seqSeconds                  float64 // per sequence beyond the first
 }
 
 // stepTime is a step's time and its parts (per stage, before × stages).
 type stepTime struct {
 	mem, compute float64 // summed over groups, each group's own term
 	bound        float64 // Σ max(memory, compute) over groups
-	fixed        float64 // layers × t_layer + collectives × α
+	fixed        float64 // layers × t_layer + collectives × α + (B − 1) × t_seq
 	comm         float64 // collective bytes ÷ link
 	host         float64 // host bytes ÷ (host bandwidth × host efficiency)
 	total        float64 // stages × (bound + fixed + comm) + host
@@ -69,7 +71,7 @@ func (w stepWork) time(c stepCost) stepTime {
 		t.bytes += g.bytes
 		t.flops += g.flops
 	}
-	t.fixed = w.layers*c.layerSeconds + w.collectives*c.collectiveSeconds
+	t.fixed = w.layers*c.layerSeconds + w.collectives*c.collectiveSeconds + w.extraSeqs*c.seqSeconds
 	if c.link > 0 && c.linkEff > 0 {
 		t.comm = w.commBytes / (c.link * c.linkEff)
 	}
