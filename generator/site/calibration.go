@@ -210,7 +210,7 @@ func (s *Site) writeSpeedModel(b *strings.Builder, table func(*render.Table)) {
 				how = "measured"
 			}
 			hardware += fmt.Sprintf(" + host (%s, %s, %s %s)", o.Host.CPU, o.Host.Memory, facts.GB(o.Host.Bandwidth)+"/s", how)
-			engine += " " + render.Code(o.Flags)
+			engine += ", offload flags " + o.Flags
 			read += " + " + facts.GB(o.HostBytes) + " on the CPU"
 		}
 		pt.Rows = append(pt.Rows, []string{render.Code(p.ID), p.Model, p.Quant, hardware, engine,
