@@ -162,13 +162,13 @@ type SpeedFit struct {
 	// pairs (0 when there are none).
 	HostEfficiency float64 `yaml:"host_efficiency,omitempty"`
 	OffloadPairs   int     `yaml:"offload_pairs,omitempty"`
-	// SequenceSeconds is what each sequence beyond the first adds to a
-	// decode step (scheduling, sampling, per-sequence kernels), fitted on
-	// the many-sequences pairs (0 when there are none).
-	SequenceSeconds   float64 `yaml:"sequence_seconds,omitempty"`
-	ManySequencePairs int     `yaml:"many_sequence_pairs,omitempty"`
+	// TokenBatchEfficiency is the share of the 16-bit dense peak at which
+	// each token beyond the first adds its GEMM FLOPs to a decode step,
+	// fitted on the many-sequences pairs (0 when there are none).
+	TokenBatchEfficiency float64 `yaml:"token_batch_efficiency,omitempty"`
+	ManySequencePairs    int     `yaml:"many_sequence_pairs,omitempty"`
 	// ManySequenceMaxBatch is the largest batch among them: beyond it the
-	// per-sequence cost is extrapolated.
+	// token-batch cost is extrapolated.
 	ManySequenceMaxBatch int            `yaml:"many_sequence_max_batch,omitempty"`
 	Classes              []ClassFit     `yaml:"classes"`
 	Regimes              []RegimeErrors `yaml:"regimes"`
@@ -395,8 +395,8 @@ func loadFit(fsys fs.FS, label string) (*SpeedFit, error) {
 		return nil, fmt.Errorf("%s: layer_seconds and collective_seconds: expected seconds in [0, 1)", file)
 	case !(f.ComputeEfficiency >= 0 && f.ComputeEfficiency <= 1):
 		return nil, fmt.Errorf("%s: compute_efficiency: expected a fraction in [0, 1], found %v", file, f.ComputeEfficiency)
-	case !(f.SequenceSeconds >= 0 && f.SequenceSeconds < 1):
-		return nil, fmt.Errorf("%s: sequence_seconds: expected seconds in [0, 1), found %v", file, f.SequenceSeconds)
+	case !(f.TokenBatchEfficiency >= 0 && f.TokenBatchEfficiency <= 1):
+		return nil, fmt.Errorf("%s: token_batch_efficiency: expected a fraction in [0, 1], found %v", file, f.TokenBatchEfficiency)
 	case !(f.HostEfficiency >= 0 && f.HostEfficiency <= 1):
 		return nil, fmt.Errorf("%s: host_efficiency: expected a fraction in [0, 1], found %v", file, f.HostEfficiency)
 	}

@@ -167,8 +167,8 @@ func (s *Site) writeSpeedModel(b *strings.Builder, table func(*render.Table)) {
 	for _, c := range f.Classes {
 		fmt.Fprintf(b, " %s hardware has its own memory efficiency, %s, fitted on its %d pairs.", c.Class, facts.Percent(c.MemoryEfficiency), c.Pairs)
 	}
-	if f.SequenceSeconds > 0 {
-		fmt.Fprintf(b, " Each sequence beyond the first adds %s µs to a step, fitted on the %d many-sequences pairs (batches up to %d; beyond that the cost is extrapolated).", facts.Fixed(f.SequenceSeconds*1e6, 0), f.ManySequencePairs, f.ManySequenceMaxBatch)
+	if f.TokenBatchEfficiency > 0 {
+		fmt.Fprintf(b, " Each token beyond the first adds its matrix FLOPs to a decode step at %s of the 16-bit dense peak, fitted on the %d many-sequences pairs (batches up to %d; beyond that it is extrapolated).", facts.Percent(f.TokenBatchEfficiency), f.ManySequencePairs, f.ManySequenceMaxBatch)
 	}
 	if f.HostEfficiency > 0 {
 		fmt.Fprintf(b, " Weights kept in the host's RAM are read by the CPU at %s of the host's stated memory bandwidth, fitted on %d offload pairs.", facts.Percent(f.HostEfficiency), f.OffloadPairs)

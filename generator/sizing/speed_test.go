@@ -304,26 +304,30 @@ func TestCalibratedExpertOffloadByHand(t *testing.T) {
 	}
 }
 
-// TestSequenceCostByHand: a fitted per-sequence cost adds (B − 1) × t_seq
-// to the max-concurrency step and nothing at batch 1; past the largest
+// TestTokenBatchCostByHand: a fitted token-batch efficiency adds the
+// FLOPs of the B − 1 tokens beyond the first (2 × the active parameters
+// without the input embedding, a lookup) at the H100's BF16 peak × 0.25
+// to the max-concurrency step, and nothing at batch 1; past the largest
 // batch it was fitted on, the figure says it is extrapolated.
-func TestSequenceCostByHand(t *testing.T) {
+func TestTokenBatchCostByHand(t *testing.T) {
 	_, in := servingInput(t, "llama-3.1-8b", "1xH100")
 	withFit(&in)
 	base := sizing.Compute(in)
-	in.Catalog.Speed.Fit.SequenceSeconds, in.Catalog.Speed.Fit.ManySequenceMaxBatch = 200e-6, 2
+	in.Catalog.Speed.Fit.TokenBatchEfficiency, in.Catalog.Speed.Fit.ManySequenceMaxBatch = 0.25, 2
 	s := sizing.Compute(in)
 	b := floatOf(t, s.Get("serving.1xH100.max_concurrency"), "max concurrency")
 	if b < 3 {
 		t.Fatalf("max concurrency %v: the fixture should hold more than 2 sequences", b)
 	}
 	const key = "speed.1xH100.decode_tokens_per_second_at_max_concurrency"
+	active := floatOf(t, s.Get("params.active"), "active") - 128256*4096
 	without, with := floatOf(t, base.Get(key), "without"), floatOf(t, s.Get(key), "with")
-	if got, want := b/with-b/without, (b-1)*200e-6; math.Abs(got-want) > 1e-9 {
-		t.Errorf("the per-sequence cost adds %v s to the step, want (B − 1) × 200 µs = %v", got, want)
+	want := (b - 1) * 2 * active / (in.Catalog.Accelerators["H100"].PeakBF16.Value * 0.25)
+	if got := b/with - b/without; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("the token-batch cost adds %v s to the step, want %v", got, want)
 	}
 	if one, one0 := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second"), "one"), floatOf(t, base.Get("speed.1xH100.decode_tokens_per_second"), "one"); one != one0 {
-		t.Errorf("batch 1 moved with the per-sequence cost: %v, was %v", one, one0)
+		t.Errorf("batch 1 moved with the token-batch cost: %v, was %v", one, one0)
 	}
 	if d := s.Get(key).Derivation; !strings.Contains(d, "fitted on batches up to 2, so at") {
 		t.Errorf("derivation %q does not say the cost is extrapolated", d)

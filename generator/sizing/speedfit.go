@@ -43,7 +43,7 @@ func regimeOf(class string, gpus, batch int64, prefill bool) string {
 type speedParams struct {
 	memEff, layerSeconds, collectiveSeconds float64
 	hostEff                                 float64 // offload pairs' CPU side
-	seqSeconds                              float64 // per sequence beyond the first in a step
+	batchEff                                float64 // share of the 16-bit peak the tokens beyond the first run at; 0: no such cost
 }
 
 // The grids the fit searches, coarse enough to refit once per left-out
@@ -53,9 +53,9 @@ const (
 	ceffLo                = 0.05
 	layerHi, layerStep    = 150e-6, 1e-6
 	collHi, collStep      = 40e-6, 2e-6
-	seqHi, seqStep        = 2e-3, 5e-6
+	batchLo, batchStep    = 0.01, 0.005
 	minClassPairs         = catalog.MinRegimePairs
-	fitMethod             = "least squares on log(predicted ÷ measured) over the decode pairs: a grid of layer cost 0–150 µs by 1 µs and collective latency 0–40 µs by 2 µs (coarse at 4× the steps, then fine within three coarse steps of the coarse best), and for each point the best memory efficiency 0.30–1.00 (by 0.05, then by 0.01 around the best) of each class with at least 5 decode pairs of its own (and not all of them), the other classes sharing one; the shared memory efficiency reported is the best over all decode pairs at the fitted costs, for classes with too few pairs; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Offload pairs (weights split between one GPU and the host's RAM) stay out of those fits: at the fitted costs and the GPU class's memory efficiency they fit the host efficiency (0.05–1.00 by 0.01), the share of the host's stated bandwidth the CPU side reads its bytes at. The cost each sequence beyond the first adds to a step (0–2 ms by 5 µs) is fitted on the many-sequences pairs (batch > 1) at the GPU fit's costs and efficiencies, and the GPU fit redone at that cost, twice (alternating least squares). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
+	fitMethod             = "least squares on log(predicted ÷ measured) over the decode pairs: a grid of layer cost 0–150 µs by 1 µs and collective latency 0–40 µs by 2 µs (coarse at 4× the steps, then fine within three coarse steps of the coarse best), and for each point the best memory efficiency 0.30–1.00 (by 0.05, then by 0.01 around the best) of each class with at least 5 decode pairs of its own (and not all of them), the other classes sharing one; the shared memory efficiency reported is the best over all decode pairs at the fitted costs, for classes with too few pairs; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Offload pairs (weights split between one GPU and the host's RAM) stay out of those fits: at the fitted costs and the GPU class's memory efficiency they fit the host efficiency (0.05–1.00 by 0.01), the share of the host's stated bandwidth the CPU side reads its bytes at. Each token beyond the first adds its GEMM FLOPs (2 × active parameters ÷ GPUs) ÷ (16-bit dense peak × the token-batch efficiency) to a decode step; that efficiency (0.01–1.00 by 0.005) is fitted on the many-sequences pairs (batch > 1) at the GPU fit's costs and efficiencies, and the GPU fit redone at it, twice (alternating least squares). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
 	// pairLinkEfficiency is the site's default interconnect efficiency;
 	// the collectives' bytes at batch 1 are a few microseconds, α dwarfs them.
 	pairLinkEfficiency = 0.8
@@ -112,7 +112,7 @@ type pairTerms struct {
 	prefill       bool
 	host1         float64 // offload: host bytes ÷ host bandwidth (at efficiency 1)
 	offload       bool
-	extraSeqs     float64 // decode: sequences beyond the first (batch − 1)
+	extraFlops1   float64 // decode: the GEMM FLOPs of the tokens beyond the first ÷ the 16-bit peak
 }
 
 // pairAccelerator is the part a pair ran on: the catalog's, or the one the
@@ -136,7 +136,9 @@ func termsOf(cat *catalog.Catalog, p *catalog.CalibrationPair) pairTerms {
 	if t.prefill {
 		t.tokens = float64(p.PromptTokens)
 	} else {
-		t.extraSeqs = float64(p.Batch - 1)
+		if pk := pairPeak(acc); pk > 0 {
+			t.extraFlops1 = float64(p.Batch-1) * 2 * p.ActiveParams / float64(p.GPUs) / pk
+		}
 	}
 	if cl := cat.Speed.ClassFor(acc.Class); cl != nil {
 		t.stated = cl.ComputeEfficiency
@@ -169,7 +171,9 @@ func (t pairTerms) rate(sp speedParams, eff, ceff float64) float64 {
 	if t.host1 > 0 && sp.hostEff > 0 {
 		s += t.host1 / sp.hostEff
 	}
-	s += t.extraSeqs * sp.seqSeconds
+	if t.extraFlops1 > 0 && sp.batchEff > 0 {
+		s += t.extraFlops1 / sp.batchEff
+	}
 	return t.tokens / s
 }
 
@@ -262,9 +266,9 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 		names = append(names, g)
 	}
 	sort.Strings(names)
-	var seq float64 // the per-sequence cost the GPU fit runs at
+	var seq float64 // the token-batch efficiency the GPU fit runs at (0: none)
 	effFor := func(ts []pairTerms, layer, coll float64) (float64, float64) {
-		sp := speedParams{layerSeconds: layer, collectiveSeconds: coll, seqSeconds: seq}
+		sp := speedParams{layerSeconds: layer, collectiveSeconds: coll, batchEff: seq}
 		scan := func(lo, hi, step float64) (float64, float64) {
 			bestEff, bestErr := lo, math.Inf(1)
 			for i := 0; i < steps(lo, hi, step); i++ {
@@ -308,15 +312,18 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 		layer, coll := grid(clamp(cl-8*layerStep, 0, layerHi), clamp(cl+8*layerStep, 0, layerHi), layerStep,
 			clamp(cc-8*collStep, 0, collHi), clamp(cc+8*collStep, 0, collHi), collStep)
 		shared, _ := effFor(decode, layer, coll)
-		return speedParams{memEff: shared, layerSeconds: layer, collectiveSeconds: coll, seqSeconds: seq}
+		return speedParams{memEff: shared, layerSeconds: layer, collectiveSeconds: coll, batchEff: seq}
 	}
-	// The cost each sequence beyond the first adds to a step (scheduling,
-	// sampling, per-sequence kernels) is fitted on the many-sequences
-	// pairs at the GPU fit's costs, and the GPU fit redone at that cost:
-	// two rounds of alternating least squares.
+	// What each token beyond the first adds to a decode step: its GEMM
+	// FLOPs at a share of the 16-bit dense peak, on top of the weight
+	// streaming (small-batch GEMMs do not hide under it; the ITL of a
+	// loaded server also carries arriving prompts' prefill, which scales
+	// the same way). The share is fitted on the many-sequences pairs at
+	// the GPU fit's costs, and the GPU fit redone at it: two rounds of
+	// alternating least squares.
 	var many []pairTerms
 	for _, t := range decode {
-		if t.extraSeqs > 0 {
+		if t.extraFlops1 > 0 {
 			many = append(many, t)
 		}
 	}
@@ -333,9 +340,9 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 				}
 				return effs[""]
 			}
-			seq = bestOf(0, seqHi, seqStep, func(v float64) float64 {
+			seq = bestOf(batchLo, effHi, batchStep, func(v float64) float64 {
 				sp := best
-				sp.seqSeconds = v
+				sp.batchEff = v
 				return logErr(many, sp, effOf, stated)
 			})
 			best = gpuFit()
@@ -399,7 +406,7 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 		MemoryEfficiency: round4(all.sp.memEff), LayerSeconds: round4(all.sp.layerSeconds), CollectiveSeconds: round4(all.sp.collectiveSeconds),
 		ComputeEfficiency: round4(all.ceff), PrefillPairs: all.prefill,
 		HostEfficiency: round4(all.sp.hostEff), OffloadPairs: all.offload,
-		SequenceSeconds: round4(all.sp.seqSeconds), ManySequencePairs: all.many}
+		TokenBatchEfficiency: round4(all.sp.batchEff), ManySequencePairs: all.many}
 	for _, p := range pairs {
 		if p.Metric == catalog.MetricDecode && p.Offload == nil && p.Batch > out.ManySequenceMaxBatch && p.Batch > 1 {
 			out.ManySequenceMaxBatch = p.Batch
@@ -519,8 +526,8 @@ func MarshalSpeedFit(f *catalog.SpeedFit) ([]byte, error) {
 // leave-one-out error.
 func FitTable(f *catalog.SpeedFit) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective; compute efficiency %.4g on %d prefill pairs; host efficiency %.4g on %d offload pairs; %.4g µs per extra sequence on %d many-sequences pairs\n",
-		f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6, f.ComputeEfficiency, f.PrefillPairs, f.HostEfficiency, f.OffloadPairs, f.SequenceSeconds*1e6, f.ManySequencePairs)
+	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective; compute efficiency %.4g on %d prefill pairs; host efficiency %.4g on %d offload pairs; token-batch efficiency %.4g on %d many-sequences pairs\n",
+		f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6, f.ComputeEfficiency, f.PrefillPairs, f.HostEfficiency, f.OffloadPairs, f.TokenBatchEfficiency, f.ManySequencePairs)
 	for _, c := range f.Classes {
 		fmt.Fprintf(&b, "  %s: memory efficiency %.4g, compute efficiency %.4g (0: the shared one), on its %d decode pairs\n", c.Class, c.MemoryEfficiency, c.ComputeEfficiency, c.Pairs)
 	}

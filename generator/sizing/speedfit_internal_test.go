@@ -95,35 +95,38 @@ func TestFitFindsHostEfficiency(t *testing.T) {
 	}
 }
 
-// TestFitFindsSequenceCost: many-sequences pairs generated with 150 µs per
-// sequence beyond the first, at the GPU fit of their batch-1 pairs, give
-// that cost back to within two grid steps (two rounds of alternating
-// least squares, not the joint minimum); the batch-1 pairs alone fit none.
-func TestFitFindsSequenceCost(t *testing.T) {
+// TestFitFindsTokenBatchEfficiency: many-sequences pairs generated with
+// each extra token's FLOPs at 0.2 of the 16-bit peak, at the GPU fit of
+// their batch-1 pairs, give that efficiency back to within 0.05 (two
+// rounds of alternating least squares reach near the joint minimum, not
+// onto it: the many-sequences pairs also move the GPU fit); the batch-1
+// pairs alone fit none.
+func TestFitFindsTokenBatchEfficiency(t *testing.T) {
 	cat, err := catalog.Load(filepath.Join("testdata", "serving", "data"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cat.Speed = &catalog.SpeedModel{}
-	bw := cat.Accelerators["H100"].Bandwidth.Value
+	h100 := cat.Accelerators["H100"]
+	bw := h100.Bandwidth.Value
 	var pairs []*catalog.CalibrationPair
 	for i, b := range []float64{16e9, 8e9, 4e9, 2e9, 1e9} {
 		pairs = append(pairs, &catalog.CalibrationPair{ID: fmt.Sprintf("g%d", i), Hardware: "H100", GPUs: 1, Batch: 1, Metric: catalog.MetricDecode,
 			Layers: 32, Hidden: 4096, ActiveParams: b / 2, BytesPerGPU: b, Value: 1 / (b/(bw*0.8) + 32*60e-6)})
 	}
 	one := fit(cat, pairs)
-	if one.sp.seqSeconds != 0 || one.many != 0 {
-		t.Fatalf("batch-1 pairs fit a per-sequence cost: %+v", one.sp)
+	if one.sp.batchEff != 0 || one.many != 0 {
+		t.Fatalf("batch-1 pairs fit a token-batch cost: %+v", one.sp)
 	}
 	for i, batch := range []int{4, 16, 32, 64} {
 		p := &catalog.CalibrationPair{ID: fmt.Sprintf("m%d", i), Hardware: "H100", GPUs: 1, Batch: batch, Metric: catalog.MetricDecode,
-			Layers: 32, Hidden: 4096, ActiveParams: 1e9, BytesPerGPU: 2e9, Value: 1}
+			Layers: 32, Hidden: 4096, ActiveParams: 8e9, BytesPerGPU: 16e9, Value: 1}
 		step := float64(batch) / predictPair(cat, p, one)
-		p.Value = float64(batch) / (step + float64(batch-1)*150e-6)
+		p.Value = float64(batch) / (step + float64(batch-1)*2*8e9/(h100.PeakBF16.Value*0.2))
 		pairs = append(pairs, p)
 	}
 	f := fit(cat, pairs)
-	if math.Abs(f.sp.seqSeconds-150e-6) > 2*seqStep || f.many != 4 {
-		t.Errorf("per-sequence cost %v s on %d pairs, want 150 µs on 4", f.sp.seqSeconds, f.many)
+	if math.Abs(f.sp.batchEff-0.2) > 0.05 || f.many != 4 {
+		t.Errorf("token-batch efficiency %v on %d pairs, want 0.2 on 4", f.sp.batchEff, f.many)
 	}
 }

@@ -30,7 +30,7 @@ type stepWork struct {
 	commBytes   float64 // bytes the collectives move per GPU
 	stages      float64 // pipeline stages a token passes in sequence
 	hostBytes   float64 // weights the CPU reads per step from the host's RAM
-	extraSeqs   float64 // sequences in the step beyond the first
+	extraFLOPs  float64 // GEMM FLOPs per GPU of the tokens beyond the first
 }
 
 // stepCost is what the time of a step is computed from: the part's rates
@@ -41,17 +41,18 @@ type stepCost struct {
 	layerSeconds                float64
 	collectiveSeconds           float64
 	hostBandwidth, hostEff      float64 // the host's RAM, for offloaded weights
-	seqSeconds                  float64 // per sequence beyond the first
+	batchPeak, batchEff         float64 // what those FLOPs run at: 16-bit peak × token-batch efficiency
 }
 
 // stepTime is a step's time and its parts (per stage, before × stages).
 type stepTime struct {
 	mem, compute float64 // summed over groups, each group's own term
 	bound        float64 // Σ max(memory, compute) over groups
-	fixed        float64 // layers × t_layer + collectives × α + (B − 1) × t_seq
+	fixed        float64 // layers × t_layer + collectives × α
+	batch        float64 // extra tokens' FLOPs ÷ (16-bit peak × token-batch efficiency)
 	comm         float64 // collective bytes ÷ link
 	host         float64 // host bytes ÷ (host bandwidth × host efficiency)
-	total        float64 // stages × (bound + fixed + comm) + host
+	total        float64 // stages × (bound + fixed + batch + comm) + host
 	bytes, flops float64
 }
 
@@ -71,7 +72,10 @@ func (w stepWork) time(c stepCost) stepTime {
 		t.bytes += g.bytes
 		t.flops += g.flops
 	}
-	t.fixed = w.layers*c.layerSeconds + w.collectives*c.collectiveSeconds + w.extraSeqs*c.seqSeconds
+	t.fixed = w.layers*c.layerSeconds + w.collectives*c.collectiveSeconds
+	if w.extraFLOPs > 0 && c.batchPeak > 0 && c.batchEff > 0 {
+		t.batch = w.extraFLOPs / (c.batchPeak * c.batchEff)
+	}
 	if c.link > 0 && c.linkEff > 0 {
 		t.comm = w.commBytes / (c.link * c.linkEff)
 	}
@@ -79,7 +83,7 @@ func (w stepWork) time(c stepCost) stepTime {
 		t.host = w.hostBytes / (c.hostBandwidth * c.hostEff)
 	}
 	stages := math.Max(w.stages, 1)
-	t.total = stages*(t.bound+t.fixed+t.comm) + t.host
+	t.total = stages*(t.bound+t.fixed+t.batch+t.comm) + t.host
 	return t
 }
 
