@@ -84,6 +84,51 @@ type CalibrationPair struct {
 	// token attending to n others costs 2 × n × this FLOPs per layer.
 	AttentionWidth float64 `yaml:"attention_width,omitempty"`
 	Note           string  `yaml:"note,omitempty"`
+	// GPU states the part a pair ran on when hardware.yaml does not list
+	// it (an offload run on a small card); nil otherwise.
+	GPU *PairGPU `yaml:"gpu,omitempty"`
+	// Offload is set for a run whose weights were split between the GPU
+	// and the host's RAM: BytesPerGPU is then the GPU side only.
+	Offload *PairOffload `yaml:"offload,omitempty"`
+}
+
+// PairGPU is a part outside the catalog: its class and its bandwidth,
+// with the source.
+type PairGPU struct {
+	Name            string  `yaml:"name"`
+	Class           string  `yaml:"class"`
+	Bandwidth       float64 `yaml:"memory_bandwidth"`
+	BandwidthSource string  `yaml:"bandwidth_source"`
+}
+
+// PairOffload is what an offload run kept in the host's RAM and computed
+// on its CPU (llama.cpp -ngl below the layer count, --n-cpu-moe, -ot):
+// the bytes the CPU reads per token and the host it read them on.
+type PairOffload struct {
+	Flags        string   `yaml:"flags"`
+	HostBytes    float64  `yaml:"host_bytes"`
+	HostBytesHow string   `yaml:"host_bytes_how"`
+	Host         PairHost `yaml:"host"`
+}
+
+// PairHost is the host memory an offload run read from. Bandwidth is
+// what the source measured (Measured) or channels × 8 B × MT/s from the
+// memory it states.
+type PairHost struct {
+	CPU       string  `yaml:"cpu"`
+	Memory    string  `yaml:"memory"`
+	MTs       int     `yaml:"mt_s,omitempty"`
+	Channels  int     `yaml:"channels,omitempty"`
+	Bandwidth float64 `yaml:"bandwidth"`
+	Measured  bool    `yaml:"measured"`
+	Source    string  `yaml:"source"`
+}
+
+// TheoreticalBandwidth is channels × 8 B × MT/s: each DDR channel moves
+// 64 bits per transfer (JEDEC DDR4/DDR5 DIMMs are 64 data bits wide,
+// DDR5's as two 32-bit subchannels).
+func (h PairHost) TheoreticalBandwidth() float64 {
+	return float64(h.Channels) * 8 * float64(h.MTs) * 1e6
 }
 
 // The metrics a pair may measure: a per-sequence decode rate, and a
@@ -110,10 +155,23 @@ type SpeedFit struct {
 	// ComputeEfficiency is the share of the dense peak a prefill's GEMMs
 	// reach, fitted on the prefill pairs (0 when there are none: each
 	// class's stated figure in speed.yaml stands).
-	ComputeEfficiency float64        `yaml:"compute_efficiency,omitempty"`
-	PrefillPairs      int            `yaml:"prefill_pairs,omitempty"`
-	Classes           []ClassFit     `yaml:"classes"`
-	Regimes           []RegimeErrors `yaml:"regimes"`
+	ComputeEfficiency float64 `yaml:"compute_efficiency,omitempty"`
+	PrefillPairs      int     `yaml:"prefill_pairs,omitempty"`
+	// HostEfficiency is the share of the host's memory bandwidth an
+	// offload run's CPU side reads its weights at, fitted on the offload
+	// pairs (0 when there are none).
+	HostEfficiency float64 `yaml:"host_efficiency,omitempty"`
+	OffloadPairs   int     `yaml:"offload_pairs,omitempty"`
+	// TokenBatchEfficiency is the share of the 16-bit dense peak at which
+	// each token beyond the first adds its GEMM FLOPs to a decode step,
+	// fitted on the many-sequences pairs (0 when there are none).
+	TokenBatchEfficiency float64 `yaml:"token_batch_efficiency,omitempty"`
+	ManySequencePairs    int     `yaml:"many_sequence_pairs,omitempty"`
+	// ManySequenceMaxBatch is the largest batch among them: beyond it the
+	// token-batch cost is extrapolated.
+	ManySequenceMaxBatch int            `yaml:"many_sequence_max_batch,omitempty"`
+	Classes              []ClassFit     `yaml:"classes"`
+	Regimes              []RegimeErrors `yaml:"regimes"`
 }
 
 // ClassFit is a hardware class's own efficiencies, fitted on its pairs
@@ -249,8 +307,10 @@ func loadPairs(fsys fs.FS, label string, c *Catalog) ([]*CalibrationPair, error)
 			return nil, fmt.Errorf("%s: missing or repeated", field("id"))
 		case p.Model == "" || p.Quant == "" || p.Engine == "" || p.EngineVersion == "":
 			return nil, fmt.Errorf("%s: model, quant, engine and engine_version are all required", field("model"))
-		case c.Accelerators[p.Hardware] == nil:
-			return nil, fmt.Errorf("%s: %q is not in hardware.yaml", field("hardware"), p.Hardware)
+		case c.Accelerators[p.Hardware] == nil && p.GPU == nil:
+			return nil, fmt.Errorf("%s: %q is not in hardware.yaml (a part outside it is stated in gpu)", field("hardware"), p.Hardware)
+		case p.GPU != nil && (c.Accelerators[p.Hardware] != nil || !slices.Contains(Classes, p.GPU.Class) || !pos(p.GPU.Bandwidth) || p.GPU.Name == "" || p.GPU.BandwidthSource == ""):
+			return nil, fmt.Errorf("%s: a part outside hardware.yaml needs name, class (one of %v), memory_bandwidth and bandwidth_source, and a part in it takes none", field("gpu"), Classes)
 		case p.GPUs < 1 || p.GPUs > checked.MaxGPUs:
 			return nil, fmt.Errorf("%s: expected a count in 1..%d, found %d", field("gpus"), checked.MaxGPUs, p.GPUs)
 		case p.Batch < 1 || p.Batch > 1<<20:
@@ -278,9 +338,41 @@ func loadPairs(fsys fs.FS, label string, c *Catalog) ([]*CalibrationPair, error)
 		case p.KVBytesPerToken < 0 || math.IsInf(p.KVBytesPerToken, 1):
 			return nil, fmt.Errorf("%s: expected ≥ 0", field("kv_bytes_per_token"))
 		}
+		if err := checkOffload(p, field); err != nil {
+			return nil, err
+		}
 		seen[p.ID] = true
 	}
 	return pf.Pairs, nil
+}
+
+// checkOffload checks an offload run's host: its bytes, and a bandwidth
+// either measured by the source or equal to channels × 8 B × MT/s.
+func checkOffload(p *CalibrationPair, field func(string) string) error {
+	o := p.Offload
+	if o == nil {
+		return nil
+	}
+	h := o.Host
+	switch {
+	case p.Metric != MetricDecode || p.Batch != 1 || p.GPUs != 1:
+		return fmt.Errorf("%s: offload pairs are one sequence's decode on one GPU", field("offload"))
+	case o.Flags == "":
+		return fmt.Errorf("%s: missing (the engine's offload flags)", field("offload.flags"))
+	case !(o.HostBytes > 0 && o.HostBytes < 1e15):
+		return fmt.Errorf("%s: expected the positive bytes the CPU reads per token, found %v", field("offload.host_bytes"), o.HostBytes)
+	case o.HostBytesHow == "":
+		return fmt.Errorf("%s: missing (where the host bytes come from)", field("offload.host_bytes_how"))
+	case h.CPU == "" || h.Memory == "" || h.Source == "":
+		return fmt.Errorf("%s: cpu, memory and source are required", field("offload.host"))
+	case !(h.Bandwidth > 0 && h.Bandwidth < 1e14):
+		return fmt.Errorf("%s: expected a positive bytes/s figure, found %v", field("offload.host.bandwidth"), h.Bandwidth)
+	case h.MTs < 0 || h.Channels < 0 || h.MTs > 100000 || h.Channels > 64:
+		return fmt.Errorf("%s: expected mt_s in 0..100000 and channels in 0..64", field("offload.host"))
+	case !h.Measured && (h.MTs == 0 || h.Channels == 0 || math.Abs(h.Bandwidth-h.TheoreticalBandwidth()) > 1):
+		return fmt.Errorf("%s: %v is not measured, so it must equal channels × 8 B × MT/s = %v", field("offload.host.bandwidth"), h.Bandwidth, h.TheoreticalBandwidth())
+	}
+	return nil
 }
 
 func loadFit(fsys fs.FS, label string) (*SpeedFit, error) {
@@ -303,6 +395,10 @@ func loadFit(fsys fs.FS, label string) (*SpeedFit, error) {
 		return nil, fmt.Errorf("%s: layer_seconds and collective_seconds: expected seconds in [0, 1)", file)
 	case !(f.ComputeEfficiency >= 0 && f.ComputeEfficiency <= 1):
 		return nil, fmt.Errorf("%s: compute_efficiency: expected a fraction in [0, 1], found %v", file, f.ComputeEfficiency)
+	case !(f.TokenBatchEfficiency >= 0 && f.TokenBatchEfficiency <= 1):
+		return nil, fmt.Errorf("%s: token_batch_efficiency: expected a fraction in [0, 1], found %v", file, f.TokenBatchEfficiency)
+	case !(f.HostEfficiency >= 0 && f.HostEfficiency <= 1):
+		return nil, fmt.Errorf("%s: host_efficiency: expected a fraction in [0, 1], found %v", file, f.HostEfficiency)
 	}
 	for i, r := range f.Regimes {
 		finite := func(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }

@@ -167,6 +167,12 @@ func (s *Site) writeSpeedModel(b *strings.Builder, table func(*render.Table)) {
 	for _, c := range f.Classes {
 		fmt.Fprintf(b, " %s hardware has its own memory efficiency, %s, fitted on its %d pairs.", c.Class, facts.Percent(c.MemoryEfficiency), c.Pairs)
 	}
+	if f.TokenBatchEfficiency > 0 {
+		fmt.Fprintf(b, " Each token beyond the first adds its matrix FLOPs to a decode step at %s of the 16-bit dense peak, fitted on the %d many-sequences pairs (batches up to %d; beyond that it is extrapolated).", facts.Percent(f.TokenBatchEfficiency), f.ManySequencePairs, f.ManySequenceMaxBatch)
+	}
+	if f.HostEfficiency > 0 {
+		fmt.Fprintf(b, " Weights kept in the host's RAM are read by the CPU at %s of the host's stated memory bandwidth, fitted on %d offload pairs.", facts.Percent(f.HostEfficiency), f.OffloadPairs)
+	}
 	b.WriteString(" Method: " + f.Method + "\n\n")
 	fmt.Fprintf(b, "The error below is leave-one-out: each pair is predicted by a fit that did not see it. A figure on a dossier prints its regime's typical error (the 50th percentile); a regime with fewer than %d pairs prints \"uncalibrated\".\n\n", catalog.MinRegimePairs)
 	rt := &render.Table{
@@ -197,8 +203,18 @@ func (s *Site) writeSpeedModel(b *strings.Builder, table func(*render.Table)) {
 		if p.PromptTokens == 0 && p.OutputTokens == 0 {
 			lengths = "not stated"
 		}
-		pt.Rows = append(pt.Rows, []string{render.Code(p.ID), p.Model, p.Quant, fmt.Sprintf("%d × %s", p.GPUs, p.Hardware), p.Engine + " " + p.EngineVersion,
-			facts.Int(int64(p.Batch)), lengths, facts.Fixed(p.Value, 2) + " tokens/s", facts.GB(p.BytesPerGPU), p.Source})
+		hardware, engine, read := fmt.Sprintf("%d × %s", p.GPUs, p.Hardware), p.Engine+" "+p.EngineVersion, facts.GB(p.BytesPerGPU)
+		if o := p.Offload; o != nil {
+			how := "stated memory"
+			if o.Host.Measured {
+				how = "measured"
+			}
+			hardware += fmt.Sprintf(" + host (%s, %s, %s %s)", o.Host.CPU, o.Host.Memory, facts.GB(o.Host.Bandwidth)+"/s", how)
+			engine += ", offload flags " + o.Flags
+			read += " + " + facts.GB(o.HostBytes) + " on the CPU"
+		}
+		pt.Rows = append(pt.Rows, []string{render.Code(p.ID), p.Model, p.Quant, hardware, engine,
+			facts.Int(int64(p.Batch)), lengths, facts.Fixed(p.Value, 2) + " tokens/s", read, p.Source})
 	}
 	table(pt)
 	b.WriteString("\n")

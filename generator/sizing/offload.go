@@ -65,15 +65,55 @@ func (c *calc) expertOffload(in speedIn, budget int64) {
 		return
 	}
 	active := float64(an.ExpertBytes) * float64(a.ActiveExperts) / float64(a.RoutedExperts)
-	gpuBytes := float64(onGPU) + float64(in.cache.at(ctx))
-	t := float64(in.p.pp)*gpuBytes/(in.acc.Bandwidth.Value*sp.MemoryEfficiency) + active/(host.Bandwidth.Value*sp.MemoryEfficiency)
+	gpuBytes := float64(in.p.pp) * (float64(onGPU) + float64(in.cache.at(ctx)))
+	r := OffloadRatesFor(c.in.Catalog, in.acc.Class, sp.MemoryEfficiency)
+	r.GPUBandwidth, r.HostBandwidth = in.acc.Bandwidth.Value, host.Bandwidth.Value
+	layers := float64(a.Layers)
+	t := OffloadDecodeSeconds(gpuBytes, active, layers, r)
 	c.add(key+"host_bytes", an.ExpertBytes, facts.UnitBytes, "routed-expert tensors held in host RAM", srcAnalytic, hsrc)
 	c.add(key+"gpu_bytes_per_gpu", need, facts.UnitBytes, fmt.Sprintf("non-expert weights on the tightest GPU + one %s-token cache", facts.Int(ctx)), srcAnalytic, srcConfig)
+	srcs := []string{hsrc, "catalog:hardware.yaml#" + in.acc.ID, "site:hugo-like.yaml sizing.speed", srcAnalytic}
+	if r.Calibrated {
+		srcs = append(srcs, "catalog:speed_fit.yaml", "catalog:calibration.yaml")
+	}
 	f := c.add(key+"decode_tokens_per_second", 1/t, facts.UnitTokensPerSec,
-		fmt.Sprintf("one sequence: 1 ÷ (%s GPU bytes ÷ (%s × %.2f) × %d stage(s) + %s of active experts per token (%d of %d) ÷ (%s host memory bandwidth of %s × %.2f)); the experts computed on the CPU, as llama.cpp --cpu-moe does",
-			facts.GB(gpuBytes), rate(in.acc.Bandwidth.Value, "B/s"), sp.MemoryEfficiency, in.p.pp, facts.GB(active), a.ActiveExperts, a.RoutedExperts, rate(host.Bandwidth.Value, "B/s"), host.ID, sp.MemoryEfficiency),
-		hsrc, "catalog:hardware.yaml#"+in.acc.ID, "site:hugo-like.yaml sizing.speed", srcAnalytic)
+		fmt.Sprintf("one sequence: 1 ÷ (%s GPU bytes over %d stage(s) ÷ (%s × %.2f) + %s layers × %s µs + %s of active experts per token (%d of %d) ÷ (%s host memory bandwidth of %s × %.2f)); the experts computed on the CPU, as llama.cpp --cpu-moe does; %s",
+			facts.GB(gpuBytes), in.p.pp, rate(in.acc.Bandwidth.Value, "B/s"), r.GPUEfficiency, facts.Int(int64(a.Layers)), sig(r.LayerSeconds*1e6), facts.GB(active), a.ActiveExperts, a.RoutedExperts, rate(host.Bandwidth.Value, "B/s"), host.ID, r.HostEfficiency, r.How),
+		srcs...)
 	// The CPU-offload regime's error, whatever the GPU's class: the host's
 	// memory is what this figure rests on.
-	c.speedModel(in.acc).errorBar(host.Class, in.p.n, 1, false).apply(c, in.cfg, "offload_decode", f)
+	c.speedModel(in.acc).errorBarFor("cpu-offload", in.acc.Class).apply(c, in.cfg, "offload_decode", f)
+}
+
+// OffloadRates are what an offload step is timed with (OffloadDecodeSeconds).
+type OffloadRates struct {
+	GPUBandwidth, GPUEfficiency   float64 // B/s, share
+	HostBandwidth, HostEfficiency float64 // B/s, share
+	LayerSeconds                  float64
+	// Calibrated is true when speed_fit.yaml has a host efficiency fitted
+	// on offload pairs; How says where the efficiencies come from.
+	Calibrated bool
+	How        string
+}
+
+// OffloadRatesFor gives the efficiencies and fixed cost an offload step on
+// a GPU of the given class runs at: the fitted ones from the catalog's
+// speed_fit.yaml, or siteEff on both sides and no fixed cost without a
+// fitted host efficiency. The caller sets the two bandwidths.
+func OffloadRatesFor(cat *catalog.Catalog, gpuClass string, siteEff float64) OffloadRates {
+	r := OffloadRates{GPUEfficiency: siteEff, HostEfficiency: siteEff,
+		How: "no host efficiency fitted (data/speed_fit.yaml has no offload pairs): the site's memory efficiency on both sides, no fixed cost"}
+	if cat == nil || cat.Speed == nil || cat.Speed.Fit == nil || cat.Speed.Fit.HostEfficiency <= 0 {
+		return r
+	}
+	f := cat.Speed.Fit
+	r.Calibrated = true
+	r.GPUEfficiency, r.HostEfficiency, r.LayerSeconds = f.MemoryEfficiency, f.HostEfficiency, f.LayerSeconds
+	for _, cf := range f.Classes {
+		if cf.Class == gpuClass && cf.MemoryEfficiency > 0 {
+			r.GPUEfficiency = cf.MemoryEfficiency
+		}
+	}
+	r.How = fmt.Sprintf("host efficiency fitted on the %d offload pairs, GPU efficiency and layer cost as for %s parts (data/speed_fit.yaml)", f.OffloadPairs, gpuClass)
+	return r
 }

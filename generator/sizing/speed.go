@@ -51,6 +51,7 @@ func (c *calc) speed(in speedIn) {
 	peak, peakName := c.peak(in.acc)
 	cost := m.cost
 	cost.bandwidth, cost.peak = in.acc.Bandwidth.Value, peak
+	cost.batchPeak = pairPeak(in.acc)
 	if in.acc.Interconnect != nil {
 		cost.link = in.acc.Interconnect.Value
 	}
@@ -103,6 +104,8 @@ func (c *calc) speed(in speedIn) {
 			},
 			layers: layers,
 			stages: pp,
+			// the fit's rule: the 16-bit peak, whatever the weights
+			extraFLOPs: (bb - 1) * 2 * (denseActive + expertActive) / (tp * pp),
 		}
 		if in.p.tp > 1 {
 			w.collectives = 2 * layers
@@ -110,9 +113,9 @@ func (c *calc) speed(in speedIn) {
 		}
 		return w
 	}
-	assume := fmt.Sprintf("decode at a %s-token context, per operator group (dense weights and head, routed experts, attention with its cache) max(bytes per GPU ÷ (%s × %.2f memory efficiency), FLOPs per GPU ÷ (%s × %.2f compute efficiency)), summed; + %s layers × %s µs + %s collectives × %s µs; + collective bytes ÷ (%s × %.2f); × %d pipeline stage(s) in sequence; %s; %s; %s",
+	assume := fmt.Sprintf("decode at a %s-token context, per operator group (dense weights and head, routed experts, attention with its cache) max(bytes per GPU ÷ (%s × %.2f memory efficiency), FLOPs per GPU ÷ (%s × %.2f compute efficiency)), summed; + %s layers × %s µs + %s collectives × %s µs; + each token beyond the first's FLOPs ÷ (%s 16-bit peak × %.3f token-batch efficiency); + collective bytes ÷ (%s × %.2f); × %d pipeline stage(s) in sequence; %s; %s; %s",
 		facts.Int(ctx), rate(cost.bandwidth, "B/s"), cost.memEff, peakName, cost.computeEff,
-		facts.Fixed(layers, 0), sig(cost.layerSeconds*1e6), c.collectivesText(in), sig(cost.collectiveSeconds*1e6),
+		facts.Fixed(layers, 0), sig(cost.layerSeconds*1e6), c.collectivesText(in), sig(cost.collectiveSeconds*1e6), rate(cost.batchPeak, "FLOP/s"), cost.batchEff,
 		linkText(in.acc), cost.linkEff, in.p.pp, experts, embedHow, m.how)
 	hsrc := "catalog:hardware.yaml#" + in.acc.ID
 	srcs := append([]string{hsrc, "site:hugo-like.yaml sizing.speed", srcConfig}, m.srcs...)
@@ -135,8 +138,12 @@ func (c *calc) speed(in speedIn) {
 		t := work(conc).time(cost)
 		agg = float64(conc) / t.total
 		aggBar = m.errorBar(in.acc.Class, in.p.n, conc, false)
+		beyond := ""
+		if m.fit != nil && m.fit.TokenBatchEfficiency > 0 && conc > int64(m.fit.ManySequenceMaxBatch) {
+			beyond = fmt.Sprintf("; the token-batch efficiency was fitted on batches up to %d, so at %d it is extrapolated", m.fit.ManySequenceMaxBatch, conc)
+		}
 		f := c.add(key("decode_tokens_per_second_at_max_concurrency"), agg, facts.UnitTokensPerSec,
-			fmt.Sprintf("%d sequences (serving.%s.max_concurrency%s) ÷ %s s per step, aggregate over the batch — %s", conc, in.cfg, capped, sig(t.total), assume), srcs...)
+			fmt.Sprintf("%d sequences (serving.%s.max_concurrency%s) ÷ %s s per step, aggregate over the batch%s — %s", conc, in.cfg, capped, sig(t.total), beyond, assume), srcs...)
 		aggBar.apply(c, in.cfg, "decode_at_max_concurrency", f)
 	} else {
 		c.s.Unknown(key("decode_tokens_per_second_at_max_concurrency"), facts.UnitTokensPerSec, "no sequence fits at the serving context (serving."+in.cfg+".max_concurrency is 0)")
@@ -233,6 +240,7 @@ func (c *calc) speedModel(acc *catalog.Accelerator) speedModel {
 	f := sm.Fit
 	m.fit = f
 	m.cost.memEff, m.cost.layerSeconds, m.cost.collectiveSeconds = f.MemoryEfficiency, f.LayerSeconds, f.CollectiveSeconds
+	m.cost.batchEff = f.TokenBatchEfficiency
 	scope := fmt.Sprintf("fitted on all %d calibration pairs", f.Pairs)
 	compute := "compute efficiency stated in data/speed.yaml (no prefill pairs)"
 	if f.ComputeEfficiency > 0 {
@@ -274,7 +282,13 @@ type errorBar struct {
 }
 
 func (m speedModel) errorBar(class string, gpus, batch int64, prefill bool) errorBar {
-	e := errorBar{regime: regimeOf(class, gpus, batch, prefill)}
+	return m.errorBarFor(regimeOf(class, gpus, batch, prefill), class)
+}
+
+// errorBarFor is the error bar of a figure in the named regime on a part
+// of the given class.
+func (m speedModel) errorBarFor(regime, class string) errorBar {
+	e := errorBar{regime: regime}
 	e.re = m.fit.Regime(e.regime)
 	n := 0
 	if e.re != nil {

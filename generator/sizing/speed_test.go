@@ -267,3 +267,69 @@ func TestGeForcePrefillByHand(t *testing.T) {
 		t.Errorf("4090 prefill derivation does not name the FP16-accumulate peak: %s", d)
 	}
 }
+
+// TestCalibratedExpertOffloadByHand: with a fitted host efficiency the
+// experts-in-host-RAM figure reads the GPU's bytes at the datacenter
+// class's efficiency, adds the layers' fixed cost and reads the active
+// experts at the host's bandwidth × the host efficiency; its error bar is
+// the cpu-offload regime's, measured on consumer GPUs only.
+func TestCalibratedExpertOffloadByHand(t *testing.T) {
+	_, in := servingInput(t, "kimi-k3", "8xB200")
+	in.Catalog.Speed = &catalog.SpeedModel{Fit: &catalog.SpeedFit{Pairs: 20,
+		MemoryEfficiency: 0.7, LayerSeconds: 40e-6, CollectiveSeconds: 8e-6, HostEfficiency: 0.4, OffloadPairs: 8,
+		Classes: []catalog.ClassFit{{Class: "datacenter", MemoryEfficiency: 0.75, Pairs: 6}},
+		Regimes: []catalog.RegimeErrors{{Regime: "cpu-offload", Pairs: 8, ErrorP50: 0.09, ErrorP90: 0.2, Classes: []string{"consumer"}}}}}
+	s := sizing.Compute(in)
+	experts := float64(in.Analytic.ExpertBytes)
+	gpu := floatOf(t, s.Get("offload.8xB200.experts_in_host_ram.gpu_bytes_per_gpu"), "gpu bytes")
+	want := 1 / (gpu/(8e12*0.75) + float64(in.Arch.Layers)*40e-6 + experts*16/896/(921.6e9*0.4))
+	f := s.Get("offload.8xB200.experts_in_host_ram.decode_tokens_per_second")
+	if got := floatOf(t, f, "offload"); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("offload decode = %v tokens/s, want %v", got, want)
+	}
+	if !strings.Contains(f.Display, "typically within ±9 %, n = 8; measured on consumer parts only, none datacenter") {
+		t.Errorf("offload display %q lacks the cpu-offload regime's borrowed error bar", f.Display)
+	}
+	if p := floatOf(t, s.Get("speed.8xB200.error_p90.offload_decode"), "p90"); p != 0.2 {
+		t.Errorf("offload error p90 = %v, want 0.2", p)
+	}
+	// The exported step gives the same time for the same split.
+	r := sizing.OffloadRatesFor(in.Catalog, "datacenter", 0.6)
+	r.GPUBandwidth, r.HostBandwidth = 8e12, 921.6e9
+	if got := 1 / sizing.OffloadDecodeSeconds(gpu, experts*16/896, float64(in.Arch.Layers), r); math.Abs(got-want) > 1e-9*want || !r.Calibrated {
+		t.Errorf("OffloadDecodeSeconds gives %v tokens/s (calibrated %v), want %v", got, r.Calibrated, want)
+	}
+	if r := sizing.OffloadRatesFor(nil, "consumer", 0.6); r.Calibrated || r.GPUEfficiency != 0.6 || r.HostEfficiency != 0.6 || r.LayerSeconds != 0 {
+		t.Errorf("uncalibrated rates %+v, want the site's 0.6 on both sides and no fixed cost", r)
+	}
+}
+
+// TestTokenBatchCostByHand: a fitted token-batch efficiency adds the
+// FLOPs of the B − 1 tokens beyond the first (2 × the active parameters
+// without the input embedding, a lookup) at the H100's BF16 peak × 0.25
+// to the max-concurrency step, and nothing at batch 1; past the largest
+// batch it was fitted on, the figure says it is extrapolated.
+func TestTokenBatchCostByHand(t *testing.T) {
+	_, in := servingInput(t, "llama-3.1-8b", "1xH100")
+	withFit(&in)
+	base := sizing.Compute(in)
+	in.Catalog.Speed.Fit.TokenBatchEfficiency, in.Catalog.Speed.Fit.ManySequenceMaxBatch = 0.25, 2
+	s := sizing.Compute(in)
+	b := floatOf(t, s.Get("serving.1xH100.max_concurrency"), "max concurrency")
+	if b < 3 {
+		t.Fatalf("max concurrency %v: the fixture should hold more than 2 sequences", b)
+	}
+	const key = "speed.1xH100.decode_tokens_per_second_at_max_concurrency"
+	active := floatOf(t, s.Get("params.active"), "active") - 128256*4096
+	without, with := floatOf(t, base.Get(key), "without"), floatOf(t, s.Get(key), "with")
+	want := (b - 1) * 2 * active / (in.Catalog.Accelerators["H100"].PeakBF16.Value * 0.25)
+	if got := b/with - b/without; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("the token-batch cost adds %v s to the step, want %v", got, want)
+	}
+	if one, one0 := floatOf(t, s.Get("speed.1xH100.decode_tokens_per_second"), "one"), floatOf(t, base.Get("speed.1xH100.decode_tokens_per_second"), "one"); one != one0 {
+		t.Errorf("batch 1 moved with the token-batch cost: %v, was %v", one, one0)
+	}
+	if d := s.Get(key).Derivation; !strings.Contains(d, "fitted on batches up to 2, so at") {
+		t.Errorf("derivation %q does not say the cost is extrapolated", d)
+	}
+}

@@ -42,6 +42,8 @@ func regimeOf(class string, gpus, batch int64, prefill bool) string {
 // speedParams are the fitted parameters.
 type speedParams struct {
 	memEff, layerSeconds, collectiveSeconds float64
+	hostEff                                 float64 // offload pairs' CPU side
+	batchEff                                float64 // share of the 16-bit peak the tokens beyond the first run at; 0: no such cost
 }
 
 // The grids the fit searches, coarse enough to refit once per left-out
@@ -51,8 +53,9 @@ const (
 	ceffLo                = 0.05
 	layerHi, layerStep    = 150e-6, 1e-6
 	collHi, collStep      = 40e-6, 2e-6
+	batchLo, batchStep    = 0.01, 0.005
 	minClassPairs         = catalog.MinRegimePairs
-	fitMethod             = "least squares on log(predicted ÷ measured) over the decode pairs: a grid of layer cost 0–150 µs by 1 µs and collective latency 0–40 µs by 2 µs (coarse at 4× the steps, then fine within three coarse steps of the coarse best), and for each point the best memory efficiency 0.30–1.00 (by 0.05, then by 0.01 around the best) of each class with at least 5 decode pairs of its own (and not all of them), the other classes sharing one; the shared memory efficiency reported is the best over all decode pairs at the fitted costs, for classes with too few pairs; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
+	fitMethod             = "least squares on log(predicted ÷ measured) over the decode pairs: a grid of layer cost 0–150 µs by 1 µs and collective latency 0–40 µs by 2 µs (coarse at 4× the steps, then fine within three coarse steps of the coarse best), and for each point the best memory efficiency 0.30–1.00 (by 0.05, then by 0.01 around the best) of each class with at least 5 decode pairs of its own (and not all of them), the other classes sharing one; the shared memory efficiency reported is the best over all decode pairs at the fitted costs, for classes with too few pairs; the prefill pairs then fit the compute efficiency (0.05–1.00 by 0.01), the same way per class. Decode pairs take their class's stated compute efficiency. Collective bytes cross the link at 0.8 of its bandwidth (the site's default). Offload pairs (weights split between one GPU and the host's RAM) stay out of those fits: at the fitted costs and the GPU class's memory efficiency they fit the host efficiency (0.05–1.00 by 0.01), the share of the host's stated bandwidth the CPU side reads its bytes at. Each token beyond the first adds its GEMM FLOPs (2 × active parameters ÷ GPUs) ÷ (16-bit dense peak × the token-batch efficiency) to a decode step; that efficiency (0.01–1.00 by 0.005) is fitted on the many-sequences pairs (batch > 1) at the GPU fit's costs and efficiencies, and the GPU fit redone at it, twice (alternating least squares). Regime errors are leave-one-out: each pair predicted by the same procedure run without it."
 	// pairLinkEfficiency is the site's default interconnect efficiency;
 	// the collectives' bytes at batch 1 are a few microseconds, α dwarfs them.
 	pairLinkEfficiency = 0.8
@@ -107,15 +110,35 @@ type pairTerms struct {
 	class         string
 	stated        float64 // the class's stated compute efficiency (speed.yaml)
 	prefill       bool
+	host1         float64 // offload: host bytes ÷ host bandwidth (at efficiency 1)
+	offload       bool
+	extraFlops1   float64 // decode: the GEMM FLOPs of the tokens beyond the first ÷ the 16-bit peak
+}
+
+// pairAccelerator is the part a pair ran on: the catalog's, or the one the
+// pair states when the catalog does not list it.
+func pairAccelerator(cat *catalog.Catalog, p *catalog.CalibrationPair) *catalog.Accelerator {
+	if a := cat.Accelerators[p.Hardware]; a != nil {
+		return a
+	}
+	if p.GPU == nil {
+		return nil
+	}
+	return &catalog.Accelerator{ID: p.Hardware, Name: p.GPU.Name, Class: p.GPU.Class,
+		Bandwidth: catalog.Spec{Value: p.GPU.Bandwidth, Source: p.GPU.BandwidthSource}}
 }
 
 func termsOf(cat *catalog.Catalog, p *catalog.CalibrationPair) pairTerms {
-	acc := cat.Accelerators[p.Hardware]
+	acc := pairAccelerator(cat, p)
 	w := pairWork(p)
 	t := pairTerms{layers: w.layers, colls: w.collectives, measured: p.Value, tokens: float64(p.Batch),
 		class: acc.Class, stated: 0.5, prefill: p.Metric == catalog.MetricPrefill}
 	if t.prefill {
 		t.tokens = float64(p.PromptTokens)
+	} else {
+		if pk := pairPeak(acc); pk > 0 {
+			t.extraFlops1 = float64(p.Batch-1) * 2 * p.ActiveParams / float64(p.GPUs) / pk
+		}
 	}
 	if cl := cat.Speed.ClassFor(acc.Class); cl != nil {
 		t.stated = cl.ComputeEfficiency
@@ -132,6 +155,9 @@ func termsOf(cat *catalog.Catalog, p *catalog.CalibrationPair) pairTerms {
 	if acc.Interconnect != nil {
 		t.comm = w.commBytes / (acc.Interconnect.Value * pairLinkEfficiency)
 	}
+	if o := p.Offload; o != nil {
+		t.offload, t.host1 = true, o.HostBytes/o.Host.Bandwidth
+	}
 	return t
 }
 
@@ -142,6 +168,12 @@ func (t pairTerms) rate(sp speedParams, eff, ceff float64) float64 {
 		s += math.Max(m/eff, t.flops1[i]/ceff)
 	}
 	s += t.layers*sp.layerSeconds + t.colls*sp.collectiveSeconds + t.comm
+	if t.host1 > 0 && sp.hostEff > 0 {
+		s += t.host1 / sp.hostEff
+	}
+	if t.extraFlops1 > 0 && sp.batchEff > 0 {
+		s += t.extraFlops1 / sp.batchEff
+	}
 	return t.tokens / s
 }
 
@@ -163,6 +195,8 @@ type fitted struct {
 	ceff      float64 // fitted on the prefill pairs; 0 without any
 	classCEff map[string]float64
 	prefill   int
+	offload   int
+	many      int
 }
 
 func (f fitted) eff(t pairTerms) float64 {
@@ -199,13 +233,16 @@ func bestOf(lo, hi, step float64, err func(float64) float64) float64 {
 }
 
 func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
-	var decode, prefill []pairTerms
+	var decode, prefill, offload []pairTerms
 	var decodeIDs []string
 	for _, p := range pairs {
 		t := termsOf(cat, p)
-		if t.prefill {
+		switch {
+		case t.offload:
+			offload = append(offload, t)
+		case t.prefill:
 			prefill = append(prefill, t)
-		} else {
+		default:
 			decode = append(decode, t)
 			decodeIDs = append(decodeIDs, p.ID)
 		}
@@ -229,8 +266,9 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 		names = append(names, g)
 	}
 	sort.Strings(names)
+	var seq float64 // the token-batch efficiency the GPU fit runs at (0: none)
 	effFor := func(ts []pairTerms, layer, coll float64) (float64, float64) {
-		sp := speedParams{layerSeconds: layer, collectiveSeconds: coll}
+		sp := speedParams{layerSeconds: layer, collectiveSeconds: coll, batchEff: seq}
 		scan := func(lo, hi, step float64) (float64, float64) {
 			bestEff, bestErr := lo, math.Inf(1)
 			for i := 0; i < steps(lo, hi, step); i++ {
@@ -268,13 +306,50 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 	}
 	// Coarse to fine over the fixed costs: 4× the steps, then the fine
 	// grid within three coarse steps of the coarse best.
-	cl, cc := grid(0, layerHi, 4*layerStep, 0, collHi, 4*collStep)
 	clamp := func(v, lo, hi float64) float64 { return math.Min(math.Max(v, lo), hi) }
-	layer, coll := grid(clamp(cl-8*layerStep, 0, layerHi), clamp(cl+8*layerStep, 0, layerHi), layerStep,
-		clamp(cc-8*collStep, 0, collHi), clamp(cc+8*collStep, 0, collHi), collStep)
-	shared, _ := effFor(decode, layer, coll)
-	best := speedParams{memEff: shared, layerSeconds: layer, collectiveSeconds: coll}
-	f := fitted{sp: best, classEff: map[string]float64{}, classIDs: map[string][]string{}, classCEff: map[string]float64{}, prefill: len(prefill)}
+	gpuFit := func() speedParams {
+		cl, cc := grid(0, layerHi, 4*layerStep, 0, collHi, 4*collStep)
+		layer, coll := grid(clamp(cl-8*layerStep, 0, layerHi), clamp(cl+8*layerStep, 0, layerHi), layerStep,
+			clamp(cc-8*collStep, 0, collHi), clamp(cc+8*collStep, 0, collHi), collStep)
+		shared, _ := effFor(decode, layer, coll)
+		return speedParams{memEff: shared, layerSeconds: layer, collectiveSeconds: coll, batchEff: seq}
+	}
+	// What each token beyond the first adds to a decode step: its GEMM
+	// FLOPs at a share of the 16-bit dense peak, on top of the weight
+	// streaming (small-batch GEMMs do not hide under it; the ITL of a
+	// loaded server also carries arriving prompts' prefill, which scales
+	// the same way). The share is fitted on the many-sequences pairs at
+	// the GPU fit's costs, and the GPU fit redone at it: two rounds of
+	// alternating least squares.
+	var many []pairTerms
+	for _, t := range decode {
+		if t.extraFlops1 > 0 {
+			many = append(many, t)
+		}
+	}
+	best := gpuFit()
+	if len(many) > 0 {
+		for range 2 {
+			effs := map[string]float64{}
+			for _, g := range names {
+				effs[g], _ = effFor(groups[g], best.layerSeconds, best.collectiveSeconds)
+			}
+			effOf := func(t pairTerms) float64 {
+				if e, ok := effs[t.class]; ok {
+					return e
+				}
+				return effs[""]
+			}
+			seq = bestOf(batchLo, effHi, batchStep, func(v float64) float64 {
+				sp := best
+				sp.batchEff = v
+				return logErr(many, sp, effOf, stated)
+			})
+			best = gpuFit()
+		}
+	}
+	layer, coll := best.layerSeconds, best.collectiveSeconds
+	f := fitted{sp: best, classEff: map[string]float64{}, classIDs: map[string][]string{}, classCEff: map[string]float64{}, prefill: len(prefill), offload: len(offload), many: len(many)}
 	for _, g := range names {
 		if g == "" {
 			continue
@@ -303,6 +378,13 @@ func fit(cat *catalog.Catalog, pairs []*catalog.CalibrationPair) fitted {
 			})
 		}
 	}
+	if len(offload) > 0 {
+		f.sp.hostEff = bestOf(ceffLo, effHi, effStep, func(h float64) float64 {
+			sp := f.sp
+			sp.hostEff = h
+			return logErr(offload, sp, f.eff, stated)
+		})
+	}
 	return f
 }
 
@@ -322,7 +404,14 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 	all := fit(cat, pairs)
 	out := &catalog.SpeedFit{Method: fitMethod, Pairs: len(pairs),
 		MemoryEfficiency: round4(all.sp.memEff), LayerSeconds: round4(all.sp.layerSeconds), CollectiveSeconds: round4(all.sp.collectiveSeconds),
-		ComputeEfficiency: round4(all.ceff), PrefillPairs: all.prefill}
+		ComputeEfficiency: round4(all.ceff), PrefillPairs: all.prefill,
+		HostEfficiency: round4(all.sp.hostEff), OffloadPairs: all.offload,
+		TokenBatchEfficiency: round4(all.sp.batchEff), ManySequencePairs: all.many}
+	for _, p := range pairs {
+		if p.Metric == catalog.MetricDecode && p.Offload == nil && p.Batch > out.ManySequenceMaxBatch && p.Batch > 1 {
+			out.ManySequenceMaxBatch = p.Batch
+		}
+	}
 	for _, cl := range catalog.Classes {
 		e, ok1 := all.classEff[cl]
 		c, ok2 := all.classCEff[cl]
@@ -341,8 +430,11 @@ func FitSpeed(cat *catalog.Catalog) (*catalog.SpeedFit, error) {
 		rest = append(append(rest, pairs[:i]...), pairs[i+1:]...)
 		f := fit(cat, rest)
 		r := predictPair(cat, p, f) / p.Value
-		acc := cat.Accelerators[p.Hardware]
+		acc := pairAccelerator(cat, p)
 		reg := regimeOf(acc.Class, int64(p.GPUs), int64(p.Batch), p.Metric == catalog.MetricPrefill)
+		if p.Offload != nil {
+			reg = "cpu-offload"
+		}
 		ratios[reg] = append(ratios[reg], r)
 		ids[reg] = append(ids[reg], p.ID)
 		if classes[reg] == nil {
@@ -434,8 +526,8 @@ func MarshalSpeedFit(f *catalog.SpeedFit) ([]byte, error) {
 // leave-one-out error.
 func FitTable(f *catalog.SpeedFit) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective; compute efficiency %.4g on %d prefill pairs\n",
-		f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6, f.ComputeEfficiency, f.PrefillPairs)
+	fmt.Fprintf(&b, "%d pairs: memory efficiency %.4g, %.4g µs per layer, %.4g µs per collective; compute efficiency %.4g on %d prefill pairs; host efficiency %.4g on %d offload pairs; token-batch efficiency %.4g on %d many-sequences pairs\n",
+		f.Pairs, f.MemoryEfficiency, f.LayerSeconds*1e6, f.CollectiveSeconds*1e6, f.ComputeEfficiency, f.PrefillPairs, f.HostEfficiency, f.OffloadPairs, f.TokenBatchEfficiency, f.ManySequencePairs)
 	for _, c := range f.Classes {
 		fmt.Fprintf(&b, "  %s: memory efficiency %.4g, compute efficiency %.4g (0: the shared one), on its %d decode pairs\n", c.Class, c.MemoryEfficiency, c.ComputeEfficiency, c.Pairs)
 	}

@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
@@ -41,5 +42,91 @@ func TestPairPredictionByHand(t *testing.T) {
 	want := 512 / (flops + 32*50e-6)
 	if got := predictPair(cat, pp, f); math.Abs(got-want) > 1e-9*want {
 		t.Errorf("prefill %v tokens/s, want %v", got, want)
+	}
+}
+
+// offloadPair is an offload run on a part outside the catalog: 1 GB on a
+// 448 GB/s GPU and hostBytes on a 100 GB/s host, 40 layers.
+func offloadPair(id string, hostBytes, value float64) *catalog.CalibrationPair {
+	return &catalog.CalibrationPair{ID: id, Hardware: "G8", GPUs: 1, Batch: 1, Metric: catalog.MetricDecode, Layers: 40, Hidden: 4096,
+		ActiveParams: 3e9, BytesPerGPU: 1e9, Value: value,
+		GPU:     &catalog.PairGPU{Name: "G", Class: "consumer", Bandwidth: 448e9, BandwidthSource: "s"},
+		Offload: &catalog.PairOffload{Flags: "-ngl 20", HostBytes: hostBytes, HostBytesHow: "h", Host: catalog.PairHost{CPU: "c", Memory: "DDR5", Bandwidth: 100e9, Measured: true, Source: "s"}}}
+}
+
+// TestOffloadPairByHand: an offload pair's step is its GPU bytes at the
+// class's efficiency, the layers' fixed cost, and its host bytes at the
+// host's bandwidth × the host efficiency.
+func TestOffloadPairByHand(t *testing.T) {
+	cat := &catalog.Catalog{Accelerators: map[string]*catalog.Accelerator{}}
+	f := fitted{sp: speedParams{memEff: 0.8, layerSeconds: 50e-6, hostEff: 0.4}}
+	p := offloadPair("o", 2e9, 1)
+	want := 1 / (1e9/(448e9*0.8) + 40*50e-6 + 2e9/(100e9*0.4))
+	if got := predictPair(cat, p, f); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("offload pair %v tokens/s, want %v", got, want)
+	}
+}
+
+// TestFitFindsHostEfficiency: offload pairs generated at a host efficiency
+// of 0.45 (with the fitted GPU side) give that efficiency back, and leave
+// the GPU fit as it was without them.
+func TestFitFindsHostEfficiency(t *testing.T) {
+	cat, err := catalog.Load(filepath.Join("testdata", "serving", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat.Speed = &catalog.SpeedModel{}
+	var pairs []*catalog.CalibrationPair
+	for i, b := range []float64{16e9, 8e9, 4e9, 2e9, 1e9} {
+		pairs = append(pairs, &catalog.CalibrationPair{ID: fmt.Sprintf("g%d", i), Hardware: "RTX4090", GPUs: 1, Batch: 1, Metric: catalog.MetricDecode,
+			Layers: 32, Hidden: 4096, ActiveParams: b, BytesPerGPU: b, Value: 1 / (b/(cat.Accelerators["RTX4090"].Bandwidth.Value*0.8) + 32*60e-6)})
+	}
+	gpuOnly := fit(cat, pairs)
+	for i, h := range []float64{1e9, 2e9, 4e9, 8e9, 16e9} {
+		v := 1 / (1e9/(448e9*gpuOnly.sp.memEff) + 40*gpuOnly.sp.layerSeconds + h/(100e9*0.45))
+		pairs = append(pairs, offloadPair(fmt.Sprintf("o%d", i), h, v))
+	}
+	f := fit(cat, pairs)
+	if math.Abs(f.sp.hostEff-0.45) > 1e-9 || f.offload != 5 {
+		t.Errorf("host efficiency %v on %d offload pairs, want 0.45 on 5", f.sp.hostEff, f.offload)
+	}
+	if f.sp.memEff != gpuOnly.sp.memEff || f.sp.layerSeconds != gpuOnly.sp.layerSeconds {
+		t.Errorf("offload pairs moved the GPU fit: %+v, without them %+v", f.sp, gpuOnly.sp)
+	}
+}
+
+// TestFitFindsTokenBatchEfficiency: many-sequences pairs generated with
+// each extra token's FLOPs at 0.2 of the 16-bit peak, at the GPU fit of
+// their batch-1 pairs, give that efficiency back to within 0.05 (two
+// rounds of alternating least squares reach near the joint minimum, not
+// onto it: the many-sequences pairs also move the GPU fit); the batch-1
+// pairs alone fit none.
+func TestFitFindsTokenBatchEfficiency(t *testing.T) {
+	cat, err := catalog.Load(filepath.Join("testdata", "serving", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat.Speed = &catalog.SpeedModel{}
+	h100 := cat.Accelerators["H100"]
+	bw := h100.Bandwidth.Value
+	var pairs []*catalog.CalibrationPair
+	for i, b := range []float64{16e9, 8e9, 4e9, 2e9, 1e9} {
+		pairs = append(pairs, &catalog.CalibrationPair{ID: fmt.Sprintf("g%d", i), Hardware: "H100", GPUs: 1, Batch: 1, Metric: catalog.MetricDecode,
+			Layers: 32, Hidden: 4096, ActiveParams: b / 2, BytesPerGPU: b, Value: 1 / (b/(bw*0.8) + 32*60e-6)})
+	}
+	one := fit(cat, pairs)
+	if one.sp.batchEff != 0 || one.many != 0 {
+		t.Fatalf("batch-1 pairs fit a token-batch cost: %+v", one.sp)
+	}
+	for i, batch := range []int{4, 16, 32, 64} {
+		p := &catalog.CalibrationPair{ID: fmt.Sprintf("m%d", i), Hardware: "H100", GPUs: 1, Batch: batch, Metric: catalog.MetricDecode,
+			Layers: 32, Hidden: 4096, ActiveParams: 8e9, BytesPerGPU: 16e9, Value: 1}
+		step := float64(batch) / predictPair(cat, p, one)
+		p.Value = float64(batch) / (step + float64(batch-1)*2*8e9/(h100.PeakBF16.Value*0.2))
+		pairs = append(pairs, p)
+	}
+	f := fit(cat, pairs)
+	if math.Abs(f.sp.batchEff-0.2) > 0.05 || f.many != 4 {
+		t.Errorf("token-batch efficiency %v on %d pairs, want 0.2 on 4", f.sp.batchEff, f.many)
 	}
 }
