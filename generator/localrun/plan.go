@@ -123,9 +123,13 @@ type Plan struct {
 	DecodeDerivation, PromptDerivation string
 	Command                            string
 	WiredLimitMB                       int64 // Mac: iogpu.wired_limit_mb needed, 0 when the default holds
-	Derivation                         string
-	layers                             int
-	gpuBW, hostBW, pcieBW, peakFLOPs   float64
+	// CombinedMemory is the machine's VRAM plus RAM (a Mac's unified
+	// memory once), and FileBytes the quant's files: the two sides of
+	// the quantizers' rule of thumb "VRAM + RAM ≥ the quant's size".
+	CombinedMemory, FileBytes        int64
+	Derivation                       string
+	layers                           int
+	gpuBW, hostBW, pcieBW, peakFLOPs float64
 }
 
 // placement is where the bytes sit for one -ngl / --n-cpu-moe choice.
@@ -209,6 +213,10 @@ func Make(q Quant, m Machine, opts Options) (Plan, error) {
 	p := Plan{Quant: q.Label, Machine: m.ID, Context: ctx, KVType: o.KVType, layers: L, MaxContext: map[string]int64{},
 		hostBW: m.Host.Bandwidth.Value}
 	p.HostBudget = m.Host.MemoryBytes - o.HostReserveBytes
+	p.CombinedMemory, p.FileBytes = m.Host.MemoryBytes, q.Sizes.Bytes
+	if !m.Host.Mac() && m.GPUs > 0 {
+		p.CombinedMemory += int64(m.GPUs) * m.GPU.MemoryBytes
+	}
 	switch {
 	case m.Host.Mac():
 		p.gpuBW = m.Host.Bandwidth.Value

@@ -16,6 +16,10 @@ func (m *Model) localTable() *render.Table {
 		Header: []string{"machine", "smallest in VRAM", "best from RAM + VRAM", "context (q8_0 cache)", "decode (upper bound)", "command"},
 		Align:  []render.Align{render.Left, render.Left, render.Left, render.Right, render.Right, render.Left},
 	}
+	if !m.Facts.Get("local.repository").Known() {
+		// Only unknown facts a claim named on quants never synced.
+		return t
+	}
 	var machines []string
 	for k := range m.Facts.Prefixed("local.best_offload.") {
 		machines = append(machines, strings.TrimPrefix(k, "local.best_offload."))
@@ -59,8 +63,7 @@ func (m *Model) quantsTable() *render.Table {
 	var qs []q
 	for k := range m.Facts.Prefixed("gguf.") {
 		label, rest, _ := strings.Cut(strings.TrimPrefix(k, "gguf."), ".")
-		if rest == "bytes" {
-			b, _ := m.Facts.Get(k).Int()
+		if b, ok := m.Facts.Get(k).Int(); ok && rest == "bytes" {
 			qs = append(qs, q{label, b})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,11 +73,53 @@ func (s *Site) localHosts() (*localrun.Hosts, error) {
 	return s.local, s.localErr
 }
 
+// localRef is a gguf.* or local.* fact a claim of the page checks or
+// cites, with the claim's line.
+type localRef struct {
+	localrun.Ref
+	claim string
+	line  int
+}
+
+// localRefs are the gguf.* and local.* facts the page's claims name; a
+// key no plan would add is an error naming the claim.
+func localRefs(p *content.Page) ([]localRef, error) {
+	var out []localRef
+	for _, c := range p.Front.Claims {
+		keys := make([]string, 0, len(c.Checks)+len(c.Evidence))
+		for _, ch := range c.Checks {
+			keys = append(keys, ch.Fact)
+		}
+		for _, e := range c.Evidence {
+			if k, ok := strings.CutPrefix(e, "fact:"); ok {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range keys {
+			r, ok, err := localrun.ParseRef(k)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: claim %s: %w", p.Path, c.Line, c.ID, err)
+			}
+			if ok {
+				out = append(out, localRef{Ref: r, claim: c.ID, line: c.Line})
+			}
+		}
+	}
+	return out, nil
+}
+
 // addLocal adds to a page's facts the gguf.* and local.* facts of every
 // GGUF variant whose headers sync has stored, with each quant's size set
-// against the one the page publishes. A variant not synced adds nothing:
-// the page keeps its published sizes alone.
+// against the one the page publishes, planned on the default machine
+// classes and on any machine a claim names. A variant not synced adds
+// nothing but, for each fact a claim names of a quant the page lists,
+// an unknown fact that says so: the claim is unverifiable, not guessed.
 func (s *Site) addLocal(set *facts.Set, p *content.Page) error {
+	refs, err := localRefs(p)
+	if err != nil {
+		return err
+	}
+	defer unknownRefs(set, p, refs, s.Config.Dir(s.Config.DataDir), s.Config.DataDir)
 	paths := ggufStorePaths(s.Config.Dir(s.Config.DataDir), p)
 	if len(paths) == 0 {
 		return nil
@@ -90,6 +133,16 @@ func (s *Site) addLocal(set *facts.Set, p *content.Page) error {
 		m, err := localrun.ParseMachine(id, hosts, s.Catalog)
 		if err != nil {
 			continue // a site whose catalogs lack the GPU or host
+		}
+		machines = append(machines, m)
+	}
+	for _, r := range refs {
+		if r.Machine == "" || slices.ContainsFunc(machines, func(m localrun.Machine) bool { return m.ID == r.Machine }) {
+			continue
+		}
+		m, err := localrun.ParseMachine(r.Machine, hosts, s.Catalog)
+		if err != nil {
+			return fmt.Errorf("%s:%d: claim %s: fact %s: %w", p.Path, r.line, r.claim, r.Key, err)
 		}
 		machines = append(machines, m)
 	}
@@ -126,4 +179,32 @@ func (s *Site) addLocal(set *facts.Set, p *content.Page) error {
 		}
 	}
 	return nil
+}
+
+// unknownRefs adds, for each fact a claim names that no synced store
+// gave, an unknown fact with the reason, when the quant is one the page
+// lists under a GGUF variant; any other stays absent, and the claim's
+// review reports it missing.
+func unknownRefs(set *facts.Set, p *content.Page, refs []localRef, dataDir, dataLabel string) {
+	for _, r := range refs {
+		if set.Get(r.Key) != nil {
+			continue
+		}
+		repo := ""
+		for _, v := range p.Front.Variants {
+			if strings.EqualFold(v.Format, "GGUF") && v.Repo != "" && (r.Quant == "" || v.Name == r.Quant) {
+				repo = v.Repo
+				break
+			}
+		}
+		if repo == "" {
+			continue
+		}
+		why := fmt.Sprintf("the GGUF headers of %s are not synced: this build has no %s (dossier sync --all --gguf reads them)",
+			repo, filepath.ToSlash(localrun.StorePath(dataLabel, repo)))
+		if _, err := os.Stat(localrun.StorePath(dataDir, repo)); err == nil {
+			why = fmt.Sprintf("%s is synced, but its headers give no %s (no such quant, or no such figure for it on this site's machines)", repo, r.Key)
+		}
+		set.Unknown(r.Key, r.Unit(), why)
+	}
 }
