@@ -64,6 +64,14 @@ type Options struct {
 	Ubatch int64
 }
 
+// What a plan keeps free by default: on every GPU (or a Mac's wired
+// memory) for the runtime's context and compute buffers, and on the host
+// for the OS and other programs. The MLX plans keep the same.
+const (
+	DefaultGPUMarginBytes   = 1 << 30
+	DefaultHostReserveBytes = 8 << 30
+)
+
 func (o Options) withDefaults() Options {
 	if o.Context == 0 {
 		o.Context = 32768
@@ -72,10 +80,10 @@ func (o Options) withDefaults() Options {
 		o.KVType = "q8_0"
 	}
 	if o.GPUMarginBytes == 0 {
-		o.GPUMarginBytes = 1 << 30
+		o.GPUMarginBytes = DefaultGPUMarginBytes
 	}
 	if o.HostReserveBytes == 0 {
-		o.HostReserveBytes = 8 << 30
+		o.HostReserveBytes = DefaultHostReserveBytes
 	}
 	if o.Ubatch == 0 {
 		o.Ubatch = 512
