@@ -398,7 +398,10 @@ func (p *Plan) speeds(q Quant, pl placement, ngl int, vb float64, o Options) {
 	hostRead += float64(kh)
 	switch {
 	case p.Fits == FitsMmap:
-		p.DecodeReason = "the weights that do not fit in RAM are read from disk as tokens need them: the disk's speed decides, which is not modelled"
+		// A drive's sequential peak would be a number, not a prediction:
+		// the misses depend on routing and the page cache, and no
+		// llama.cpp mmap run is in calibration.yaml to fit them.
+		p.DecodeReason = "the weights RAM cannot hold are paged in from disk as tokens route to them; how much a token misses depends on the routing and the page cache, and no measured llama.cpp run from mmap calibrates it, so the speed is unknown rather than a drive's sequential peak"
 	case p.gpuBW == 0 && gpuRead > 0:
 		p.DecodeReason = "no GPU bandwidth in the catalog"
 	default:
