@@ -119,7 +119,8 @@ func (s *Site) addLocal(set *facts.Set, p *content.Page) error {
 	if err != nil {
 		return err
 	}
-	defer unknownRefs(set, p, refs, s.Config.Dir(s.Config.DataDir), s.Config.DataDir)
+	planned := false // whether a local.yaml let the synced stores be planned
+	defer func() { unknownRefs(set, p, refs, s.Config.Dir(s.Config.DataDir), s.Config.DataDir, planned) }()
 	paths := ggufStorePaths(s.Config.Dir(s.Config.DataDir), p)
 	if len(paths) == 0 {
 		return nil
@@ -128,6 +129,7 @@ func (s *Site) addLocal(set *facts.Set, p *content.Page) error {
 	if err != nil || hosts == nil {
 		return err
 	}
+	planned = true
 	var machines []localrun.Machine
 	for _, id := range localrun.DefaultMachines {
 		m, err := localrun.ParseMachine(id, hosts, s.Catalog)
@@ -185,7 +187,7 @@ func (s *Site) addLocal(set *facts.Set, p *content.Page) error {
 // gave, an unknown fact with the reason, when the quant is one the page
 // lists under a GGUF variant; any other stays absent, and the claim's
 // review reports it missing.
-func unknownRefs(set *facts.Set, p *content.Page, refs []localRef, dataDir, dataLabel string) {
+func unknownRefs(set *facts.Set, p *content.Page, refs []localRef, dataDir, dataLabel string, planned bool) {
 	for _, r := range refs {
 		if set.Get(r.Key) != nil {
 			continue
@@ -204,6 +206,9 @@ func unknownRefs(set *facts.Set, p *content.Page, refs []localRef, dataDir, data
 			repo, filepath.ToSlash(localrun.StorePath(dataLabel, repo)))
 		if _, err := os.Stat(localrun.StorePath(dataDir, repo)); err == nil {
 			why = fmt.Sprintf("%s is synced, but its headers give no %s (no such quant, or no such figure for it on this site's machines)", repo, r.Key)
+			if !planned {
+				why = fmt.Sprintf("%s is synced, but this site has no %s to plan it with", repo, filepath.ToSlash(filepath.Join(dataLabel, localrun.LocalFile)))
+			}
 		}
 		set.Unknown(r.Key, r.Unit(), why)
 	}
