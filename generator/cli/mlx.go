@@ -74,45 +74,15 @@ func (a *app) runMLXPlan(ctx context.Context, env *planEnv, ref, format string, 
 		return err
 	}
 	name := model + "@" + repo.Revision
-	fail := func(err error) error { return fmt.Errorf("plan %s: %w", name, err) }
-	q, err := mlx.ParseConfig(repo.Config)
+	st, err := mlxStore(repo)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	sizes, err := mlx.Size(q, repo.Tensors)
+	set, plans, err := mlx.Build(st, machines, speedFit(env.cat), context)
 	if err != nil {
-		return fail(err)
+		return fmt.Errorf("plan %s: %w", name, err)
 	}
-	ar, err := arch.Parse(repo.Config, nil)
-	if err != nil {
-		return fail(fmt.Errorf("config.json: %w", err))
-	}
-	md := mlx.ModelOf(ar)
-	short := repo.Revision[:7]
-	src := mlx.Sources{Tree: "hub:tree@" + short, Config: "hub:config@" + short, Headers: "hub:safetensors@" + short}
-	var fileBytes int64
-	for _, f := range repo.Files {
-		fileBytes += f.Size
-	}
-	qlabel := mlx.Label(q)
-	set := facts.NewSet()
-	mlx.AddSizeFacts(set, qlabel, fileBytes, len(repo.Files), sizes, src)
-	if context == 0 {
-		context = 32768
-	}
-	var fit *catalog.SpeedFit
-	if env.cat.Speed != nil {
-		fit = env.cat.Speed.Fit
-	}
-	var plans []mlx.Plan
-	for _, m := range machines {
-		p, err := mlx.MakeMac(model, sizes, md, m, fit, context)
-		if err != nil {
-			return fail(err)
-		}
-		mlx.AddPlanFacts(set, qlabel, p, src)
-		plans = append(plans, p)
-	}
+	qlabel := st.Label
 	if format == "json" {
 		return writePlanJSON(a.stdout, []planreport.Model{{Name: name, Origin: "hub", Facts: set}})
 	}
@@ -134,4 +104,64 @@ func writeMLXText(w io.Writer, name, label string, s *facts.Set, plans []mlx.Pla
 	}
 	fmt.Fprintln(w, "\n--format json carries every figure with its derivation.")
 	return nil
+}
+
+// syncMLX reads an MLX repository's config and headers and keeps its
+// sizes and plan inputs in data/hub/ORG/NAME/mlx.json; a store already at
+// the answered commit is left unchanged.
+func (a *app) syncMLX(ctx context.Context, client *hub.Client, dataDir, model, rev string, opts hub.Options) error {
+	repo, err := hub.ReadMLX(ctx, client, model, rev)
+	if err != nil {
+		return err
+	}
+	st, err := mlxStore(repo)
+	if err != nil {
+		return err
+	}
+	path := mlx.StorePath(dataDir, model)
+	if old, err := mlx.LoadStore(path); err == nil && old.Revision == repo.Revision {
+		fmt.Fprintf(a.stdout, "%s@%s: unchanged (MLX %s)\n", model, repo.Revision, st.Label)
+		return nil
+	}
+	if opts.DryRun {
+		fmt.Fprintf(a.stdout, "%s@%s: would write %s: MLX %s from %d file headers (dry run, nothing written)\n", model, repo.Revision, path, st.Label, len(repo.Files))
+		return nil
+	}
+	if _, err := mlx.WriteStore(dataDir, st); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s@%s: wrote %s: MLX %s from %d file headers\n", model, repo.Revision, path, st.Label, len(repo.Files))
+	return nil
+}
+
+// mlxStore sizes a read repository and keeps what its plans need.
+func mlxStore(repo *hub.MLXRepo) (*mlx.Store, error) {
+	fail := func(err error) (*mlx.Store, error) {
+		return nil, fmt.Errorf("%s@%s: %w", repo.Model, repo.Revision, err)
+	}
+	q, err := mlx.ParseConfig(repo.Config)
+	if err != nil {
+		return fail(err)
+	}
+	sizes, err := mlx.Size(q, repo.Tensors)
+	if err != nil {
+		return fail(err)
+	}
+	ar, err := arch.Parse(repo.Config, nil)
+	if err != nil {
+		return fail(fmt.Errorf("config.json: %w", err))
+	}
+	var files []mlx.StoredFile
+	for _, f := range repo.Files {
+		files = append(files, mlx.StoredFile{Path: f.Path, Size: f.Size})
+	}
+	return mlx.NewStore(repo.Model, repo.Revision, mlx.Label(q), files, sizes, mlx.ModelOf(ar)), nil
+}
+
+// speedFit is the catalog's speed fit, nil without one.
+func speedFit(cat *catalog.Catalog) *catalog.SpeedFit {
+	if cat.Speed == nil {
+		return nil
+	}
+	return cat.Speed.Fit
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,5 +64,74 @@ func TestPlanMLXRepository(t *testing.T) {
 	// A desktop is refused as a usage error.
 	if code, _, errs := run("plan", repo.ID, "--machine", "1xRTX4090@Desktop128"); code != 2 || !strings.Contains(errs, "not a Mac") {
 		t.Errorf("exit %d: %s", code, errs)
+	}
+}
+
+// An MLX repository a page lists under variants: is synced by sync --all
+// --gguf into data/hub/ORG/NAME/mlx.json, and the page then plans it on
+// the Macs: the section, the facts, the command.
+func TestMLXVariantOnThePage(t *testing.T) {
+	files, err := toyMLX.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := &hubtest.Repo{ID: "mlx-community/Toy-MoE-4bit", Files: []hubtest.File{{Path: "config.json", Content: toyMLX.Config()}}}
+	for _, f := range files {
+		repo.Files = append(repo.Files, hubtest.File{Path: f.Path, Raw: f.Header, Size: f.Size, LFS: true})
+	}
+	srv := hubtest.New(t, repo)
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", syncToken)
+	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
+	root := newSite(t)
+	local, err := os.ReadFile("../../data/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(root, "content/models/qwen3-30b-a3b.md")
+	edit(t, page, "---\ntitle:", "---\nvariants:\n  - {name: 4bit, repo: mlx-community/Toy-MoE-4bit, format: MLX, bytes: 1e6, source: \"a test listing\"}\ntitle:")
+	dest := filepath.Join(t.TempDir(), "public")
+	if code, _, errs := run("--source", root, "build", "--destination", dest); code != 0 {
+		t.Fatalf("build before sync: %s", errs)
+	}
+	before, _ := os.ReadFile(filepath.Join(dest, "models/qwen3-30b-a3b/index.md"))
+	if strings.Contains(string(before), "Run it on a Mac") {
+		t.Fatal("the section shows before the checkpoint is synced")
+	}
+	// The page's model snapshot is in the fixture; only the variant is read.
+	if code, out, errs := run("--source", root, "sync", repo.ID); code != 0 || !strings.Contains(out, "wrote") {
+		t.Fatalf("sync: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(root, "data/hub/mlx-community/Toy-MoE-4bit/mlx.json")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run("--source", root, "build", "--destination", dest); code != 0 {
+		t.Fatalf("build: %s", errs)
+	}
+	md, err := os.ReadFile(filepath.Join(dest, "models/qwen3-30b-a3b/index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Run it on a Mac (MLX)", "mlx-community/Toy-MoE-4bit at commit " + hubtest.SHAFor(repo.ID)[:7] + " (4bit-g64)",
+		"M4Max128", "M3Ultra512", "mlx_lm.server --model mlx-community/Toy-MoE-4bit --prompt-cache-bytes 33554432"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	fj, _ := os.ReadFile(filepath.Join(dest, "models/qwen3-30b-a3b/facts.json"))
+	for _, k := range []string{`"mlx.4bit-g64.params"`, `"mlx.4bit-g64.M4Max128.decode_tokens_per_second"`} {
+		if !strings.Contains(string(fj), k) {
+			t.Errorf("facts.json lacks %s", k)
+		}
+	}
+	// A corrupt store fails the build with the file named.
+	if err := os.WriteFile(filepath.Join(root, "data/hub/mlx-community/Toy-MoE-4bit/mlx.json"), []byte(`{"repo": "x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run("--source", root, "build", "--destination", filepath.Join(t.TempDir(), "p")); code != 1 || !strings.Contains(errs, "mlx.json") {
+		t.Errorf("corrupt store: exit %d: %s", code, errs)
 	}
 }

@@ -3,6 +3,7 @@ package mlx
 import (
 	"fmt"
 
+	"dossier/generator/catalog"
 	"dossier/generator/facts"
 	"dossier/generator/localrun"
 )
@@ -75,4 +76,27 @@ func AddPlanFacts(set *facts.Set, label string, p Plan, src Sources) {
 	}
 	set.Add(facts.Fact{Key: k + "command", Value: p.Command, Unit: facts.UnitText, Sources: append(srcs, SourceServer),
 		Derivation: "flags as mlx_lm/server.py declares them at mlx-lm " + ServerCommit + "; mlx_lm.server wires what macOS recommends, which iogpu.wired_limit_mb raises"})
+}
+
+// Build plans a stored checkpoint on every Mac at context ctx (32,768
+// when 0) and returns its mlx.* facts with the plans.
+func Build(st *Store, macs []localrun.Machine, fit *catalog.SpeedFit, ctx int64) (*facts.Set, []Plan, error) {
+	if ctx == 0 {
+		ctx = 32768
+	}
+	short := st.Revision[:7]
+	src := Sources{Tree: "hub:tree@" + short, Config: "hub:config@" + short, Headers: "hub:safetensors@" + short}
+	set := facts.NewSet()
+	s := st.SizesOf()
+	AddSizeFacts(set, st.Label, st.FileBytes(), len(st.Files), s, src)
+	var plans []Plan
+	for _, m := range macs {
+		p, err := MakeMac(st.Repo, s, st.Model, m, fit, ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		AddPlanFacts(set, st.Label, p, src)
+		plans = append(plans, p)
+	}
+	return set, plans, nil
 }

@@ -28,3 +28,23 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeStore: any bytes give a store or an error, never a panic, and
+// a store it accepts adds up.
+func FuzzDecodeStore(f *testing.F) {
+	f.Add(storeBytes(f))
+	f.Add([]byte(`{"repo": "a/b"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := mlx.DecodeStore(b)
+		if err != nil {
+			return
+		}
+		var n int64
+		for _, c := range st.Sizes.Census {
+			n += c.Bytes
+		}
+		if n != st.Sizes.TensorBytes || st.FileBytes() < 0 {
+			t.Fatalf("accepted a store whose census sums to %d of %d", n, st.Sizes.TensorBytes)
+		}
+	})
+}

@@ -19,13 +19,16 @@ type Model struct {
 	// FullValues and SlidingValues are the K and V values one token adds
 	// over the full-attention and the sliding layers; the sliding ones
 	// stop growing at Window. CacheReason says why the cache is unknown.
-	FullValues, SlidingValues, Window int64
-	CacheReason                       string
+	FullValues    int64  `json:"full_values"`
+	SlidingValues int64  `json:"sliding_values"`
+	Window        int64  `json:"window"`
+	CacheReason   string `json:"cache_reason,omitempty"`
 	// Context is the model's longest context (max_position_embeddings).
-	Context              int64
-	Experts, ExpertsUsed int64
-	RemoteCode           bool
-	CacheSource          string // the config fields the cache shape is read from
+	Context     int64  `json:"context"`
+	Experts     int64  `json:"experts"`
+	ExpertsUsed int64  `json:"experts_used"`
+	RemoteCode  bool   `json:"remote_code"`
+	CacheSource string `json:"cache_source,omitempty"` // the config fields the cache shape is read from
 }
 
 // CacheValueBytes is what a cached value takes: mlx-lm keeps keys and

@@ -14,7 +14,8 @@ import (
 // 4-bit word counts its eight values) and the bytes they take, scales
 // and biases apart.
 type Count struct {
-	Params, Bytes int64
+	Params int64 `json:"params"`
+	Bytes  int64 `json:"bytes"`
 }
 
 // Sizes is an MLX checkpoint as its headers give it.

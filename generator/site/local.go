@@ -11,9 +11,11 @@ import (
 	"sort"
 	"strings"
 
+	"dossier/generator/catalog"
 	"dossier/generator/content"
 	"dossier/generator/facts"
 	"dossier/generator/localrun"
+	"dossier/generator/mlx"
 )
 
 // ggufRepos are the GGUF repositories a page lists under variants:, each
@@ -32,6 +34,71 @@ func ggufRepos(p *content.Page) []string {
 	return out
 }
 
+// mlxRepos are the MLX repositories a page lists under variants:, each
+// once, in page order.
+func mlxRepos(p *content.Page) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range p.Front.Variants {
+		k := strings.ToLower(v.Repo)
+		if v.Repo == "" || !strings.EqualFold(v.Format, "MLX") || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, v.Repo)
+	}
+	return out
+}
+
+// addMLX adds the mlx.* facts of every MLX variant whose config and
+// headers sync has stored, planned on the Macs of the default machine
+// classes. A variant not synced adds nothing.
+func (s *Site) addMLX(set *facts.Set, p *content.Page) error {
+	repos := mlxRepos(p)
+	if len(repos) == 0 {
+		return nil
+	}
+	hosts, err := s.localHosts()
+	if err != nil || hosts == nil {
+		return err
+	}
+	var macs []localrun.Machine
+	for _, id := range localrun.DefaultMachines {
+		if h := hosts.ByID[id]; h == nil || !h.Mac() {
+			continue
+		}
+		m, err := localrun.ParseMachine(id, hosts, s.Catalog)
+		if err != nil {
+			continue // a site whose catalogs lack the Mac
+		}
+		macs = append(macs, m)
+	}
+	var fit *catalog.SpeedFit
+	if s.Catalog.Speed != nil {
+		fit = s.Catalog.Speed.Fit
+	}
+	for _, repo := range repos {
+		path := mlx.StorePath(s.Config.Dir(s.Config.DataDir), repo)
+		st, err := mlx.LoadStore(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		local, _, err := mlx.Build(st, macs, fit, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		local.Add(facts.Fact{Key: "mlx." + st.Label + ".repository", Value: st.Repo + "@" + st.Revision, Display: st.Repo + " at commit " + st.Revision[:7], Unit: facts.UnitText,
+			Sources: []string{"hub:safetensors@" + st.Revision[:7]}, Derivation: "the MLX repository the Mac plans read, at the commit sync stored"})
+		for f := range local.All() {
+			set.Add(*f)
+		}
+	}
+	return nil
+}
+
 // hashGGUFStores adds every synced GGUF store under dataDir to the
 // inputs all pages share: a page reused without parsing does not say
 // which variants it lists, and stores change seldom.
@@ -40,6 +107,11 @@ func hashGGUFStores(h io.Writer, dataDir string) error {
 	if err != nil {
 		return err
 	}
+	mlxPaths, err := filepath.Glob(filepath.Join(dataDir, "hub", "*", "*", mlx.StoreFile))
+	if err != nil {
+		return err
+	}
+	paths = append(paths, mlxPaths...)
 	sort.Strings(paths)
 	for _, p := range paths {
 		fmt.Fprintf(h, "%s\n", filepath.ToSlash(strings.TrimPrefix(p, dataDir)))
