@@ -57,6 +57,10 @@ type Result struct {
 	Check  content.Check
 	Actual string // the fact's display
 	Holds  bool
+	// Undecided says why the check can neither hold nor fail: the fact
+	// is unknown (its reason), or it is an upper bound the claimed
+	// figure does not exceed. Holds is then false.
+	Undecided string
 }
 
 // Evidence is one evidence reference with the figure it gives.
@@ -132,7 +136,7 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 	}
 	computed := ""
 	if len(c.Checks) > 0 {
-		held := 0
+		held, undecided := 0, 0
 		for _, ch := range c.Checks {
 			res, err := runCheck(ch, set)
 			if err != nil {
@@ -141,15 +145,26 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 				break
 			}
 			r.Checks = append(r.Checks, res)
-			r.Evidence = append(r.Evidence, Evidence{Ref: "fact:" + ch.Fact, Kind: "fact", Gives: ch.Fact + " = " + res.Actual + ", the claim implies " + implied(ch, set.Get(ch.Fact))})
-			if res.Holds {
+			gives := ch.Fact + " = " + res.Actual + ", the claim implies " + implied(ch, set.Get(ch.Fact))
+			if res.Undecided != "" {
+				gives += " (undecided: " + res.Undecided + ")"
+			}
+			r.Evidence = append(r.Evidence, Evidence{Ref: "fact:" + ch.Fact, Kind: "fact", Gives: gives})
+			switch {
+			case res.Holds:
 				held++
+			case res.Undecided != "":
+				undecided++
 			}
 		}
 		// A claim that bundles several assertions is misleading when only
-		// some of them hold ("the node is short, by 121 GB").
+		// some of them hold ("the node is short, by 121 GB"); one that no
+		// check contradicts but some cannot decide is unverifiable.
+		failed := len(r.Checks) - held - undecided
 		switch {
 		case len(r.Checks) < len(c.Checks):
+		case failed == 0 && undecided > 0:
+			computed = "unverifiable"
 		case held == len(c.Checks):
 			computed = "supported"
 		case held == 0:
@@ -212,10 +227,21 @@ func runCheck(ch content.Check, set *facts.Set) (Result, error) {
 	if f == nil {
 		return Result{}, fmt.Errorf("check names fact %q, which does not exist", ch.Fact)
 	}
-	if !f.Known() {
-		return Result{}, fmt.Errorf("check names fact %q, which is unknown: %s", ch.Fact, f.Reason)
-	}
 	res := Result{Check: ch, Actual: f.Display}
+	if !f.Known() {
+		// Absent with a reason: the claim cannot be decided here, and
+		// the page says why rather than guessing.
+		res.Undecided = f.Reason
+		return res, nil
+	}
+	if len(ch.OneOf) > 0 {
+		got, ok := f.Value.(string)
+		if !ok {
+			return res, fmt.Errorf("check lists text values but fact %q is %s", ch.Fact, f.Unit)
+		}
+		res.Holds = slices.Contains(ch.OneOf, got)
+		return res, nil
+	}
 	if ch.Min != nil || ch.Max != nil {
 		got, ok := f.Float()
 		if !ok {
@@ -237,9 +263,17 @@ func runCheck(ch content.Check, set *facts.Set) (Result, error) {
 		if !ok {
 			return res, fmt.Errorf("check expects a number but fact %q is %s", ch.Fact, f.Unit)
 		}
-		if w == 0 {
+		switch {
+		case f.Bound == facts.BoundUpper:
+			// A ceiling refutes a figure above it; one at or below it
+			// is consistent with the ceiling, not confirmed by it.
+			if w > got*(1+ch.Tolerance) {
+				return res, nil
+			}
+			res.Undecided = "the fact is an upper bound (peak rates, uncalibrated) that the claimed " + facts.Display(f.Unit, w) + " does not exceed; a ceiling cannot confirm a figure below it"
+		case w == 0:
 			res.Holds = got == 0
-		} else {
+		default:
 			res.Holds = math.Abs(got-w)/math.Abs(w) <= ch.Tolerance
 		}
 	}
@@ -352,6 +386,9 @@ func implied(ch content.Check, f *facts.Fact) string {
 			return "at least " + facts.Display(f.Unit, *ch.Min)
 		}
 		return "at most " + facts.Display(f.Unit, *ch.Max)
+	}
+	if len(ch.OneOf) > 0 {
+		return "one of " + strings.Join(ch.OneOf, ", ")
 	}
 	if b, ok := ch.Expect.(bool); ok {
 		return facts.Display(facts.UnitBool, b)

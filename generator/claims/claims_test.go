@@ -138,3 +138,59 @@ func TestPartialAndBoundedChecks(t *testing.T) {
 		t.Errorf("a 50 GB margin is barely: got %s", rs[1].Verdict)
 	}
 }
+
+// localFacts are a plan's facts as localrun gives them: a text verdict, a
+// speed that is a ceiling from peak bandwidths, and a fact unknown
+// because the quant was never synced.
+func localFacts() *facts.Set {
+	set := k3Facts()
+	set.Add(facts.Fact{Key: "local.UD-TQ1_0.1xRTX4090@Workstation256.fits", Value: "offload", Unit: facts.UnitText})
+	set.Add(facts.Fact{Key: "local.UD-TQ1_0.1xRTX4090@Workstation256.decode_tokens_per_second", Value: 12.5, Unit: facts.UnitTokensPerSec, Bound: facts.BoundUpper})
+	set.Unknown("gguf.UD-Q2_K_XL.bytes", facts.UnitBytes, "the GGUF headers of unsloth/Kimi-K2.5-GGUF are not synced")
+	return set
+}
+
+// A text fact is checked against the values a claim allows; a figure
+// above a ceiling is refuted, one under it cannot be confirmed by it; a
+// check on an unknown fact leaves the claim unverifiable with the
+// fact's reason, unless another check already refutes it.
+func TestLocalChecks(t *testing.T) {
+	const m = "local.UD-TQ1_0.1xRTX4090@Workstation256."
+	fits := content.Check{Fact: m + "fits", OneOf: []string{"vram", "offload"}}
+	vramOnly := content.Check{Fact: m + "fits", OneOf: []string{"vram"}}
+	p := page(
+		content.Claim{ID: "fits", Text: "x", Reason: "r", Checks: []content.Check{fits}},
+		content.Claim{ID: "vram", Text: "x", Reason: "r", Checks: []content.Check{vramOnly}},
+		content.Claim{ID: "fast", Text: "x", Reason: "r", Checks: []content.Check{fits, {Fact: m + "decode_tokens_per_second", Expect: 20.0, Tolerance: 0.5}}},
+		content.Claim{ID: "over", Text: "x", Reason: "r", Checks: []content.Check{{Fact: m + "decode_tokens_per_second", Expect: 20.0, Tolerance: 0.5}}},
+		content.Claim{ID: "within", Text: "x", Reason: "r", Checks: []content.Check{fits, {Fact: m + "decode_tokens_per_second", Expect: 10.0, Tolerance: 0.5}}},
+		content.Claim{ID: "size", Text: "x", Reason: "r", Checks: []content.Check{{Fact: "gguf.UD-Q2_K_XL.bytes", Expect: 375e9, Tolerance: 0.005}}},
+		content.Claim{ID: "size-node", Text: "x", Reason: "r", Checks: []content.Check{{Fact: "gguf.UD-Q2_K_XL.bytes", Expect: 375e9, Tolerance: 0.005}, {Fact: "fit.8xB200.at_rest", Expect: true}}},
+	)
+	rs, probs := ReviewPage(p, localFacts(), k3Context())
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	// 20 tokens/s even with its ±50 % is above the 12.5 ceiling (20 >
+	// 12.5 × 1.5 = 18.75); 10 is under it.
+	want := map[string]string{"fits": "supported", "vram": "refuted", "fast": "misleading", "over": "refuted", "within": "unverifiable", "size": "unverifiable", "size-node": "refuted"}
+	for _, r := range rs {
+		if r.Verdict != want[r.ID] || !r.Computed {
+			t.Errorf("%s: verdict %q computed %v, want %q (%+v)", r.ID, r.Verdict, r.Computed, want[r.ID], r.Evidence)
+		}
+	}
+	if g := rs[5].Evidence[0].Gives; !strings.Contains(g, "not synced") || !strings.Contains(g, "undecided") {
+		t.Errorf("the unverifiable size does not say why: %s", g)
+	}
+	if g := rs[4].Evidence[1].Gives; !strings.Contains(g, "upper bound") {
+		t.Errorf("the speed under the ceiling does not say it is one: %s", g)
+	}
+	if g := rs[0].Evidence[0].Gives; !strings.Contains(g, "one of vram, offload") {
+		t.Errorf("one_of printed as %s", g)
+	}
+	// A text check on a number is an error, not a verdict.
+	_, probs = ReviewPage(page(content.Claim{ID: "bad", Text: "x", Reason: "r", Checks: []content.Check{{Fact: "bytes.checkpoint", OneOf: []string{"vram"}}}}), localFacts(), k3Context())
+	if len(probs) == 0 || !strings.Contains(probs[0].Error(), "lists text values") {
+		t.Errorf("problems %v", probs)
+	}
+}

@@ -289,14 +289,14 @@ func (a *app) syncGGUF(ctx context.Context, client *hub.Client, dataDir, model, 
 	return nil
 }
 
-// ggufVariants lists the GGUF repositories the pages name under
+// ggufVariants lists the GGUF and MLX repositories the pages name under
 // variants:, each once.
 func ggufVariants(pages *content.Site) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, p := range pages.Models {
 		for _, v := range p.Front.Variants {
-			if v.Repo == "" || !strings.EqualFold(v.Format, "GGUF") || seen[strings.ToLower(v.Repo)] {
+			if v.Repo == "" || !(strings.EqualFold(v.Format, "GGUF") || strings.EqualFold(v.Format, "MLX")) || seen[strings.ToLower(v.Repo)] {
 				continue
 			}
 			seen[strings.ToLower(v.Repo)] = true

@@ -202,3 +202,191 @@ func TestBuildRefusesBadLocalYAML(t *testing.T) {
 		t.Errorf("a failed build wrote %s: %v", dest, err)
 	}
 }
+
+// k3LocalClaims are quantizer-style statements about K3's quants, each
+// with the verdict computed by hand from the fake Hub's headers (see
+// TestK3LocalClaims).
+const k3LocalClaims = `claims:
+  - id: q2-861
+    text: "UD-Q2_K_XL at 861 GB"
+    by: "Unsloth"
+    accessed: "2026-08-06"
+    where: "https://huggingface.co/unsloth/Kimi-K3-GGUF"
+    kind: size
+    checks:
+      - {fact: gguf.UD-Q2_K_XL.bytes, expect: 861e9, tolerance: 0.001}
+    reason: "r"
+  - id: q2-381
+    text: "UD-Q2_K_XL is 381 GB"
+    by: "Unsloth"
+    accessed: "2026-08-06"
+    where: "https://huggingface.co/unsloth/Kimi-K3-GGUF"
+    kind: size
+    checks:
+      - {fact: gguf.UD-Q2_K_XL.bytes, expect: 381e9, tolerance: 0.002}
+    reason: "r"
+  - id: q1-256
+    text: "UD-Q1_0 fits one RTX 4090 with the MoE layers in 256 GB of RAM, at about 5 tokens/s"
+    by: "Unsloth"
+    accessed: "2026-08-06"
+    where: "https://huggingface.co/unsloth/Kimi-K3-GGUF"
+    kind: performance
+    checks:
+      - {fact: local.UD-Q1_0.1xRTX4090@Workstation256.fits, one_of: [vram, offload]}
+      - {fact: local.UD-Q1_0.1xRTX4090@Workstation256.decode_tokens_per_second, expect: 5, tolerance: 0.5}
+    reason: "r"
+  - id: q1-epyc-5
+    text: "UD-Q1_0 fits one RTX 4090 with the MoE layers in a 1.5 TB EPYC's RAM, at about 5 tokens/s"
+    by: "Unsloth"
+    accessed: "2026-08-06"
+    where: "https://huggingface.co/unsloth/Kimi-K3-GGUF"
+    kind: performance
+    checks:
+      - {fact: local.UD-Q1_0.1xRTX4090@EPYC1536.fits, one_of: [vram, offload]}
+      - {fact: local.UD-Q1_0.1xRTX4090@EPYC1536.decode_tokens_per_second, expect: 5, tolerance: 0.5}
+    reason: "r"
+  - id: q1-epyc-100
+    text: "UD-Q1_0 decodes at 100 tokens/s on one RTX 4090 with a 1.5 TB EPYC"
+    by: "Unsloth"
+    accessed: "2026-08-06"
+    where: "https://huggingface.co/unsloth/Kimi-K3-GGUF"
+    kind: performance
+    checks:
+      - {fact: local.UD-Q1_0.1xRTX4090@EPYC1536.decode_tokens_per_second, expect: 100, tolerance: 0.1}
+    reason: "r"
+  - id: rule-of-thumb
+    text: "VRAM + RAM combined = the size of the quant: UD-Q1_0 on one RTX 4090 and 512 GB"
+    by: "Unsloth"
+    accessed: "2026-08-06"
+    where: "https://huggingface.co/unsloth/Kimi-K3-GGUF"
+    kind: size
+    checks:
+      - {fact: local.UD-Q1_0.1xRTX4090@Workstation512.memory_headroom, min: 0}
+      - {fact: local.UD-Q1_0.1xRTX4090@Workstation512.fits, one_of: [vram, offload]}
+    reason: "r"
+`
+
+type claimVerdict struct {
+	ID       string `json:"id"`
+	Verdict  string `json:"verdict"`
+	Computed bool   `json:"computed"`
+	Evidence []struct {
+		Gives string `json:"gives"`
+	} `json:"evidence"`
+}
+
+func k3ClaimVerdicts(t *testing.T, dest string) map[string]claimVerdict {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/facts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Claims []claimVerdict `json:"claims"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]claimVerdict{}
+	for _, c := range doc.Claims {
+		out[c.ID] = c
+	}
+	return out
+}
+
+// Claims on K3's quants are unverifiable, with the reason, until the
+// quants are synced; then their verdicts are computed from the headers.
+// By hand, from the fake Hub's files: UD-Q2_K_XL's listing sums to
+// 861.2 GB, 0.02 % from 861 GB and 126 % above 381 GB. UD-Q1_0's tensors
+// are 401.8 GB, 382.9 GB of them routed experts; a 4090 (25.76 GB less
+// 1 GiB) holds 21.5 GB of the rest, so 383.8 GB stay in host RAM: more
+// than 256 GiB less the OS's 8 GiB (266.3 GB) leaves, so on that machine
+// it runs only mapped from disk (refuted, and no speed); within a 1.5 TiB
+// EPYC's 1,640.7 GB (offload). There each token reads at least the used
+// 16 of 896 experts of all but what the card holds, 16/896 × (382.9 −
+// 24.7) GB = 6.4 GB, at 460.8 GB/s: at most 72 tokens/s, so 100 (± 10 %)
+// is refuted, while 5 lies under the ceiling, which cannot confirm it.
+// On a 4090 with 512 GiB the rule of thumb's margin is 25.76 + 549.76 −
+// 466.2 = 109.3 GB and the plan runs it from RAM and VRAM: supported.
+func TestK3LocalClaims(t *testing.T) {
+	repo := k3GGUFRepo(t)
+	srv := hubtest.New(t, repo)
+	t.Setenv("HF_ENDPOINT", srv.URL())
+	t.Setenv("HF_TOKEN", syncToken)
+	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
+	root := newSite(t)
+	local, err := os.ReadFile("../../data/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit(t, filepath.Join(root, "content/models/kimi-k3.md"), "claims:\n", k3LocalClaims)
+	dest := filepath.Join(t.TempDir(), "public")
+	if code, _, errs := run("--source", root, "build", "--destination", dest); code != 0 {
+		t.Fatalf("build before sync: %s", errs)
+	}
+	before := k3ClaimVerdicts(t, dest)
+	for _, id := range []string{"q2-861", "q2-381", "q1-256", "q1-epyc-5", "q1-epyc-100", "rule-of-thumb"} {
+		c := before[id]
+		if c.Verdict != "unverifiable" || !c.Computed || len(c.Evidence) == 0 || !strings.Contains(c.Evidence[0].Gives, "unsloth/Kimi-K3-GGUF are not synced") {
+			t.Errorf("before sync, %s: %+v", id, c)
+		}
+	}
+	if code, out, errs := run("--source", root, "sync", repo.ID); code != 0 {
+		t.Fatalf("sync: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := run("--source", root, "build", "--destination", dest); code != 0 {
+		t.Fatalf("build: %s", errs)
+	}
+	after := k3ClaimVerdicts(t, dest)
+	for id, want := range map[string]string{
+		"q2-861": "supported", "q2-381": "refuted", "q1-256": "refuted",
+		"q1-epyc-5": "unverifiable", "q1-epyc-100": "refuted", "rule-of-thumb": "supported",
+	} {
+		if c := after[id]; c.Verdict != want || !c.Computed {
+			t.Errorf("%s: %+v, want %s", id, c, want)
+		}
+	}
+	if g := after["q1-epyc-5"].Evidence[1].Gives; !strings.Contains(g, "upper bound") {
+		t.Errorf("the speed under the ceiling does not say why it is undecided: %s", g)
+	}
+	// A machine only a claim names is planned too, and shown.
+	md, err := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "1xRTX4090@Workstation256") {
+		t.Error("the page does not show the machine the claim names")
+	}
+}
+
+// A claim naming a local fact no plan adds, or a machine the grammar
+// refuses, fails the build with the file, line and claim.
+func TestLocalClaimKeysChecked(t *testing.T) {
+	for bad, want := range map[string]string{
+		"local.UD-Q1_0.1xRTX4090@Workstation256.fit": "expected local.QUANT.MACHINE.FIELD",
+		"local.UD-Q1_0.3xRTX4090@Desktop64.fits":     "at most 2 GPUs",
+		"gguf.UD-Q1_0.census.Q5_X":                   "not a ggml type",
+	} {
+		root := newSite(t)
+		local, err := os.ReadFile("../../data/local.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		claims := strings.Replace(k3LocalClaims, "local.UD-Q1_0.1xRTX4090@Workstation256.fits", bad, 1)
+		edit(t, filepath.Join(root, "content/models/kimi-k3.md"), "claims:\n", claims)
+		dest := filepath.Join(t.TempDir(), "public")
+		code, _, errs := run("--source", root, "build", "--destination", dest)
+		if code != 1 || !strings.Contains(errs, "kimi-k3.md:") || !strings.Contains(errs, "claim q1-256") || !strings.Contains(errs, want) {
+			t.Errorf("%s: exit %d: %s", bad, code, errs)
+		}
+		if _, err := os.Stat(dest); err == nil {
+			t.Errorf("%s: the build wrote %s", bad, dest)
+		}
+	}
+}

@@ -84,6 +84,12 @@ would run it on each --machine (HOST or NxGPU@HOST, from data/local.yaml
 and hardware.yaml): fit, -ngl, --n-cpu-moe, longest context, speed and
 the command.
 
+A repository of mlx-community is an MLX conversion: it is sized from its
+config.json quantization block and its safetensors headers (read by Range)
+and planned as mlx_lm.server runs it on each Mac --machine (the default
+Macs when none is given): fit in wired memory, the iogpu.wired_limit_mb it
+needs, longest context, speed and the command.
+
 Environment: HF_ENDPOINT, HF_TOKEN or HUGGING_FACE_HUB_TOKEN or
 $HF_HOME/token, as for sync; DOSSIER_CACHE; DOSSIER_SIZING_* for the
 assumptions the flags do not set.`,
@@ -91,7 +97,8 @@ assumptions the flags do not set.`,
   dossier plan moonshotai/Kimi-K3 --hardware 8xB200,8xB300 --context 32768 --concurrency 4
   dossier plan Qwen/Qwen3-30B-A3B --compare Qwen/Qwen3-30B-A3B-FP8 --format markdown
   dossier plan --config ./config.json --json
-  dossier plan unsloth/Kimi-K3-GGUF --machine 1xRTX4090@Desktop128,M3Ultra512`,
+  dossier plan unsloth/Kimi-K3-GGUF --machine 1xRTX4090@Desktop128,M3Ultra512
+  dossier plan mlx-community/Qwen3-30B-A3B-4bit --machine M4Max128`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runPlan(cmd, args, pf)
@@ -110,7 +117,7 @@ assumptions the flags do not set.`,
 	f.Int64Var(&pf.concurrency, "concurrency", 0, "sequences served at once in the serving verdict (default: the site's sizing.concurrency)")
 	f.StringVar(&pf.kvDType, "kv-dtype", "", "KV cache precision: bf16, fp16, fp8, int8 or fp32 (default: the site's sizing.kvDtypeBytes)")
 	f.StringVar(&pf.compare, "compare", "", "a second ORG/NAME[@REV] to print side by side")
-	f.StringSliceVar(&pf.machines, "machine", nil, "for a GGUF repository: local machines to plan for, HOST or NxGPU@HOST (1xRTX4090@Desktop128; default: a set of desktops, workstations, servers and Macs)")
+	f.StringSliceVar(&pf.machines, "machine", nil, "for a GGUF or MLX repository: local machines to plan for, HOST or NxGPU@HOST (1xRTX4090@Desktop128; default: a set of desktops, workstations, servers and Macs; for MLX, its Macs)")
 	return cmd
 }
 
@@ -157,6 +164,12 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, pf planFlags) error {
 			return codeError{2, errors.New("--compare does not apply to a GGUF repository")}
 		}
 		return a.runGGUFPlan(ctx, env, args[0], format, pf.machines, pf.context, pf.offline)
+	}
+	if len(args) == 1 && isMLXRepo(args[0]) {
+		if pf.compare != "" {
+			return codeError{2, errors.New("--compare does not apply to an MLX repository")}
+		}
+		return a.runMLXPlan(ctx, env, args[0], format, pf.machines, pf.context)
 	}
 
 	var targets []planTarget

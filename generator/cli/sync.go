@@ -33,8 +33,10 @@ left unchanged. --all syncs every model that has a page in content/.
 
 A repository whose name ends in GGUF (unsloth/Kimi-K3-GGUF) is read as a
 quant repository: every .gguf header by HTTP Range, split files together,
-kept as data/hub/<org>/<name>/gguf.json; --all --gguf also syncs the GGUF
-repositories the pages list under variants:.
+kept as data/hub/<org>/<name>/gguf.json. A repository of mlx-community is
+read as an MLX conversion: config.json and every .safetensors header,
+kept as data/hub/<org>/<name>/mlx.json. --all --gguf also syncs the GGUF
+and MLX repositories the pages list under variants:.
 
 --new lists the newest models (--limit per organisation, newest first) of
 every organisation in watchOrgs in hugo-like.yaml, and for each one that no
@@ -111,7 +113,7 @@ to disk or printed.`,
 				if err != nil {
 					return codeError{2, err}
 				}
-				if isGGUFRepo(model) {
+				if isGGUFRepo(model) || isMLXRepo(model) {
 					ggufTargets = append(ggufTargets, hub.Target{Model: model, Revision: rev})
 					continue
 				}
@@ -130,7 +132,11 @@ to disk or printed.`,
 					break
 				}
 				tried++
-				if err := a.syncGGUF(ctx, client, cfg.Dir(cfg.DataDir), t.Model, t.Revision, opts); err != nil {
+				syncLocal := a.syncGGUF
+				if isMLXRepo(t.Model) {
+					syncLocal = a.syncMLX
+				}
+				if err := syncLocal(ctx, client, cfg.Dir(cfg.DataDir), t.Model, t.Revision, opts); err != nil {
 					fmt.Fprintf(a.stderr, "dossier: sync %s: %v\n", refOf(t), err)
 					failed++
 				}
@@ -157,7 +163,7 @@ to disk or printed.`,
 	cmd.Flags().BoolVar(&watch, "new", false, "add the models of watchOrgs that have no page: sync each and write a draft page")
 	cmd.Flags().IntVar(&limit, "limit", 10, "with --new: how many of each organisation's newest models to consider (0: all)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would change and write nothing")
-	cmd.Flags().BoolVar(&withGGUF, "gguf", false, "with --all: also sync the GGUF repositories the pages list under variants:")
+	cmd.Flags().BoolVar(&withGGUF, "gguf", false, "with --all: also sync the GGUF and MLX repositories the pages list under variants:")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 16, "header reads in flight at once")
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "sync only shard i of n of the models (i/n, stable by model id)")
 	cmd.Flags().Int64Var(&budget, "budget", 0, "start no model once this many Hub requests would be passed (0: no limit)")

@@ -162,6 +162,10 @@ type Check struct {
 	// "barely fits" implies a small margin, not a value.
 	Min *float64 `yaml:"min"`
 	Max *float64 `yaml:"max"`
+	// OneOf lists the values of a text fact the claim allows: "fits a
+	// 24 GB GPU with the experts in RAM" allows a plan that fits in VRAM
+	// or with offload.
+	OneOf []string `yaml:"one_of"`
 }
 
 // Measurement is a figure someone measured, with the configuration it was
@@ -593,6 +597,17 @@ func checkClaim(i int, c Claim, seen map[string]bool, sources map[string]*Source
 			return fmt.Errorf("field %s[%d].expect: expected a finite number, found %v", field("checks"), j, e)
 		}
 		bounded := ch.Min != nil || ch.Max != nil
+		if len(ch.OneOf) > 0 {
+			if bounded || ch.Expect != nil {
+				return fmt.Errorf("field %s[%d]: one_of beside expect or min/max; a check is one of them", field("checks"), j)
+			}
+			for k, v := range ch.OneOf {
+				if strings.TrimSpace(v) == "" {
+					return fmt.Errorf("field %s[%d].one_of[%d]: empty value", field("checks"), j, k)
+				}
+			}
+			continue
+		}
 		switch ch.Expect.(type) {
 		case int, int64, float64, bool:
 			if bounded {
@@ -600,7 +615,7 @@ func checkClaim(i int, c Claim, seen map[string]bool, sources map[string]*Source
 			}
 		case nil:
 			if !bounded {
-				return fmt.Errorf("field %s[%d].expect: missing (a number, true/false, or min/max bounds)", field("checks"), j)
+				return fmt.Errorf("field %s[%d].expect: missing (a number, true/false, min/max bounds, or one_of)", field("checks"), j)
 			}
 			if ch.Min != nil && ch.Max != nil && *ch.Min > *ch.Max {
 				return fmt.Errorf("field %s[%d]: min %v above max %v", field("checks"), j, *ch.Min, *ch.Max)

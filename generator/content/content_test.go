@@ -97,6 +97,10 @@ func TestClaimErrorsCiteTheItemLine(t *testing.T) {
 			`line 5: field claims[0].evidence[0]: expected kind:reference`},
 		{head + "claims:\n" + claim("one", "    checks:\n      - {fact: bytes.checkpoint, expect: 1, tolerance: 2}\n") + "---\n",
 			`line 5: field claims[0].checks[0].tolerance: expected a fraction in [0, 1), found 2`},
+		{head + "claims:\n" + claim("one", "    checks:\n      - {fact: local.Q4_K_M.Desktop64.fits, expect: 1, one_of: [vram]}\n") + "---\n",
+			`line 5: field claims[0].checks[0]: one_of beside expect or min/max`},
+		{head + "claims:\n" + claim("one", "    checks:\n      - {fact: local.Q4_K_M.Desktop64.fits, one_of: [vram, \" \"]}\n") + "---\n",
+			`line 5: field claims[0].checks[0].one_of[1]: empty value`},
 		{head + "measurements:\n  - {id: m, metric: x, by: b, source: s, kind: hosted-api}\n  - {id: n, metric: x, by: b, source: s, kind: rumour}\n---\n",
 			`line 6: field measurements[1].kind: expected one of`},
 	} {

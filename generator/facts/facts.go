@@ -43,7 +43,14 @@ type Fact struct {
 	Sources    []string `json:"sources,omitempty"`
 	Derivation string   `json:"derivation,omitempty"`
 	Reason     string   `json:"reason,omitempty"` // why the value is unknown
+	// Bound is BoundUpper when the value is a ceiling (a speed from peak
+	// bandwidths, uncalibrated): a claim above it is refuted, one below
+	// it is not confirmed. Its derivation says so in facts.json.
+	Bound string `json:"-"`
 }
+
+// BoundUpper marks a fact whose value is an upper bound.
+const BoundUpper = "upper"
 
 // Known reports whether the fact has a value.
 func (f *Fact) Known() bool { return f != nil && f.Value != nil }

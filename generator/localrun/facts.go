@@ -77,9 +77,11 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 	k := "local." + p.Quant + "." + p.Machine + "."
 	srcs := []string{src.Headers, SourceLocal, SourceHardware}
 	s.Add(facts.Fact{Key: k + "fits", Value: p.Fits, Unit: facts.UnitText, Sources: srcs, Derivation: p.Derivation})
+	s.Add(facts.Fact{Key: k + "memory_headroom", Value: p.CombinedMemory - p.FileBytes, Unit: facts.UnitBytes, Sources: []string{src.Tree, SourceLocal, SourceHardware},
+		Derivation: fmt.Sprintf("VRAM + RAM %d bytes − the quant's files %d bytes: the margin of the rule of thumb \"VRAM + RAM ≥ the quant's size\", which leaves out the OS, the GPU's context and the cache (the plan says %s)", p.CombinedMemory, p.FileBytes, p.Fits)})
 	if p.Fits == FitsNo {
 		for _, f := range []string{"n_gpu_layers", "n_cpu_moe", "max_context", "decode_tokens_per_second", "prompt_tokens_per_second", "command"} {
-			s.Unknown(k+f, unitOf(f), "the quant does not fit this machine: "+p.DecodeReason)
+			s.Unknown(k+f, Ref{Field: f}.Unit(), "the quant does not fit this machine: "+p.DecodeReason)
 		}
 		return
 	}
@@ -100,12 +102,12 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 			Derivation: fmt.Sprintf("longest context (multiple of 256, at most the model's) whose %s cache (%.4g B per value) still fits with this placement", t.Name, t.ValueBytes)})
 	}
 	if p.DecodeTPS > 0 {
-		s.Add(facts.Fact{Key: k + "decode_tokens_per_second", Value: p.DecodeTPS, Unit: facts.UnitTokensPerSec, Sources: srcs, Derivation: p.DecodeDerivation})
+		s.Add(facts.Fact{Key: k + "decode_tokens_per_second", Value: p.DecodeTPS, Unit: facts.UnitTokensPerSec, Sources: srcs, Derivation: p.DecodeDerivation + uncalibrated, Bound: facts.BoundUpper})
 	} else {
 		s.Unknown(k+"decode_tokens_per_second", facts.UnitTokensPerSec, p.DecodeReason)
 	}
 	if p.PromptTPS > 0 {
-		s.Add(facts.Fact{Key: k + "prompt_tokens_per_second", Value: p.PromptTPS, Unit: facts.UnitTokensPerSec, Sources: srcs, Derivation: p.PromptDerivation})
+		s.Add(facts.Fact{Key: k + "prompt_tokens_per_second", Value: p.PromptTPS, Unit: facts.UnitTokensPerSec, Sources: srcs, Derivation: p.PromptDerivation + uncalibrated, Bound: facts.BoundUpper})
 	} else {
 		s.Unknown(k+"prompt_tokens_per_second", facts.UnitTokensPerSec, p.PromptReason)
 	}
@@ -121,23 +123,16 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 	}
 }
 
+// uncalibrated is said of every local speed: speed_fit.yaml's cpu-offload
+// regime has no calibration pair, so the ceiling carries no error bar and
+// a claim below it cannot be confirmed (claims treats it as a bound).
+const uncalibrated = "; uncalibrated: no measured llama.cpp run with experts in host RAM in calibration.yaml, so no error bar"
+
 func mmapNote(p Plan) string {
 	if p.Fits == FitsMmap {
 		return " (the weights are paged from disk)"
 	}
 	return ""
-}
-
-func unitOf(f string) string {
-	switch f {
-	case "max_context":
-		return facts.UnitTokens
-	case "decode_tokens_per_second", "prompt_tokens_per_second":
-		return facts.UnitTokensPerSec
-	case "command":
-		return facts.UnitText
-	}
-	return facts.UnitCount
 }
 
 // AddBestFacts adds, per machine, the smallest quant that fits in VRAM

@@ -64,6 +64,14 @@ type Options struct {
 	Ubatch int64
 }
 
+// What a plan keeps free by default: on every GPU (or a Mac's wired
+// memory) for the runtime's context and compute buffers, and on the host
+// for the OS and other programs. The MLX plans keep the same.
+const (
+	DefaultGPUMarginBytes   = 1 << 30
+	DefaultHostReserveBytes = 8 << 30
+)
+
 func (o Options) withDefaults() Options {
 	if o.Context == 0 {
 		o.Context = 32768
@@ -72,10 +80,10 @@ func (o Options) withDefaults() Options {
 		o.KVType = "q8_0"
 	}
 	if o.GPUMarginBytes == 0 {
-		o.GPUMarginBytes = 1 << 30
+		o.GPUMarginBytes = DefaultGPUMarginBytes
 	}
 	if o.HostReserveBytes == 0 {
-		o.HostReserveBytes = 8 << 30
+		o.HostReserveBytes = DefaultHostReserveBytes
 	}
 	if o.Ubatch == 0 {
 		o.Ubatch = 512
@@ -123,9 +131,13 @@ type Plan struct {
 	DecodeDerivation, PromptDerivation string
 	Command                            string
 	WiredLimitMB                       int64 // Mac: iogpu.wired_limit_mb needed, 0 when the default holds
-	Derivation                         string
-	layers                             int
-	gpuBW, hostBW, pcieBW, peakFLOPs   float64
+	// CombinedMemory is the machine's VRAM plus RAM (a Mac's unified
+	// memory once), and FileBytes the quant's files: the two sides of
+	// the quantizers' rule of thumb "VRAM + RAM ≥ the quant's size".
+	CombinedMemory, FileBytes        int64
+	Derivation                       string
+	layers                           int
+	gpuBW, hostBW, pcieBW, peakFLOPs float64
 }
 
 // placement is where the bytes sit for one -ngl / --n-cpu-moe choice.
@@ -209,6 +221,10 @@ func Make(q Quant, m Machine, opts Options) (Plan, error) {
 	p := Plan{Quant: q.Label, Machine: m.ID, Context: ctx, KVType: o.KVType, layers: L, MaxContext: map[string]int64{},
 		hostBW: m.Host.Bandwidth.Value}
 	p.HostBudget = m.Host.MemoryBytes - o.HostReserveBytes
+	p.CombinedMemory, p.FileBytes = m.Host.MemoryBytes, q.Sizes.Bytes
+	if !m.Host.Mac() && m.GPUs > 0 {
+		p.CombinedMemory += int64(m.GPUs) * m.GPU.MemoryBytes
+	}
 	switch {
 	case m.Host.Mac():
 		p.gpuBW = m.Host.Bandwidth.Value
@@ -382,7 +398,10 @@ func (p *Plan) speeds(q Quant, pl placement, ngl int, vb float64, o Options) {
 	hostRead += float64(kh)
 	switch {
 	case p.Fits == FitsMmap:
-		p.DecodeReason = "the weights that do not fit in RAM are read from disk as tokens need them: the disk's speed decides, which is not modelled"
+		// A drive's sequential peak would be a number, not a prediction:
+		// the misses depend on routing and the page cache, and no
+		// llama.cpp mmap run is in calibration.yaml to fit them.
+		p.DecodeReason = "the weights RAM cannot hold are paged in from disk as tokens route to them; how much a token misses depends on the routing and the page cache, and no measured llama.cpp run from mmap calibrates it, so the speed is unknown rather than a drive's sequential peak"
 	case p.gpuBW == 0 && gpuRead > 0:
 		p.DecodeReason = "no GPU bandwidth in the catalog"
 	default:

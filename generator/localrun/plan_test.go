@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dossier/generator/catalog"
+	"dossier/generator/facts"
 	"dossier/generator/gguf"
 	"dossier/generator/gguf/gguftest"
 	"dossier/generator/localrun"
@@ -285,6 +286,67 @@ func TestFacts(t *testing.T) {
 	}
 	if f := s.Get("local.Q4_K_M.M4Max128.prompt_tokens_per_second"); f == nil || f.Known() || f.Reason == "" {
 		t.Errorf("Mac prompt speed should be unknown with a reason: %+v", f)
+	}
+	// The rule of thumb's margin: a 4090's 25,757,220,864 bytes + 64 GiB
+	// less the file; a Mac's memory counts once.
+	for k, want := range map[string]int64{
+		"local.Q4_K_M.1xRTX4090@Desktop64.memory_headroom": 25757220864 + 68719476736 - size,
+		"local.Q4_K_M.M4Max128.memory_headroom":            137438953472 - size,
+	} {
+		if v, ok := s.Get(k).Int(); !ok || v != want {
+			t.Errorf("%s = %v, want %d", k, s.Get(k), want)
+		}
+	}
+	// Speeds from peak rates are ceilings, and say they are uncalibrated.
+	if f := s.Get("local.Q4_K_M.1xRTX4090@Desktop64.decode_tokens_per_second"); f.Bound != facts.BoundUpper || !strings.Contains(f.Derivation, "uncalibrated") {
+		t.Errorf("decode speed not marked as a ceiling: %+v", f)
+	}
+}
+
+// "VRAM + RAM ≥ the quant's size" is not the plan: 90 GB of weights in
+// two 45 GB layers on a 4090 and 64 GiB (94.5 GB together) leave 4.5 GB
+// by the rule, but no layer fits the card's 24.7 GB and the host keeps
+// 8 GiB for the OS (60.1 GB usable): RAM and VRAM do not hold it.
+func TestRuleOfThumbAgainstThePlan(t *testing.T) {
+	q := denseRows(t, 32768, 21_972_656) // 1,024 × 21,972,656 × 2 B ≈ 45.0 GB a layer
+	p, err := localrun.Make(q, machine(t, "1xRTX4090@Desktop64"), localrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	headroom := p.CombinedMemory - p.FileBytes
+	if p.CombinedMemory != 25757220864+68719476736 || headroom <= 0 || headroom > 5e9 {
+		t.Fatalf("combined %d, file %d", p.CombinedMemory, p.FileBytes)
+	}
+	if p.Fits == localrun.FitsVRAM || p.Fits == localrun.FitsOffload {
+		t.Errorf("fits %s, but RAM and VRAM cannot hold it (%s)", p.Fits, p.Derivation)
+	}
+}
+
+// A claim's key either names a fact a plan adds or is an error, so a
+// typo is not taken for a quant that is merely not synced.
+func TestParseRef(t *testing.T) {
+	for key, want := range map[string]localrun.Ref{
+		"gguf.UD-Q2_K_XL.bytes":                                       {Quant: "UD-Q2_K_XL", Field: "bytes"},
+		"gguf.Q4_K_M.census.Q6_K":                                     {Quant: "Q4_K_M", Field: "census.Q6_K"},
+		"local.UD-TQ1_0.1xRTX4090@Workstation256.fits":                {Quant: "UD-TQ1_0", Machine: "1xRTX4090@Workstation256", Field: "fits"},
+		"local.best_offload.M3Ultra512":                               {Machine: "M3Ultra512", Field: "best_offload"},
+		"local.Q8_0.EPYC768.max_context_q4_0":                         {Quant: "Q8_0", Machine: "EPYC768", Field: "max_context_q4_0"},
+		"local.UD-TQ1_0.1xRTX4090@Desktop64.memory_headroom":          {Quant: "UD-TQ1_0", Machine: "1xRTX4090@Desktop64", Field: "memory_headroom"},
+		"local.UD-TQ1_0.1xRTX4090@Desktop64.decode_tokens_per_second": {Quant: "UD-TQ1_0", Machine: "1xRTX4090@Desktop64", Field: "decode_tokens_per_second"},
+	} {
+		r, ok, err := localrun.ParseRef(key)
+		want.Key = key
+		if !ok || err != nil || r != want {
+			t.Errorf("%s: %+v %v %v, want %+v", key, r, ok, err, want)
+		}
+	}
+	for _, key := range []string{"gguf.Q4_K_M.byte", "gguf.Q4_K_M.census.Q5_X", "local.Q4_K_M.Desktop64.fit", "local.Q4_K_M.fits", "gguf..bytes"} {
+		if _, ok, err := localrun.ParseRef(key); !ok || err == nil {
+			t.Errorf("%s: accepted", key)
+		}
+	}
+	if _, ok, err := localrun.ParseRef("bytes.checkpoint"); ok || err != nil {
+		t.Errorf("a sizing key is not a local one: %v %v", ok, err)
 	}
 }
 

@@ -77,7 +77,7 @@ func Markdown(in Input) []byte {
 		}
 		fmt.Fprintf(&b, ". %s\n\n", e.Reason)
 	}
-	b.WriteString("A rating is *computed* when the claim carries machine checks against the page's facts: supported when every check holds, refuted when one fails, outdated when the date it names passed before the review. A hand-written rating that contradicts a computed one fails the build.\n\n")
+	b.WriteString("A rating is *computed* when the claim carries machine checks against the page's facts: supported when every check holds, refuted when none does, misleading when some do, unverifiable when none fails but one cannot decide (its fact is unknown, with the reason shown, or is a ceiling the claimed figure stays under), outdated when the date it names passed before the review. A hand-written rating that contradicts a computed one fails the build.\n\n")
 
 	b.WriteString("## Tells\n\n")
 	fmt.Fprintf(&b, "Every claim and every paragraph of a dossier is read for %d signs that a figure did not come from its artifact. A tell is not a rating: it says where to look. Each dossier lists the tells its claims show.\n\n", len(claims.TellNames))

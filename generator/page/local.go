@@ -16,6 +16,10 @@ func (m *Model) localTable() *render.Table {
 		Header: []string{"machine", "smallest in VRAM", "best from RAM + VRAM", "context (q8_0 cache)", "decode (upper bound)", "command"},
 		Align:  []render.Align{render.Left, render.Left, render.Left, render.Right, render.Right, render.Left},
 	}
+	if !m.Facts.Get("local.repository").Known() {
+		// Only unknown facts a claim named on quants never synced.
+		return t
+	}
 	var machines []string
 	for k := range m.Facts.Prefixed("local.best_offload.") {
 		machines = append(machines, strings.TrimPrefix(k, "local.best_offload."))
@@ -59,8 +63,7 @@ func (m *Model) quantsTable() *render.Table {
 	var qs []q
 	for k := range m.Facts.Prefixed("gguf.") {
 		label, rest, _ := strings.Cut(strings.TrimPrefix(k, "gguf."), ".")
-		if rest == "bytes" {
-			b, _ := m.Facts.Get(k).Int()
+		if b, ok := m.Facts.Get(k).Int(); ok && rest == "bytes" {
 			qs = append(qs, q{label, b})
 		}
 	}
@@ -120,4 +123,45 @@ func cutLast(s string) (before, after string, ok bool) {
 		return s, "", false
 	}
 	return s[:i], s[i+1:], true
+}
+
+// mlxTable lists every synced MLX checkpoint on each Mac: whether it fits
+// the memory the GPU may wire, the sysctl it needs past the default
+// share, its context, speed and command. Empty when none is synced.
+func (m *Model) mlxTable() *render.Table {
+	t := &render.Table{
+		Header: []string{"checkpoint", "Mac", "fits", "context", "decode", "command"},
+		Align:  []render.Align{render.Left, render.Left, render.Left, render.Right, render.Right, render.Left},
+	}
+	var keys []string
+	for k := range m.Facts.Prefixed("mlx.") {
+		if strings.HasSuffix(k, ".fits") && strings.Count(k, ".") == 3 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts := strings.Split(k, ".")
+		label, mac := parts[1], parts[2]
+		p := "mlx." + label + "." + mac + "."
+		repo := m.Facts.Get("mlx." + label + ".repository")
+		name := label
+		if repo.Known() {
+			name = repo.Display + " (" + label + ")"
+		}
+		fits := m.d(k)
+		if fits == "vram" {
+			fits = "in wired memory"
+		}
+		cmd := "—"
+		if c := m.Facts.Get(p + "command"); c.Known() {
+			cmd = c.Display
+			if w := m.Facts.Get(p + "wired_limit_mb"); w.Known() {
+				cmd = "sudo sysctl iogpu.wired_limit_mb=" + strings.ReplaceAll(w.Display, ",", "") + " && " + cmd
+			}
+			cmd = render.Code(cmd)
+		}
+		t.Rows = append(t.Rows, []string{name, mac, fits, m.d(p + "max_context"), m.d(p + "decode_tokens_per_second"), cmd})
+	}
+	return t
 }

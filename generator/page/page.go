@@ -154,6 +154,7 @@ func Build(in Input) (*Model, error) {
 		"variants":    m.variantsTable(p.Front.Variants),
 		"local":       m.localTable(),
 		"quants":      m.quantsTable(),
+		"mlx":         m.mlxTable(),
 		"reconcile":   m.reconcile(),
 		"sources":     m.sources(),
 		"provenance":  {Header: []string{"input", "where it came from", "data as of"}, Rows: rowsOf(in.Provenance)},

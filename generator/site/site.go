@@ -315,6 +315,9 @@ func (s *Site) computeModel(p *content.Page) (*Model, []claims.Problem, error) {
 	if err := s.addLocal(set, p); err != nil {
 		return nil, nil, err
 	}
+	if err := s.addMLX(set, p); err != nil {
+		return nil, nil, err
+	}
 	if err := s.addFinetune(set, p, snap); err != nil {
 		return nil, nil, err
 	}
