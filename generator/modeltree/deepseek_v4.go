@@ -39,6 +39,9 @@ type deepseekV4Dims struct {
 	ratios                                      []int64
 }
 
+// dsv4QuantKeys are the keys of the released checkpoint's quantization_config.
+var dsv4QuantKeys = []string{"activation_scheme", "fmt", "quant_method", "scale_fmt", "weight_block_size"}
+
 // dsv4Block is the FP8 block the released checkpoint scales by.
 var dsv4Block = []int64{128, 128}
 
@@ -89,6 +92,16 @@ func checkDeepseekV4(t *reader, d deepseekV4Dims, L int64) error {
 	if qc == nil {
 		return fmt.Errorf("deepseek_v4: field %s: absent; only the FP8 release (FP8 blocks, MXFP4 experts) is enumerated", t.field("quantization_config"))
 	}
+	// An export that quantizes further (NVIDIA's NVFP4 experts state
+	// quant_method fp8 beside moe_quant_algo and config_groups) stores
+	// other tensors: any key the release does not state is declined.
+	keys := qc.keys()
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.Contains(dsv4QuantKeys, k) {
+			return fmt.Errorf("deepseek_v4: field %s: not a key of the FP8 release's quantization_config; this checkpoint layout is not enumerated", qc.field(k))
+		}
+	}
 	if m := qc.str("quant_method"); m != "fp8" {
 		return fmt.Errorf("deepseek_v4: field %s: %q; only the FP8 release (FP8 blocks, MXFP4 experts) is enumerated", qc.field("quant_method"), m)
 	}
@@ -120,10 +133,13 @@ func checkDeepseekV4(t *reader, d deepseekV4Dims, L int64) error {
 	return t.Err()
 }
 
-func buildDeepseekV4(t *reader, _ []byte) (*Inventory, error) {
+func buildDeepseekV4(t *reader, hfq []byte) (*Inventory, error) {
 	d, L, mtp := readDeepseekV4(t)
 	if err := t.Err(); err != nil {
 		return nil, err
+	}
+	if len(hfq) > 0 {
+		return nil, fmt.Errorf("deepseek_v4: hf_quant_config.json: a ModelOpt export (NVFP4 experts) stores other tensors than the FP8 release; not enumerated")
 	}
 	if err := checkDeepseekV4(t, d, L); err != nil {
 		return nil, err

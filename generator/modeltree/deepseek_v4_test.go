@@ -98,6 +98,8 @@ func TestDeepseekV4Declines(t *testing.T) {
 		{func(m map[string]any) { m["compress_ratios"] = []int{0, 8} }, "compress_ratios"},
 		{func(m map[string]any) { m["quantization_config"].(map[string]any)["scale_fmt"] = "fp32" }, "scale_fmt"},
 		{func(m map[string]any) { m["o_groups"] = 7 }, "o_groups"},
+		// NVIDIA's NVFP4 export keeps quant_method fp8 and adds these.
+		{func(m map[string]any) { m["quantization_config"].(map[string]any)["moe_quant_algo"] = "NVFP4" }, "quantization_config.moe_quant_algo"},
 	} {
 		var m map[string]any
 		if err := json.Unmarshal(data, &m); err != nil {
@@ -109,5 +111,8 @@ func TestDeepseekV4Declines(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: err %v, want one naming the field", c.field, err)
 		}
+	}
+	if _, err := FromConfig(data, []byte(`{"quantization":{"quant_algo":"MIXED_PRECISION"}}`)); err == nil || !strings.Contains(err.Error(), "hf_quant_config.json") {
+		t.Errorf("with a ModelOpt hf_quant_config.json: err %v, want one naming the file", err)
 	}
 }
