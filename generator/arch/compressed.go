@@ -106,11 +106,11 @@ func (p *parser) compressed(text obj, prefix string, n int) bool {
 		a.Compressed = c
 		a.SlidingWindow = window
 	}
-	// The layers' cache is neither sliding nor full attention, and the
-	// engines store its rows in their own layout (vLLM: FP8 with BF16 RoPE
-	// dims and per-64 scales, whatever the KV dtype), so the cache in
-	// bytes is not sized from values × KV dtype: kinds stay unknown.
-	a.Missing["layer_kinds"] = reasonOr(why, fmt.Sprintf("field %scompress_ratios: compressed attention (a raw sliding_window on every layer plus one compressed row per compress_ratio tokens, and an indexer key on the ratio-4 layers) is not a layer kind the sizing converts to bytes", prefix))
+	// The layers' cache is neither sliding nor full attention: they get no
+	// kind, so nothing sizes them as either. Sizing reads Compressed for
+	// the cache of one sequence at a context; the per-GPU serving split
+	// (heads and layers over ranks) is not modelled for it.
+	a.Missing["layer_kinds"] = reasonOr(why, fmt.Sprintf("field %scompress_ratios: compressed attention (a raw sliding_window on every layer plus one compressed row per compress_ratio tokens, and an indexer key on the ratio-4 layers) has no layer kind: the cache of one sequence is sized per context (kv.bytes_at_context), its split over GPUs is not", prefix))
 	a.LayoutSource = ""
 	return true
 }
