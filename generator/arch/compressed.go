@@ -53,16 +53,25 @@ func (c *CompressedKV) ValuesAt(i int, n int64) int64 {
 // StateValues is the F32 values layer i's compressors hold per sequence
 // while filling a window (kv_state + score_state), independent of n.
 func (c *CompressedKV) StateValues(i int) int64 {
+	row, index := c.StateFactors(i)
+	return row*c.RowValues + index*c.IndexValues
+}
+
+// StateFactors are StateValues' multipliers of RowValues and IndexValues:
+// coff·r positions × (key + score) × coff, for the attention's compressor
+// and, at ratio 4, the indexer's. Kept apart so a caller can check the
+// products for overflow.
+func (c *CompressedKV) StateFactors(i int) (row, index int64) {
 	r := c.Ratios[i]
 	if r == 0 {
-		return 0
+		return 0, 0
 	}
 	k := coff(r)
-	v := k * r * 2 * k * c.RowValues
+	row = k * r * 2 * k
 	if r == IndexRatio {
-		v += k * r * 2 * k * c.IndexValues
+		index = row
 	}
-	return v
+	return row, index
 }
 
 // compressed reads compress_ratios: the first num_hidden_layers entries

@@ -22,13 +22,16 @@ func (c *calc) compressedMemory() {
 	var state int64
 	for i, r := range kv.Ratios {
 		counts[r]++
-		s, ok := c.product("compressor state per sequence", term{"F32 values", kv.StateValues(i)}, term{"4 B", 4})
-		if !ok {
+		row, index := kv.StateFactors(i)
+		s1, ok1 := c.product("compressor state per sequence", term{"positions × (key + score) × overlap", row}, term{"head_dim", kv.RowValues}, term{"4 B (F32)", 4})
+		s2, ok2 := c.product("indexer compressor state per sequence", term{"positions × (key + score) × overlap", index}, term{"index_head_dim", kv.IndexValues}, term{"4 B (F32)", 4})
+		s, ok := c.sum("compressor state per sequence", term{"attention", s1}, term{"indexer", s2}, term{"so far", state})
+		if !ok1 || !ok2 || !ok {
 			c.s.Unknown("state.bytes_per_sequence", facts.UnitBytes, "overflow")
 			c.cache = func(int64) (int64, bool) { return 0, false }
 			return
 		}
-		state += s
+		state = s
 	}
 	c.add("state.bytes_per_sequence", state, facts.UnitBytes, fmt.Sprintf(
 		"compressor window state, F32: %d ratio-4 layers × 2·4 positions × (key + score) of 2·%d values, plus their indexers' at 2·%d; %d ratio-128 layers × 128 positions × (key + score) of %d values; independent of context",
