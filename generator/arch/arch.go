@@ -85,6 +85,9 @@ type Architecture struct {
 	// shape than num_key_value_heads × head_dim (Gemma 4's global layers,
 	// MiMo-V2-Flash's sliding layers); KVShapeOf reads it.
 	KindKV map[LayerKind]KVShape
+	// Compressed is DeepSeek-V4's window + compressed-row cache, nil for
+	// any other model; its layers have no LayerKind (Missing says why).
+	Compressed *CompressedKV
 
 	KVLoraRank int64
 	QLoraRank  int64
@@ -520,6 +523,9 @@ func (p *parser) layout(text obj, prefix string) {
 	kinds := make([]LayerKind, n)
 	for i := range kinds {
 		kinds[i] = Full
+	}
+	if p.compressed(text, prefix, n) {
+		return
 	}
 	a.LayoutSource = "every layer is full attention (no layer-kind field in config)"
 	window, _, err := text.Limit(prefix, "sliding_window")

@@ -160,12 +160,13 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"moonshotai__Kimi-K3.json", "openai__gpt-oss-20b.json", "Qwen__Qwen3-Next-80B-A3B-Thinking.json",
 		"nvidia__Nemotron-H-56B-Base-8K.json", "LiquidAI__LFM2-1.2B.json", "nvidia__Llama-3_3-Nemotron-Super-49B-v1.json",
-		"XiaomiMiMo__MiMo-V2-Flash.json", "ai21labs__AI21-Jamba-1.5-Mini.json"} {
+		"XiaomiMiMo__MiMo-V2-Flash.json", "ai21labs__AI21-Jamba-1.5-Mini.json", "deepseek-ai__DeepSeek-V4-Flash.json"} {
 		if b, err := os.ReadFile(configPath(name)); err == nil {
 			f.Add(b)
 		}
 	}
 	f.Add([]byte(`{"num_hidden_layers":3,"linear_attn_config":{"full_attn_layers":[3]}}`))
+	f.Add([]byte(`{"model_type":"deepseek_v4","num_hidden_layers":2,"head_dim":8,"index_head_dim":4,"sliding_window":2,"compress_ratios":[4,128,0]}`))
 	// Sizes the parser must refuse: negative, zero where zero is
 	// meaningless, more experts per token than experts, not an object.
 	f.Add([]byte(`{"model_type":"llama","num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":-8}`))

@@ -92,6 +92,12 @@ func Infer(ts []TensorShape) (*Inferred, error) {
 	var heads []int64
 	for i := range n {
 		l := layers[i]
+		if rowsOf(l, "wkv") > 0 && rowsOf(l, "wo_a") > 0 {
+			// DeepSeek-V4: one K=V row (wkv) behind a window and, where a
+			// compressor is, compressed rows: no layer kind sizes it
+			// (CompressedKV needs compress_ratios and sliding_window).
+			return nil, fmt.Errorf("layer %d has DeepSeek-V4 compressed attention (%s%d.attn.wkv, wo_a): its cache needs config.json's compress_ratios and sliding_window", i, prefix, i)
+		}
 		k, kv, conv, att := classify(l)
 		in.LayerKinds[i], in.KVValues[i], in.ConvValues[i] = k, kv, conv
 		if att != "" {

@@ -47,6 +47,15 @@ func TestInferredEqualsTheFamilysOwn(t *testing.T) {
 				ts = append(ts, TensorShape{Name: x.Name, Shape: x.Shape})
 			}
 			in, err := Infer(ts)
+			if a.Compressed != nil {
+				// The config's cache is no layer kind: the shapes must not
+				// claim one either.
+				if err == nil || !strings.Contains(err.Error(), "compress_ratios") {
+					t.Fatalf("compressed attention inferred as %v (err %v), want a refusal naming compress_ratios", in.LayerKinds, err)
+				}
+				seen["compressed"]++
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +120,7 @@ func TestInferredEqualsTheFamilysOwn(t *testing.T) {
 			}
 		})
 	}
-	for _, k := range []string{"full", "linear", "ssm", "conv", "ffn", "mla", "gqa", "moe", "head_dim"} {
+	for _, k := range []string{"full", "linear", "ssm", "conv", "ffn", "mla", "gqa", "moe", "head_dim", "compressed"} {
 		if seen[k] == 0 {
 			t.Errorf("no fixture exercised %s: %v", k, seen)
 		}

@@ -91,7 +91,7 @@ func registry() []Family {
 		glm4MoeFamily(), ernie45MoeFamily(), minimaxM2Family(), hunyuanMoeFamily(),
 		gemma3Family(), mistral3Family(), deepseekV32Family(), llama4Family(),
 		nemotronHFamily(), nemotronNASFamily(), glmMoeDsaFamily(), jambaFamily(), qwen3VLFamily(),
-		lfm2Family(), smollm3Family(), qwen3_5Family(), mimoV2FlashFamily(), mamba2Family(), gemma4Family(),
+		lfm2Family(), smollm3Family(), qwen3_5Family(), mimoV2FlashFamily(), mamba2Family(), gemma4Family(), deepseekV4Family(),
 	}
 }
 

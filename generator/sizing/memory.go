@@ -145,6 +145,10 @@ func (c *calc) cacheBytes(full, sl, perFull, perSl, n, window, state int64) (int
 // memory sizes KV cache and linear state and sets c.cache for fit.
 func (c *calc) memory() {
 	a := c.in.Arch
+	if a.Compressed != nil {
+		c.compressedMemory()
+		return
+	}
 	if len(a.LayerKinds) == 0 {
 		// Without layer kinds neither the per-token cache nor the
 		// per-sequence state can be sized: an SSM layer holds a state, an

@@ -195,6 +195,7 @@ func FuzzCompute(f *testing.F) {
 	f.Add([]byte(`{"model_type":"gpt_oss","num_hidden_layers":2,"layer_types":["sliding_attention","full_attention"],"num_attention_heads":2}`))
 	f.Add([]byte(`{"model_type":"deepseek_v3","num_hidden_layers":2,"kv_lora_rank":4,"n_routed_experts":4,"num_nextn_predict_layers":1}`))
 	f.Add([]byte(`{"model_type":"x","num_hidden_layers":3,"full_attention_interval":2,"num_experts":2}`))
+	f.Add([]byte(`{"model_type":"deepseek_v4","num_hidden_layers":2,"head_dim":8,"index_head_dim":4,"sliding_window":2,"compress_ratios":[4,128,0],"max_position_embeddings":1048576}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a, err := arch.Parse(b, nil)
 		if err != nil {
