@@ -156,6 +156,9 @@ func (c *calc) speed(in speedIn) {
 		if m.fit != nil && m.fit.TokenBatchEfficiency > 0 && conc > int64(m.fit.ManySequenceMaxBatch) {
 			beyond = fmt.Sprintf("; the token-batch efficiency was fitted on batches up to %d, so at %d it is extrapolated", m.fit.ManySequenceMaxBatch, conc)
 		}
+		if dq := dequantText(a.Quant, in.acc); dq != "" && conc > 1 {
+			beyond += "; " + dq
+		}
 		f := c.add(key("decode_tokens_per_second_at_max_concurrency"), agg, facts.UnitTokensPerSec,
 			fmt.Sprintf("%d sequences (serving.%s.max_concurrency%s) ÷ %s s per step, aggregate over the batch%s — %s", conc, in.cfg, capped, sig(t.total), beyond, assume), srcs...)
 		aggBar.apply(c, in.cfg, "decode_at_max_concurrency", f)
