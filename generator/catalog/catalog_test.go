@@ -82,7 +82,7 @@ func TestShippedCatalogCitesEveryFigure(t *testing.T) {
 			t.Errorf("no accelerator of class %s", cl)
 		}
 	}
-	for _, id := range []string{"B200", "B300", "GB300NVL72", "GB200NVL72", "H200", "H100", "A100", "L40S", "MI300X", "MI325X", "MI355X", "RTXPRO6000", "RTX6000Ada", "RTX5090", "RTX4090", "RTX3090", "M3Ultra512", "M4Max128", "CPUHost"} {
+	for _, id := range []string{"B200", "B300", "GB300NVL72", "GB200NVL72", "H200", "H100", "A100", "L40S", "MI300X", "MI325X", "MI355X", "RTXPRO6000", "RTX6000Ada", "RTX5090", "RTX4090", "RTX3090", "M3Ultra512", "M4Max128", "CPUHost", "H100PCIe", "A100PCIe", "M1Max32", "M1Ultra64", "M2Max96", "M3Max64", "M4Max64", "M4Pro24"} {
 		if c.Accelerators[id] == nil {
 			t.Errorf("accelerator %s missing", id)
 		}

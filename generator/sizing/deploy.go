@@ -214,8 +214,13 @@ func (c *calc) deployments(ids []string, w weights) {
 	}
 	// Speeds of the deployments whose serving facts did not predict one.
 	for _, e := range front {
-		if !c.s.Get("speed."+e.label+".decode_tokens_per_second").Known() && sizable(e.cd.Layout) {
+		if c.s.Get("speed." + e.label + ".decode_tokens_per_second").Known() {
+			continue
+		}
+		if sizable(e.cd.Layout) {
 			c.speedOfLayout(e.label, e.acc, e.n, w)
+		} else {
+			c.speedOfDPAttention(e.label, e.acc, e.cd.Layout, w)
 		}
 	}
 	speed := func(e entry) (float64, bool) {

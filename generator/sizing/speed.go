@@ -29,6 +29,10 @@ type speedIn struct {
 	weightsGPU int64    // weights on the tightest GPU
 	cache      gpuCache // its cache per token and per sequence
 	maxConc    int64    // sequences that fit at the serving context
+	// dp and ep are set for data-parallel attention (dpattention.go): dp
+	// ranks each run attention whole on their own sequences, the routed
+	// experts split whole over ep ranks; p is then TP 1 × PP 1 of n GPUs.
+	dp, ep int64
 }
 
 // speed predicts decode and prefill for one configuration and prices a
@@ -68,12 +72,19 @@ func (c *calc) speed(in speedIn) {
 	var expertActive float64 // routed-expert parameters one token uses
 	experts := "no routed experts"
 	an := c.in.Analytic
+	dpa := in.dp > 1
 	if an != nil && a.IsMoE() && an.ExpertBytes > 0 {
 		expertGPU = ceilDiv(ceilDiv(an.ExpertBytes, in.p.tp), in.p.pp)
+		if dpa {
+			expertGPU = ceilDiv(an.ExpertBytes, max(in.ep, 1))
+		}
 		if a.RoutedExperts > 0 {
 			expertActive = float64(an.Experts) * float64(a.ActiveExperts) / float64(a.RoutedExperts)
 		}
 		experts = fmt.Sprintf("routed experts read as hit: %d routed, %d per token, distinct experts for B tokens = E·(1 − (1 − k/E)^B) under uniform routing; tensor parallelism slices every expert, so no rank is busier than another", a.RoutedExperts, a.ActiveExperts)
+		if dpa {
+			experts = dpaExpertsText(a.RoutedExperts, a.ActiveExperts, in)
+		}
 	} else if a.IsMoE() {
 		experts = "routed-expert bytes unknown (no module tree): every weight counted as read, an upper bound on bytes"
 	}
@@ -91,6 +102,9 @@ func (c *calc) speed(in speedIn) {
 	layers := float64(ceilDiv(a.Layers, in.p.pp))
 	attnFLOPs := c.attentionFLOPsPerToken(float64(ctx)) / tp / pp
 	work := func(b int64) stepWork {
+		if dpa {
+			return c.dpaWork(in, b, float64(denseGPU), float64(expertGPU), denseActive, expertActive, attnFLOPs, ctx)
+		}
 		frac := 1.0
 		if expertGPU > 0 {
 			frac = DistinctExperts(float64(a.RoutedExperts), float64(a.ActiveExperts), float64(b)) / float64(a.RoutedExperts)
@@ -142,13 +156,22 @@ func (c *calc) speed(in speedIn) {
 		if m.fit != nil && m.fit.TokenBatchEfficiency > 0 && conc > int64(m.fit.ManySequenceMaxBatch) {
 			beyond = fmt.Sprintf("; the token-batch efficiency was fitted on batches up to %d, so at %d it is extrapolated", m.fit.ManySequenceMaxBatch, conc)
 		}
+		if dq := dequantText(a.Quant, in.acc); dq != "" && conc > 1 {
+			beyond += "; " + dq
+		}
 		f := c.add(key("decode_tokens_per_second_at_max_concurrency"), agg, facts.UnitTokensPerSec,
 			fmt.Sprintf("%d sequences (serving.%s.max_concurrency%s) ÷ %s s per step, aggregate over the batch%s — %s", conc, in.cfg, capped, sig(t.total), beyond, assume), srcs...)
 		aggBar.apply(c, in.cfg, "decode_at_max_concurrency", f)
 	} else {
 		c.s.Unknown(key("decode_tokens_per_second_at_max_concurrency"), facts.UnitTokensPerSec, "no sequence fits at the serving context (serving."+in.cfg+".max_concurrency is 0)")
 	}
-	c.prefill(in, key("prefill_seconds"), denseActive+expertActive, peak, peakName, cost.computeEff, m.errorBar(in.acc.Class, in.p.n, 1, true), srcs)
+	matmul := denseActive + expertActive
+	if dpa {
+		// One prompt runs on one attention rank; its routed tokens spread
+		// over the EP ranks' experts.
+		matmul = denseActive + expertActive/float64(max(in.ep, 1))
+	}
+	c.prefill(in, key("prefill_seconds"), matmul, peak, peakName, cost.computeEff, m.errorBar(in.acc.Class, in.p.n, 1, true), srcs)
 	tps, how := 1/one.total, "batch 1"
 	if agg > 0 {
 		tps, how = agg, fmt.Sprintf("%d concurrent sequences", conc)
@@ -198,6 +221,9 @@ func (c *calc) attentionFLOPsPerToken(n float64) float64 {
 }
 
 func (c *calc) collectivesText(in speedIn) string {
+	if in.dp > 1 {
+		return fmt.Sprintf("2 × %d", len(c.in.Arch.MoELayers))
+	}
 	if in.p.tp <= 1 {
 		return "0"
 	}
@@ -360,6 +386,9 @@ func (c *calc) peak(acc *catalog.Accelerator) (float64, string) {
 func (c *calc) commBytes(in speedIn, b int64) float64 {
 	a := c.in.Arch
 	tp := float64(in.p.tp)
+	if in.dp > 1 {
+		return c.dpaCommBytes(in, b)
+	}
 	if in.p.tp <= 1 || in.acc.Interconnect == nil || a.Hidden == 0 {
 		return 0
 	}
@@ -374,6 +403,9 @@ func (c *calc) commBytes(in speedIn, b int64) float64 {
 }
 
 func (c *calc) commHow(in speedIn) string {
+	if in.dp > 1 {
+		return c.dpaCommHow(in)
+	}
 	if in.p.tp <= 1 {
 		return "one GPU per stage: no tensor-parallel communication"
 	}
