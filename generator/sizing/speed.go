@@ -100,7 +100,7 @@ func (c *calc) speed(in speedIn) {
 			groups: []opGroup{
 				{name: "dense weights and head", bytes: float64(denseGPU), flops: 2 * denseActive * bb / (tp * pp)},
 				{name: "routed experts", bytes: float64(expertGPU) * frac, flops: 2 * expertActive * bb / (tp * pp)},
-				{name: "attention", bytes: bb * float64(in.cache.at(ctx)), flops: bb * attnFLOPs},
+				{name: "attention", bytes: bb * float64(in.cache.readAt(ctx)), flops: bb * attnFLOPs},
 			},
 			layers: layers,
 			stages: pp,
