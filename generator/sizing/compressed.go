@@ -229,3 +229,21 @@ func stageText(stages [][2]int64) string {
 	}
 	return "layers " + strings.Join(parts, " | ")
 }
+
+// compressedAttentionFLOPs is one decoded token's attention at context n
+// on DeepSeek-V4's layers: its query heads over the rows they attend
+// (arch.CompressedKV.ReadAt; QKᵀ and AV over one shared head_dim row),
+// which split over tensor-parallel ranks, and the indexers scoring every
+// key (index_n_heads × index_head_dim multiply-adds per key), which vLLM
+// replicates on every rank (DeepseekV4Indexer's ReplicatedLinear).
+func (c *calc) compressedAttentionFLOPs(n int64) (split, replicated float64) {
+	a := c.in.Arch
+	kv := a.Compressed
+	per := 2 * float64(a.Heads) * 2 * float64(kv.RowValues)
+	for i := range kv.Ratios {
+		w, cr, ix := kv.ReadAt(i, n)
+		split += float64(w+cr) * per
+		replicated += float64(ix) * 2 * float64(a.IndexHeads) * float64(kv.IndexValues)
+	}
+	return split, replicated
+}

@@ -128,6 +128,17 @@ func TestCompressedServingByHand(t *testing.T) {
 	if got, want := g.readAt(1024), int64(43*window+21*(256*row+256*key)+20*8*row); got != want {
 		t.Errorf("decode reads %d B at 1,024 tokens, want %d", got, want)
 	}
+	// Attention FLOPs of a decoded token at 131,072 tokens: 64 heads ×
+	// 2 × (QKᵀ + AV) over 512 values for each attended row (43 windows of
+	// 128, 21 × 512 selected, 20 × 1,024), split over TP; the indexers'
+	// 64 heads × 128 multiply-adds on each of 21 × 32,768 keys, replicated.
+	split, replicated := c.compressedAttentionFLOPs(n)
+	if want := float64(43*128+21*512+20*1024) * 2 * 64 * 2 * 512; split != want {
+		t.Errorf("attention FLOPs split over TP: %g, want %g", split, want)
+	}
+	if want := float64(21*n/4) * 2 * 64 * 128; replicated != want {
+		t.Errorf("indexer FLOPs: %g, want %g", replicated, want)
+	}
 	// vLLM has no BF16 cache for V4: the other width is unknown, named.
 	if _, err := m.OnGPU(acc, deploy.Layout{GPUs: 8, TP: 8, PP: 1}, 2); err == nil || !strings.Contains(err.Error(), "fp8_ds_mla") {
 		t.Errorf("BF16 cache: err %v, want one naming fp8_ds_mla", err)

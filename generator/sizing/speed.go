@@ -90,6 +90,10 @@ func (c *calc) speed(in speedIn) {
 	denseActive = math.Max(denseActive, 0)
 	layers := float64(ceilDiv(a.Layers, in.p.pp))
 	attnFLOPs := c.attentionFLOPsPerToken(float64(ctx)) / tp / pp
+	if a.Compressed != nil {
+		split, replicated := c.compressedAttentionFLOPs(ctx)
+		attnFLOPs += (split/tp + replicated) / pp
+	}
 	work := func(b int64) stepWork {
 		frac := 1.0
 		if expertGPU > 0 {
