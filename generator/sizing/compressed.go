@@ -2,12 +2,14 @@ package sizing
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"dossier/generator/arch"
 	"dossier/generator/facts"
+	"dossier/generator/internal/checked"
 )
 
 // compressedMemory sizes DeepSeek-V4's cache (arch.CompressedKV) for one
@@ -173,8 +175,8 @@ func (g *compressedGPU) maxContext(usable int64) (int64, bool) {
 	return lo, true
 }
 
-// maxCompressedContext bounds the search for a context; with it a stage of
-// up to arch's layer limit stays far from int64 overflow at 584-byte rows.
+// maxCompressedContext bounds the search for a longest context, far beyond
+// any model's own (serving caps it there).
 const maxCompressedContext = 1 << 36
 
 // compressedPerGPU sizes DeepSeek-V4's cache on the tightest GPU of
@@ -196,27 +198,43 @@ func (c *calc) compressedPerGPU(p placement, b int64) (gpuCache, string) {
 		return gpuCache{}, fmt.Sprintf("%d pipeline stages for %d layers", p.pp, layers)
 	}
 	g := &compressedGPU{kv: kv, stages: ppStages(layers, p.pp), row: kv.EngineRowBytes(), key: kv.EngineIndexBytes(), limit: maxCompressedContext}
-	if ctx := c.in.Arch.Context; ctx > 0 && ctx < g.limit {
-		g.limit = ctx
+	// A stage holds at most n·(2 rows + 1 key) per layer at n ≥ 1 tokens,
+	// plus its state: the search stops where that could leave int64.
+	perToken, ok := checked.Product(layers, 2*g.row+g.key)
+	if !ok || perToken <= 0 {
+		return gpuCache{}, "overflow: cached bytes per token of DeepSeek-V4's layers"
 	}
-	tight, tightN, most := 0, int64(-1), int64(0)
-	for s, st := range g.stages {
+	g.limit = min(g.limit, math.MaxInt64/2/perToken)
+	most := int64(0)
+	for _, st := range g.stages {
 		var state int64
 		for i := st[0]; i < st[1]; i++ {
 			row, index := kv.StateFactors(int(i))
-			state += (row*kv.RowValues + index*kv.IndexValues) * 4
+			r, ok1 := checked.Product(row, kv.RowValues, 4)
+			x, ok2 := checked.Product(index, kv.IndexValues, 4)
+			v, ok3 := checked.Sum(state, r, x)
+			if !ok1 || !ok2 || !ok3 || v > math.MaxInt64/2 {
+				return gpuCache{}, "overflow: compressor state of DeepSeek-V4's layers"
+			}
+			state = v
 		}
 		g.state = append(g.state, state)
 		most = max(most, state)
-		if n := st[1] - st[0]; n > tightN {
-			tight, tightN = s, n
+	}
+	// The stage the derivation describes: the one holding the most at the
+	// serving context.
+	ctx, _ := c.servingContext()
+	tight := 0
+	for s := range g.stages {
+		if g.stageAt(s, ctx) > g.stageAt(tight, ctx) {
+			tight = s
 		}
 	}
 	counts := map[int64]int64{}
 	for i := g.stages[tight][0]; i < g.stages[tight][1]; i++ {
 		counts[kv.Ratios[i]]++
 	}
-	how := fmt.Sprintf("DeepSeek-V4's cache, whole on every tensor-parallel rank (one K=V row per token, replicated like MLA's latent); per pipeline stage its own layers (vLLM's get_pp_indices: %s), the stage holding the most at the context asked; %d-byte rows (fp8_ds_mla: %d FP8 + %d BF16 RoPE values + %d scale bytes + 1 pad) and %d-byte indexer keys (%d FP8 + F32 scales); e.g. stage %d: %d window-only, %d ratio-4 and %d ratio-128 layers; plus the compressors' F32 window state",
+	how := fmt.Sprintf("DeepSeek-V4's cache, whole on every tensor-parallel rank (one K=V row per token, replicated like MLA's latent); per pipeline stage its own layers (vLLM's get_pp_indices: %s), the tightest stage holding the most at the context asked; %d-byte rows (fp8_ds_mla: %d FP8 + %d BF16 RoPE values + %d scale bytes + 1 pad) and %d-byte indexer keys (%d FP8 + F32 scales); at the serving context the tightest is stage %d: %d window-only, %d ratio-4 and %d ratio-128 layers; plus the compressors' F32 window state",
 		stageText(g.stages), g.row, kv.RowValues-kv.RopeValues, kv.RopeValues, (kv.RowValues-kv.RopeValues)/64, g.key, kv.IndexValues, tight, counts[0], counts[arch.IndexRatio], counts[128])
 	return gpuCache{comp: g, state: most, how: how}, ""
 }

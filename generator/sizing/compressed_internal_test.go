@@ -108,8 +108,10 @@ func TestCompressedServingByHand(t *testing.T) {
 	if mc, grows := pp2.MaxContext(perSequenceStage1); mc != 131075 || !grows {
 		t.Errorf("PP 2 max context with %d B: %d (grows %v), want 131,075", perSequenceStage1, mc, grows)
 	}
-	if mc, _ := tp8.MaxContext(1 << 50); mc != a.Context {
-		t.Errorf("max context with room to spare: %d, want the model's %d", mc, a.Context)
+	// With room to spare the search ends at its bound; serving caps it at
+	// the model's own context.
+	if mc, _ := tp8.MaxContext(1 << 50); mc != maxCompressedContext {
+		t.Errorf("max context with room to spare: %d, want the search's bound %d", mc, int64(maxCompressedContext))
 	}
 	if mc, _ := tp8.MaxContext(100); mc != 0 {
 		t.Errorf("max context when the state alone does not fit: %d, want 0", mc)
