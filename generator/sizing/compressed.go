@@ -205,6 +205,10 @@ func (c *calc) compressedPerGPU(p placement, b int64) (gpuCache, string) {
 		return gpuCache{}, "overflow: cached bytes per token of DeepSeek-V4's layers"
 	}
 	g.limit = min(g.limit, math.MaxInt64/2/perToken)
+	ctx, _ := c.servingContext()
+	if need := max(c.in.Arch.Context, ctx, slices.Max(answerContexts())); g.limit < need {
+		return gpuCache{}, fmt.Sprintf("overflow: DeepSeek-V4's cache of %s tokens at %d-byte rows", facts.Int(need), g.row)
+	}
 	most := int64(0)
 	for _, st := range g.stages {
 		var state int64
@@ -223,7 +227,6 @@ func (c *calc) compressedPerGPU(p placement, b int64) (gpuCache, string) {
 	}
 	// The stage the derivation describes: the one holding the most at the
 	// serving context.
-	ctx, _ := c.servingContext()
 	tight := 0
 	for s := range g.stages {
 		if g.stageAt(s, ctx) > g.stageAt(tight, ctx) {

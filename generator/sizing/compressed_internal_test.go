@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,5 +148,39 @@ func TestCompressedServingByHand(t *testing.T) {
 	}
 	if p, _, why := c.kvDTypes(); p != 1 || !strings.Contains(why, "fp8_ds_mla") {
 		t.Errorf("primary cache width %d (%s), want 1 naming fp8_ds_mla", p, why)
+	}
+}
+
+// A config whose cache is too large to count at its context (65,536
+// layers of 2^32-value rows) gets the serving cache unknown, not a wrapped
+// figure or a panic; the real width counts.
+func TestCompressedServingOverflow(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "modeltree", "testdata", "deepseek_v4", "deepseek-ai__DeepSeek-V4-Flash.config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	ratios := make([]int, 1<<16)
+	for i := range ratios {
+		ratios[i] = []int{4, 128}[i%2]
+	}
+	cfg["num_hidden_layers"], cfg["head_dim"], cfg["compress_ratios"] = 1<<16, int64(1)<<32, ratios
+	big, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := arch.Parse(big, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Compressed == nil {
+		t.Fatalf("no compressed cache: %s", a.Missing["layer_kinds"])
+	}
+	c := newCalc(Input{Arch: a, Sizing: config.Sizing{KVDTypeBytes: 2, ServingContext: 131072}})
+	if _, missing := c.cacheOn(placement{n: 2, tp: 1, pp: 2}, 1); !strings.Contains(missing, "overflow") {
+		t.Errorf("missing %q, want an overflow", missing)
 	}
 }
