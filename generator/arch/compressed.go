@@ -14,6 +14,8 @@ type CompressedKV struct {
 	Window      int64   // sliding_window: raw rows every layer keeps
 	RowValues   int64   // head_dim: values per cached row
 	IndexValues int64   // index_head_dim: values per indexer key
+	RopeValues  int64   // qk_rope_head_dim: the values of a row kept in BF16 by the engine
+	TopK        int64   // index_topk: compressed rows a ratio-4 layer attends per decoded token
 	Ratios      []int64 // per decoder layer: 0 (window only), 4 or 128
 	Src         string  // the config fields read
 }
@@ -48,6 +50,35 @@ func (c *CompressedKV) RowsAt(i int, n int64) (window, compressed, index int64) 
 func (c *CompressedKV) ValuesAt(i int, n int64) int64 {
 	w, cr, ix := c.RowsAt(i, n)
 	return (w+cr)*c.RowValues + ix*c.IndexValues
+}
+
+// EngineRowBytes is one cached row as vLLM stores it (fp8_ds_mla, the only
+// cache dtype it serves V4 with; head_bytes in deepseek_v4_attention.py):
+// the non-RoPE values in FP8, the RoPE values in BF16, one scale byte per
+// 64 FP8 values and one pad byte. The sliding window's rows use it too.
+func (c *CompressedKV) EngineRowBytes() int64 {
+	nope := c.RowValues - c.RopeValues
+	return nope + 2*c.RopeValues + nope/64 + 1
+}
+
+// EngineIndexBytes is one indexer key as vLLM stores it: index_head_dim
+// FP8 values and one F32 scale per 128 (DeepseekV4Indexer's k_cache).
+func (c *CompressedKV) EngineIndexBytes() int64 {
+	return c.IndexValues + c.IndexValues/128*4
+}
+
+// ReadAt is what layer i reads of one sequence's cache to decode a token
+// at context n, after vLLM's decode path (_forward_decode): the raw
+// window; on a ratio-4 layer the index_topk compressed rows the indexer
+// selects and every indexer key it scores; on a ratio-128 layer every
+// compressed row (its pre-computed indices cover the whole compressed
+// pool).
+func (c *CompressedKV) ReadAt(i int, n int64) (window, compressed, index int64) {
+	window, compressed, index = c.RowsAt(i, n)
+	if c.Ratios[i] == IndexRatio {
+		compressed = min(compressed, c.TopK)
+	}
+	return window, compressed, index
 }
 
 // StateValues is the F32 values layer i's compressors hold per sequence
@@ -96,6 +127,8 @@ func (p *parser) compressed(text obj, prefix string, n int) bool {
 	c := &CompressedKV{Window: window, RowValues: a.HeadDim, Ratios: ratios[:n:n],
 		Src: fmt.Sprintf("%scompress_ratios, %ssliding_window, %shead_dim, %sindex_head_dim", prefix, prefix, prefix, prefix)}
 	c.IndexValues = p.int(text, prefix, "index_head_dim")
+	c.RopeValues = a.QKRopeDim
+	c.TopK = p.int(text, prefix, "index_topk")
 	why := ""
 	for i, r := range c.Ratios {
 		switch {
@@ -117,9 +150,8 @@ func (p *parser) compressed(text obj, prefix string, n int) bool {
 	}
 	// The layers' cache is neither sliding nor full attention: they get no
 	// kind, so nothing sizes them as either. Sizing reads Compressed for
-	// the cache of one sequence at a context; the per-GPU serving split
-	// (heads and layers over ranks) is not modelled for it.
-	a.Missing["layer_kinds"] = reasonOr(why, fmt.Sprintf("field %scompress_ratios: compressed attention (a raw sliding_window on every layer plus one compressed row per compress_ratio tokens, and an indexer key on the ratio-4 layers) has no layer kind: the cache of one sequence is sized per context (kv.bytes_at_context), its split over GPUs is not", prefix))
+	// the cache of one sequence at a context and for its share per GPU.
+	a.Missing["layer_kinds"] = reasonOr(why, fmt.Sprintf("field %scompress_ratios: compressed attention (a raw sliding_window on every layer plus one compressed row per compress_ratio tokens, and an indexer key on the ratio-4 layers) has no layer kind: its cache is sized per context (kv.bytes_at_context) and per GPU in the serving plan", prefix))
 	a.LayoutSource = ""
 	return true
 }

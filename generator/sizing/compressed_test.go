@@ -39,7 +39,8 @@ func TestCompressedKVByHand(t *testing.T) {
 	if f := s.Get("kv.bytes_per_token"); f == nil || f.Value != nil || !strings.Contains(f.Reason, "compress_ratios") {
 		t.Errorf("kv.bytes_per_token = %+v, want unknown naming compress_ratios", f)
 	}
-	// The serving verdicts, which split the cache per GPU, do not size it.
+	// The layers have no kind: nothing sizes them as sliding or full
+	// attention (the serving plan reads the compressed cache itself).
 	if f := s.Get("arch.layer_kinds"); f == nil || !strings.Contains(f.Reason, "compress_ratios") {
 		t.Errorf("arch.layer_kinds = %+v, want unknown naming compress_ratios", f)
 	}

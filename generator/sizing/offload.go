@@ -65,7 +65,7 @@ func (c *calc) expertOffload(in speedIn, budget int64) {
 		return
 	}
 	active := float64(an.ExpertBytes) * float64(a.ActiveExperts) / float64(a.RoutedExperts)
-	gpuBytes := float64(in.p.pp) * (float64(onGPU) + float64(in.cache.at(ctx)))
+	gpuBytes := float64(in.p.pp) * (float64(onGPU) + float64(in.cache.readAt(ctx)))
 	r := OffloadRatesFor(c.in.Catalog, in.acc.Class, sp.MemoryEfficiency)
 	r.GPUBandwidth, r.HostBandwidth = in.acc.Bandwidth.Value, host.Bandwidth.Value
 	layers := float64(a.Layers)

@@ -79,15 +79,31 @@ type gpuCache struct {
 	window        int64
 	state         int64 // linear-attention state per sequence
 	how           string
+	comp          *compressedGPU // DeepSeek-V4's cache, which no per-token rate describes
 }
 
 func (g gpuCache) at(n int64) int64 {
+	if g.comp != nil {
+		return g.comp.at(n)
+	}
 	return g.full*n + g.sliding*min(n, g.window) + g.state
+}
+
+// readAt is what a decode step reads of one sequence's cache at context n:
+// all of it, but for a sparse cache only what the step attends.
+func (g gpuCache) readAt(n int64) int64 {
+	if g.comp != nil {
+		return g.comp.readAt(n)
+	}
+	return g.at(n)
 }
 
 // maxContext is the longest single sequence whose cache fits in usable
 // bytes; ok is false when the cache does not grow with context.
 func (g gpuCache) maxContext(usable int64) (int64, bool) {
+	if g.comp != nil {
+		return g.comp.maxContext(usable)
+	}
 	room := usable - g.state
 	if room < 0 {
 		return 0, true
@@ -130,6 +146,9 @@ type cacheResult struct {
 // cachePerGPU is cacheOn without the memo.
 func (c *calc) cachePerGPU(p placement, b int64) (gpuCache, string) {
 	a := c.in.Arch
+	if a.Compressed != nil {
+		return c.compressedPerGPU(p, b)
+	}
 	if len(a.LayerKinds) == 0 {
 		return gpuCache{}, reasonOr(a.Missing["layer_kinds"], "layer kinds unknown")
 	}
@@ -176,6 +195,9 @@ func (c *calc) cachePerGPU(p placement, b int64) (gpuCache, string) {
 // other of BF16 and FP8.
 func (c *calc) kvDTypes() (primary, other int64, primaryWhy string) {
 	primary, primaryWhy = c.in.Sizing.KVDTypeBytes, "sizing.kvDtypeBytes"
+	if c.in.Arch.Compressed != nil {
+		return 1, 2, "vLLM, which serves DeepSeek-V4's compressed cache only in FP8 (fp8_ds_mla)"
+	}
 	if kb := c.in.Arch.Quant.KVCacheBits; kb > 0 {
 		primary, primaryWhy = kb/8, "the checkpoint declares a "+c.in.Arch.Quant.KVCacheSrc
 	}
@@ -285,7 +307,11 @@ func (c *calc) serveOne(cfg string, acc *catalog.Accelerator, n int64, tb int64,
 		if !full {
 			g.how = "per GPU under " + p.String()
 		}
-		c.add("serving."+cfg+".kv_bytes_per_gpu_per_token"+suffix, g.full, facts.UnitBytes, g.how+"; "+dt, srcConfig)
+		if g.comp != nil {
+			c.s.Unknown("serving."+cfg+".kv_bytes_per_gpu_per_token"+suffix, facts.UnitBytes, "compressed attention (compress_ratios): a layer of ratio r grows by one row every r tokens, no whole number of bytes per token; max_concurrency and max_context count the rows at each context ("+g.how+")")
+		} else {
+			c.add("serving."+cfg+".kv_bytes_per_gpu_per_token"+suffix, g.full, facts.UnitBytes, g.how+"; "+dt, srcConfig)
+		}
 		if g.state > 0 && b == primary && full {
 			c.add("serving."+cfg+".state_bytes_per_gpu_per_sequence", g.state, facts.UnitBytes, g.how, srcConfig)
 		}

@@ -101,6 +101,10 @@ func (c *calc) speed(in speedIn) {
 	denseActive = math.Max(denseActive, 0)
 	layers := float64(ceilDiv(a.Layers, in.p.pp))
 	attnFLOPs := c.attentionFLOPsPerToken(float64(ctx)) / tp / pp
+	if a.Compressed != nil {
+		split, replicated := c.compressedAttentionFLOPs(ctx)
+		attnFLOPs += (split/tp + replicated) / pp
+	}
 	work := func(b int64) stepWork {
 		if dpa {
 			return c.dpaWork(in, b, float64(denseGPU), float64(expertGPU), denseActive, expertActive, attnFLOPs, ctx)
@@ -114,7 +118,7 @@ func (c *calc) speed(in speedIn) {
 			groups: []opGroup{
 				{name: "dense weights and head", bytes: float64(denseGPU), flops: 2 * denseActive * bb / (tp * pp)},
 				{name: "routed experts", bytes: float64(expertGPU) * frac, flops: 2 * expertActive * bb / (tp * pp)},
-				{name: "attention", bytes: bb * float64(in.cache.at(ctx)), flops: bb * attnFLOPs},
+				{name: "attention", bytes: bb * float64(in.cache.readAt(ctx)), flops: bb * attnFLOPs},
 			},
 			layers: layers,
 			stages: pp,
