@@ -69,7 +69,7 @@ func (a *app) runGGUFPlan(ctx context.Context, env *planEnv, ref, format string,
 	}
 	short := sha[:7]
 	set, plans, err := localrun.Build(qs, localrun.Sources{Tree: "hub:tree@" + short, Headers: "hub:gguf@" + short},
-		machines, localrun.Options{Context: context})
+		machines, localrun.Options{Context: context, Catalog: env.cat})
 	if err != nil {
 		return fmt.Errorf("plan %s@%s: %w", model, sha, err)
 	}

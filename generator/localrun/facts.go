@@ -101,9 +101,19 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 		s.Add(facts.Fact{Key: key, Value: p.MaxContext[t.Name], Unit: facts.UnitTokens, Sources: srcs,
 			Derivation: fmt.Sprintf("longest context (multiple of 256, at most the model's) whose %s cache (%.4g B per value) still fits with this placement", t.Name, t.ValueBytes)})
 	}
-	if p.DecodeTPS > 0 {
+	switch {
+	case p.DecodeTPS > 0 && p.DecodeCalibrated:
+		// A prediction: the speed fit's efficiencies and layer cost, with
+		// its regime's error (claims compare within the p90 band).
+		f := s.Add(facts.Fact{Key: k + "decode_tokens_per_second", Value: p.DecodeTPS, Unit: facts.UnitTokensPerSec,
+			Sources: append(srcs, "catalog:speed_fit.yaml", "catalog:calibration.yaml"), Derivation: p.DecodeDerivation})
+		f.Display = "≈ " + f.Display + " (" + p.DecodeError.Text + ")"
+		if p.DecodeError.Calibrated {
+			f.ErrorP90 = p.DecodeError.P90
+		}
+	case p.DecodeTPS > 0:
 		s.Add(facts.Fact{Key: k + "decode_tokens_per_second", Value: p.DecodeTPS, Unit: facts.UnitTokensPerSec, Sources: srcs, Derivation: p.DecodeDerivation + uncalibrated, Bound: facts.BoundUpper})
-	} else {
+	default:
 		s.Unknown(k+"decode_tokens_per_second", facts.UnitTokensPerSec, p.DecodeReason)
 	}
 	if p.PromptTPS > 0 {
@@ -123,10 +133,10 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 	}
 }
 
-// uncalibrated is said of every local speed: speed_fit.yaml's cpu-offload
-// regime has no calibration pair, so the ceiling carries no error bar and
-// a claim below it cannot be confirmed (claims treats it as a bound).
-const uncalibrated = "; uncalibrated: no measured llama.cpp run with experts in host RAM in calibration.yaml, so no error bar"
+// uncalibrated is said of a local speed at peak rates (prompt processing,
+// and decode without a speed fit): the ceiling carries no error bar and a
+// claim below it cannot be confirmed (claims treats it as a bound).
+const uncalibrated = "; uncalibrated: no fitted efficiency or error bar covers it"
 
 func mmapNote(p Plan) string {
 	if p.Fits == FitsMmap {
