@@ -149,13 +149,15 @@ func mmapNote(p Plan) string {
 // (local.smallest_vram.<MACHINE>) and the quant with the most bits per
 // weight that runs from RAM and VRAM without disk
 // (local.best_offload.<MACHINE>); unknown with a reason when none does.
+// Where none runs from RAM and VRAM, the smallest that runs mapped from
+// disk (local.smallest_mmap.<MACHINE>): the one a person would still try.
 func AddBestFacts(s *facts.Set, quants []Quant, plans []Plan, machines []string) {
 	byLabel := map[string]Quant{}
 	for _, q := range quants {
 		byLabel[q.Label] = q
 	}
 	for _, m := range machines {
-		var vram, off []Plan
+		var vram, off, mmap []Plan
 		for _, p := range plans {
 			if p.Machine != m {
 				continue
@@ -166,6 +168,8 @@ func AddBestFacts(s *facts.Set, quants []Quant, plans []Plan, machines []string)
 				off = append(off, p)
 			case FitsOffload:
 				off = append(off, p)
+			case FitsMmap:
+				mmap = append(mmap, p)
 			}
 		}
 		sort.Slice(vram, func(i, j int) bool {
@@ -187,6 +191,14 @@ func AddBestFacts(s *facts.Set, quants []Quant, plans []Plan, machines []string)
 		} else {
 			s.Add(facts.Fact{Key: key, Value: off[0].Quant, Unit: facts.UnitText, Sources: []string{SourceLocal},
 				Derivation: fmt.Sprintf("the most bits per weight of %d quants that run from RAM and VRAM", len(off))})
+			continue
+		}
+		sort.Slice(mmap, func(i, j int) bool {
+			return byLabel[mmap[i].Quant].Sizes.Bytes < byLabel[mmap[j].Quant].Sizes.Bytes
+		})
+		if len(mmap) > 0 {
+			s.Add(facts.Fact{Key: "local.smallest_mmap." + m, Value: mmap[0].Quant, Unit: facts.UnitText, Sources: []string{SourceLocal},
+				Derivation: fmt.Sprintf("none runs from RAM and VRAM; the smallest on disk of %d quants that run with the weights RAM cannot hold mapped from disk", len(mmap))})
 		}
 	}
 }

@@ -462,3 +462,31 @@ func TestDecodeTimedByTheSpeedFit(t *testing.T) {
 	}
 	t.Logf("ceiling %.3g tokens/s", u.DecodeTPS)
 }
+
+// A machine on which no quant runs from RAM and VRAM names the smallest
+// that runs mapped from disk, the one a person would still try; one on
+// which a quant runs from RAM and VRAM names none.
+func TestSmallestFromDisk(t *testing.T) {
+	m := gguftest.MoE{
+		Layers: 93, DenseLayers: 1, Hidden: 7168, Vocab: 163840, Heads: 96,
+		QLoraRank: 1536, KVLoraRnk: 512, RopeDim: 64, NopeDim: 128, VDim: 128, DenseFF: 18432,
+		Experts: 896, ExpertsUsed: 16, ExpertIn: 3584, ExpertFF: 1024, SharedFF: 2048, Context: 1 << 20,
+		ExpertType: typ(t, "IQ1_S"), MatrixType: typ(t, "Q4_K"), EmbedType: typ(t, "Q4_K"),
+		Shards: 4, Name: "UD-IQ1_S/Kimi-K3-UD-IQ1_S",
+	}
+	q := quantOf(t, m.Build())
+	ms := []localrun.Machine{machine(t, "1xRTX4090@Desktop64"), machine(t, "1xRTX4090@EPYC768")}
+	s, _, err := localrun.Build([]localrun.Quant{q}, localrun.Sources{Tree: "hub:tree@abc", Headers: "hub:gguf@abc"}, ms, localrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Get("local.smallest_mmap.1xRTX4090@Desktop64"); !f.Known() || f.Value != "UD-IQ1_S" || s.Get("local.best_offload.1xRTX4090@Desktop64").Known() {
+		t.Errorf("desktop: smallest from disk %+v", f)
+	}
+	if s.Get("local.smallest_mmap.1xRTX4090@EPYC768") != nil || s.Get("local.best_offload.1xRTX4090@EPYC768").Value != "UD-IQ1_S" {
+		t.Error("EPYC: a quant runs from RAM and VRAM, yet one from disk is named")
+	}
+	if _, ok, err := localrun.ParseRef("local.smallest_mmap.1xRTX4090@Desktop64"); !ok || err != nil {
+		t.Errorf("a claim cannot name local.smallest_mmap: %v", err)
+	}
+}
