@@ -150,6 +150,7 @@ type Plan struct {
 	layers                           int
 	gpuBW, hostBW, pcieBW, peakFLOPs float64
 	gpuClass                         string // the fit's class of the GPU side: consumer, workstation, unified; cpu without a GPU
+	mac                              bool   // one memory: the host side counts against the GPU's budget
 }
 
 // placement is where the bytes sit for one -ngl / --n-cpu-moe choice.
@@ -239,7 +240,7 @@ func Make(q Quant, m Machine, opts Options) (Plan, error) {
 	}
 	switch {
 	case m.Host.Mac():
-		p.gpuBW, p.gpuClass = m.Host.Bandwidth.Value, "unified"
+		p.gpuBW, p.gpuClass, p.mac = m.Host.Bandwidth.Value, "unified", true
 		// The GPU may wire up to what the OS leaves; past the default
 		// share it needs iogpu.wired_limit_mb raised.
 		p.GPUBudget = m.Host.MemoryBytes - o.HostReserveBytes - o.GPUMarginBytes
@@ -307,7 +308,9 @@ func Make(q Quant, m Machine, opts Options) (Plan, error) {
 	}
 	p.NGPULayers, p.NCPUMoE, p.GPUBytes, p.HostBytes = ngl, ncmoe, gpuB, hostB
 	switch {
-	case m.Host.Mac() && gpuB <= p.GPUBudget:
+	case m.Host.Mac() && gpuB+hostB <= p.GPUBudget:
+		// The token embedding stays in a CPU buffer, outside the wired
+		// part but in the same memory.
 		p.Fits = FitsVRAM
 		need := gpuB + o.GPUMarginBytes
 		if float64(need) > float64(m.Host.MemoryBytes)*m.Host.GPUWiredShare {
@@ -350,7 +353,7 @@ func (p *Plan) maxContext(q Quant, ngl, ncmoe int, vb float64, o Options) int64 
 	ok := func(c int64) bool {
 		pl := place(q, ngl, ncmoe)
 		kg, kh := kvSplit(q, ngl, c, vb)
-		if pl.gpuW+kg > p.GPUBudget {
+		if pl.gpuW+kg > p.GPUBudget || p.mac && pl.gpuW+kg+pl.hostW+kh > p.GPUBudget {
 			return false
 		}
 		if p.Fits == FitsOffload && pl.hostW+kh > p.HostBudget {
@@ -502,6 +505,10 @@ func (p *Plan) explain(q Quant, m Machine, o Options) string {
 	state := ""
 	if q.Cache.RecurrentLayers > 0 && !q.Cache.StateKnown {
 		state = fmt.Sprintf("; the state of %d recurrent layers is not counted: the file gives nothing to size it by", q.Cache.RecurrentLayers)
+	}
+	if p.mac {
+		return fmt.Sprintf("%s: %d bytes wired for the GPU and %d (the token embedding) in a CPU buffer of the same memory, together against %d available (%s); %s cache at %d tokens%s",
+			p.Fits, p.GPUBytes, p.HostBytes, p.GPUBudget, gpu, p.KVType, p.Context, state)
 	}
 	return fmt.Sprintf("%s: %d bytes on the GPU side of %d available (%s); %d bytes in host RAM of %d usable (%d less %d for the OS); %s cache at %d tokens%s",
 		p.Fits, p.GPUBytes, p.GPUBudget, gpu, p.HostBytes, max(p.HostBudget, 0), m.Host.MemoryBytes, o.HostReserveBytes, p.KVType, p.Context, state)

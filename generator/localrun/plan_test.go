@@ -490,3 +490,27 @@ func TestSmallestFromDisk(t *testing.T) {
 		t.Errorf("a claim cannot name local.smallest_mmap: %v", err)
 	}
 }
+
+// On a Mac the token embedding, which llama.cpp keeps in a CPU buffer,
+// sits in the same memory as the wired weights: a budget between the
+// wired part alone and the two together leaves the quant mapped from disk.
+func TestMacCountsTheEmbedding(t *testing.T) {
+	m := gguftest.MoE{
+		Layers: 93, DenseLayers: 1, Hidden: 7168, Vocab: 163840, Heads: 96,
+		QLoraRank: 1536, KVLoraRnk: 512, RopeDim: 64, NopeDim: 128, VDim: 128, DenseFF: 18432,
+		Experts: 896, ExpertsUsed: 16, ExpertIn: 3584, ExpertFF: 512, SharedFF: 2048, Context: 1 << 20,
+		ExpertType: typ(t, "IQ1_S"), MatrixType: typ(t, "Q4_K"), EmbedType: typ(t, "Q4_K"),
+		Shards: 2, Name: "UD-IQ1_S/Kimi-K3-UD-IQ1_S",
+	}
+	q := quantOf(t, m.Build())
+	mac := machine(t, "M3Ultra512")
+	p, err := localrun.Make(q, mac, localrun.Options{Context: 8192})
+	if err != nil || p.Fits != localrun.FitsVRAM || p.HostBytes != q.Sizes.EmbeddingBytes || p.HostBytes == 0 || !strings.Contains(p.Derivation, "token embedding") {
+		t.Fatalf("fits %s, host side %d (embedding %d): %s %v", p.Fits, p.HostBytes, q.Sizes.EmbeddingBytes, p.Derivation, err)
+	}
+	margin := mac.Host.MemoryBytes - localrun.DefaultHostReserveBytes - (p.GPUBytes + p.HostBytes/2)
+	tight, err := localrun.Make(q, mac, localrun.Options{Context: 8192, GPUMarginBytes: margin})
+	if err != nil || tight.GPUBytes > tight.GPUBudget || tight.Fits != localrun.FitsMmap {
+		t.Errorf("wired part %d of %d, yet fits %s: %v", tight.GPUBytes, tight.GPUBudget, tight.Fits, err)
+	}
+}
