@@ -271,6 +271,8 @@ func runCheck(ch content.Check, set *facts.Set) (Result, error) {
 				return res, nil
 			}
 			res.Undecided = "the fact is an upper bound (peak rates, uncalibrated) that the claimed " + facts.Display(f.Unit, w) + " does not exceed; a ceiling cannot confirm a figure below it"
+		case f.ErrorP90 > 0:
+			res.Holds, res.Undecided = withinBand(got, f.ErrorP90, w, ch.Tolerance, f.Unit)
 		case w == 0:
 			res.Holds = got == 0
 		default:
@@ -278,6 +280,24 @@ func runCheck(ch content.Check, set *facts.Set) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// withinBand rates a claimed w (± tol) against a calibrated prediction
+// got whose regime errs by at most e at the 90th percentile, so that the
+// true figure lies in [got ÷ (1 + e), got × (1 + e)] nine times in ten:
+// the claim holds when that band lies within its range, fails when the
+// two do not meet, and is undecided when they overlap only in part.
+func withinBand(got, e, w, tol float64, unit string) (bool, string) {
+	lo, hi := got/(1+e), got*(1+e)
+	clo, chi := w*(1-tol), w*(1+tol)
+	switch {
+	case lo >= clo && hi <= chi:
+		return true, ""
+	case hi < clo || lo > chi:
+		return false, ""
+	}
+	return false, fmt.Sprintf("the prediction's 90th-percentile band %s–%s (±%s %% of %s) overlaps the claimed %s–%s without lying within it",
+		facts.Display(unit, lo), facts.Display(unit, hi), facts.Fixed(e*100, 0), facts.Display(unit, got), facts.Display(unit, clo), facts.Display(unit, chi))
 }
 
 func toFloat(v any) (float64, bool) {

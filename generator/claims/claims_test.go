@@ -194,3 +194,37 @@ func TestLocalChecks(t *testing.T) {
 		t.Errorf("problems %v", probs)
 	}
 }
+
+// A calibrated prediction is compared within its regime's p90 band: 16.2
+// tokens/s ±18.27 % runs from 16.2 ÷ 1.1827 = 13.70 to 16.2 × 1.1827 =
+// 19.16. "About 15 (± 50 %)", 7.5–22.5, holds the band: supported.
+// "About 5 (± 50 %)", 2.5–7.5, misses it: refuted. "16" with no
+// tolerance lies in it but cannot hold it: unverifiable, with the band.
+// "19 (± 10 %)", 17.1–20.9, holds part of it: unverifiable.
+func TestCalibratedSpeedWithinItsBand(t *testing.T) {
+	const k = "local.UD-IQ1_S.1xRTX4090@Desktop128.decode_tokens_per_second"
+	set := k3Facts()
+	set.Add(facts.Fact{Key: k, Value: 16.2, Unit: facts.UnitTokensPerSec, ErrorP90: 0.1827})
+	check := func(w, tol float64) []content.Check {
+		return []content.Check{{Fact: k, Expect: w, Tolerance: tol}}
+	}
+	p := page(
+		content.Claim{ID: "fifteen", Text: "x", Reason: "r", Checks: check(15, 0.5)},
+		content.Claim{ID: "five", Text: "x", Reason: "r", Checks: check(5, 0.5)},
+		content.Claim{ID: "sixteen", Text: "x", Reason: "r", Checks: check(16, 0)},
+		content.Claim{ID: "nineteen", Text: "x", Reason: "r", Checks: check(19, 0.1)},
+	)
+	rs, probs := ReviewPage(p, set, k3Context())
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	want := map[string]string{"fifteen": "supported", "five": "refuted", "sixteen": "unverifiable", "nineteen": "unverifiable"}
+	for _, r := range rs {
+		if r.Verdict != want[r.ID] || !r.Computed {
+			t.Errorf("%s: %s, want %s", r.ID, r.Verdict, want[r.ID])
+		}
+	}
+	if g := rs[2].Evidence[0].Gives; !strings.Contains(g, "90th-percentile band 13.7") || !strings.Contains(g, "19.2") {
+		t.Errorf("the undecided check does not print the band: %s", g)
+	}
+}

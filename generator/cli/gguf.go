@@ -69,7 +69,7 @@ func (a *app) runGGUFPlan(ctx context.Context, env *planEnv, ref, format string,
 	}
 	short := sha[:7]
 	set, plans, err := localrun.Build(qs, localrun.Sources{Tree: "hub:tree@" + short, Headers: "hub:gguf@" + short},
-		machines, localrun.Options{Context: context})
+		machines, localrun.Options{Context: context, Catalog: env.cat})
 	if err != nil {
 		return fmt.Errorf("plan %s@%s: %w", model, sha, err)
 	}
@@ -246,7 +246,7 @@ func writeGGUFText(w io.Writer, name string, qs []localrun.Quant, s *facts.Set, 
 			fmt.Fprintf(w, "  %s\n", display(s, "local."+b.Value.(string)+"."+m+".command"))
 		}
 	}
-	fmt.Fprintln(w, "\nSpeeds are upper bounds from peak memory bandwidth and peak FLOP/s; --format json carries every figure with its derivation.")
+	fmt.Fprintln(w, "\nDecode speeds are predictions timed by the speed fit, with their regime's typical error (ceilings at peak bandwidth where the catalog has no fit); prompt speeds are upper bounds from peak FLOP/s and PCIe; --format json carries every figure with its derivation.")
 	return nil
 }
 

@@ -61,6 +61,11 @@ func TestPlanGGUFRepo(t *testing.T) {
 	if c := doc.Facts.Get("local.Q4_K_M.1xRTX4090@EPYC768.command"); c == nil || !strings.Contains(c.Display, "--n-cpu-moe") {
 		t.Errorf("command %+v", c)
 	}
+	// Outside a site the built-in catalog's speed fit times decode: a
+	// prediction with its regime's error, not a ceiling.
+	if d := doc.Facts.Get("local.Q4_K_M.1xRTX4090@EPYC768.decode_tokens_per_second"); d == nil || !strings.HasPrefix(d.Display, "≈ ") || !strings.Contains(d.Display, "typically within ±") {
+		t.Errorf("decode %+v", d)
+	}
 	code, out, errs := run("plan", repo.ID, "--machine", "1xRTX4090@EPYC768")
 	if code != 0 || !strings.Contains(out, "Q4_K_M") || !strings.Contains(out, "llama-server -m ") {
 		t.Errorf("text: exit %d\n%s\n%s", code, out, errs)

@@ -83,11 +83,13 @@ type localSection struct {
 	Machines int      `json:"machines"`
 	Quants   []string `json:"quants"`
 	Commands int      `json:"commands"`
+	Folded   bool     `json:"folded"`
 }
 
 // readLocal finds the "Run it locally" heading and reads the two tables
 // after it: the rows of the machine table, the quant labels, the command
-// cells.
+// cells, and whether the quant table is folded (in a closed <details>,
+// not shown).
 const readLocal = `(() => {
 	const h = [...document.querySelectorAll("h3")].find(e => e.textContent.trim() === "Run it locally");
 	if (!h) return {found: false};
@@ -102,6 +104,7 @@ const readLocal = `(() => {
 		machines: tables.length ? rows(tables[0]).length : 0,
 		quants: tables.length > 1 ? rows(tables[1]).map(r => r.cells[0].textContent.trim()) : [],
 		commands: tables.length ? rows(tables[0]).filter(r => /llama-server -m /.test(r.textContent)).length : 0,
+		folded: tables.length > 1 && !!tables[1].closest("details") && !tables[1].closest("details").open && !tables[1].checkVisibility(),
 	};
 })()`
 
@@ -125,6 +128,9 @@ func TestBrowserRunItLocally(t *testing.T) {
 			}
 			if strings.Join(s.Quants, ",") != "UD-IQ1_S,UD-Q2_K_XL" {
 				t.Errorf("quant rows %v", s.Quants)
+			}
+			if !s.Folded {
+				t.Error("the quant table is not folded away behind a closed <details>")
 			}
 			if o := eval[overflow](tb, readOverflow); o.ScrollWidth > o.InnerWidth+1 {
 				t.Errorf("the page scrolls sideways at %d px: %.0f > %.0f; widest: %s", w, o.ScrollWidth, o.InnerWidth, strings.Join(o.Culprits, "; "))

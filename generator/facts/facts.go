@@ -47,6 +47,10 @@ type Fact struct {
 	// bandwidths, uncalibrated): a claim above it is refuted, one below
 	// it is not confirmed. Its derivation says so in facts.json.
 	Bound string `json:"-"`
+	// ErrorP90 is, for a calibrated prediction, its regime's 90th
+	// percentile of max(predicted ÷ measured, measured ÷ predicted) − 1:
+	// a claim is compared within that band, not to the figure alone.
+	ErrorP90 float64 `json:"-"`
 }
 
 // BoundUpper marks a fact whose value is an upper bound.

@@ -101,9 +101,19 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 		s.Add(facts.Fact{Key: key, Value: p.MaxContext[t.Name], Unit: facts.UnitTokens, Sources: srcs,
 			Derivation: fmt.Sprintf("longest context (multiple of 256, at most the model's) whose %s cache (%.4g B per value) still fits with this placement", t.Name, t.ValueBytes)})
 	}
-	if p.DecodeTPS > 0 {
+	switch {
+	case p.DecodeTPS > 0 && p.DecodeCalibrated:
+		// A prediction: the speed fit's efficiencies and layer cost, with
+		// its regime's error (claims compare within the p90 band).
+		f := s.Add(facts.Fact{Key: k + "decode_tokens_per_second", Value: p.DecodeTPS, Unit: facts.UnitTokensPerSec,
+			Sources: append(srcs, "catalog:speed_fit.yaml", "catalog:calibration.yaml"), Derivation: p.DecodeDerivation})
+		f.Display = "≈ " + f.Display + " (" + p.DecodeError.Text + ")"
+		if p.DecodeError.Calibrated {
+			f.ErrorP90 = p.DecodeError.P90
+		}
+	case p.DecodeTPS > 0:
 		s.Add(facts.Fact{Key: k + "decode_tokens_per_second", Value: p.DecodeTPS, Unit: facts.UnitTokensPerSec, Sources: srcs, Derivation: p.DecodeDerivation + uncalibrated, Bound: facts.BoundUpper})
-	} else {
+	default:
 		s.Unknown(k+"decode_tokens_per_second", facts.UnitTokensPerSec, p.DecodeReason)
 	}
 	if p.PromptTPS > 0 {
@@ -123,10 +133,10 @@ func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 	}
 }
 
-// uncalibrated is said of every local speed: speed_fit.yaml's cpu-offload
-// regime has no calibration pair, so the ceiling carries no error bar and
-// a claim below it cannot be confirmed (claims treats it as a bound).
-const uncalibrated = "; uncalibrated: no measured llama.cpp run with experts in host RAM in calibration.yaml, so no error bar"
+// uncalibrated is said of a local speed at peak rates (prompt processing,
+// and decode without a speed fit): the ceiling carries no error bar and a
+// claim below it cannot be confirmed (claims treats it as a bound).
+const uncalibrated = "; uncalibrated: no fitted efficiency or error bar covers it"
 
 func mmapNote(p Plan) string {
 	if p.Fits == FitsMmap {
@@ -139,13 +149,15 @@ func mmapNote(p Plan) string {
 // (local.smallest_vram.<MACHINE>) and the quant with the most bits per
 // weight that runs from RAM and VRAM without disk
 // (local.best_offload.<MACHINE>); unknown with a reason when none does.
+// Where none runs from RAM and VRAM, the smallest that runs mapped from
+// disk (local.smallest_mmap.<MACHINE>): the one a person would still try.
 func AddBestFacts(s *facts.Set, quants []Quant, plans []Plan, machines []string) {
 	byLabel := map[string]Quant{}
 	for _, q := range quants {
 		byLabel[q.Label] = q
 	}
 	for _, m := range machines {
-		var vram, off []Plan
+		var vram, off, mmap []Plan
 		for _, p := range plans {
 			if p.Machine != m {
 				continue
@@ -156,6 +168,8 @@ func AddBestFacts(s *facts.Set, quants []Quant, plans []Plan, machines []string)
 				off = append(off, p)
 			case FitsOffload:
 				off = append(off, p)
+			case FitsMmap:
+				mmap = append(mmap, p)
 			}
 		}
 		sort.Slice(vram, func(i, j int) bool {
@@ -177,6 +191,14 @@ func AddBestFacts(s *facts.Set, quants []Quant, plans []Plan, machines []string)
 		} else {
 			s.Add(facts.Fact{Key: key, Value: off[0].Quant, Unit: facts.UnitText, Sources: []string{SourceLocal},
 				Derivation: fmt.Sprintf("the most bits per weight of %d quants that run from RAM and VRAM", len(off))})
+			continue
+		}
+		sort.Slice(mmap, func(i, j int) bool {
+			return byLabel[mmap[i].Quant].Sizes.Bytes < byLabel[mmap[j].Quant].Sizes.Bytes
+		})
+		if len(mmap) > 0 {
+			s.Add(facts.Fact{Key: "local.smallest_mmap." + m, Value: mmap[0].Quant, Unit: facts.UnitText, Sources: []string{SourceLocal},
+				Derivation: fmt.Sprintf("none runs from RAM and VRAM; the smallest on disk of %d quants that run with the weights RAM cannot hold mapped from disk", len(mmap))})
 		}
 	}
 }

@@ -17,7 +17,7 @@ var (
 		"expert_bytes", "expert_share", "published_bytes", "published_agrees"}
 	PlanFields = []string{"fits", "memory_headroom", "n_gpu_layers", "n_cpu_moe", "max_context", "max_context_q8_0", "max_context_q4_0",
 		"decode_tokens_per_second", "prompt_tokens_per_second", "command", "override_tensor", "wired_limit_mb"}
-	bestFields = []string{"smallest_vram", "best_offload"}
+	bestFields = []string{"smallest_vram", "best_offload", "smallest_mmap"}
 )
 
 // Ref is what a gguf.* or local.* fact key names: a quant, a machine, or

@@ -5,7 +5,9 @@ import (
 	"math"
 	"strings"
 
+	"dossier/generator/catalog"
 	"dossier/generator/gguf"
+	"dossier/generator/sizing"
 )
 
 // Quant is what a plan needs of one quant: its sizes by layer, its cache
@@ -62,6 +64,11 @@ type Options struct {
 	// Ubatch is llama.cpp's physical batch (-ub, default 512): in prompt
 	// processing, weights kept in host RAM cross PCIe once per ubatch.
 	Ubatch int64
+	// Catalog holds the speed fit decode is timed with
+	// (sizing.OffloadRatesFor, sizing.OffloadDecodeSeconds) and the
+	// regimes' errors; without a fit, decode speeds are ceilings from
+	// peak bandwidths.
+	Catalog *catalog.Catalog
 }
 
 // What a plan keeps free by default: on every GPU (or a Mac's wired
@@ -124,9 +131,13 @@ type Plan struct {
 	// MaxContext is the longest context with the same placement, per
 	// cache type (multiples of 256, capped at the model's).
 	MaxContext map[string]int64
-	// Decode and prompt tokens/s at peak bandwidth and peak FLOP/s:
-	// upper bounds. Zero with a reason when not derived.
+	// DecodeTPS is one sequence's decode timed by the speed fit
+	// (sizing.OffloadDecodeSeconds), a prediction with DecodeError when
+	// DecodeCalibrated, else a ceiling at peak bandwidths; PromptTPS a
+	// ceiling at peak FLOP/s and PCIe. Zero with a reason when not derived.
 	DecodeTPS, PromptTPS               float64
+	DecodeCalibrated                   bool
+	DecodeError                        sizing.RegimeError
 	DecodeReason, PromptReason         string
 	DecodeDerivation, PromptDerivation string
 	Command                            string
@@ -138,6 +149,8 @@ type Plan struct {
 	Derivation                       string
 	layers                           int
 	gpuBW, hostBW, pcieBW, peakFLOPs float64
+	gpuClass                         string // the fit's class of the GPU side: consumer, workstation, unified; cpu without a GPU
+	mac                              bool   // one memory: the host side counts against the GPU's budget
 }
 
 // placement is where the bytes sit for one -ngl / --n-cpu-moe choice.
@@ -219,7 +232,7 @@ func Make(q Quant, m Machine, opts Options) (Plan, error) {
 		ctx = min(ctx, q.Cache.ContextLength)
 	}
 	p := Plan{Quant: q.Label, Machine: m.ID, Context: ctx, KVType: o.KVType, layers: L, MaxContext: map[string]int64{},
-		hostBW: m.Host.Bandwidth.Value}
+		hostBW: m.Host.Bandwidth.Value, gpuClass: "cpu"}
 	p.HostBudget = m.Host.MemoryBytes - o.HostReserveBytes
 	p.CombinedMemory, p.FileBytes = m.Host.MemoryBytes, q.Sizes.Bytes
 	if !m.Host.Mac() && m.GPUs > 0 {
@@ -227,13 +240,13 @@ func Make(q Quant, m Machine, opts Options) (Plan, error) {
 	}
 	switch {
 	case m.Host.Mac():
-		p.gpuBW = m.Host.Bandwidth.Value
+		p.gpuBW, p.gpuClass, p.mac = m.Host.Bandwidth.Value, "unified", true
 		// The GPU may wire up to what the OS leaves; past the default
 		// share it needs iogpu.wired_limit_mb raised.
 		p.GPUBudget = m.Host.MemoryBytes - o.HostReserveBytes - o.GPUMarginBytes
 		p.HostBudget = 0
 	case m.GPUs > 0:
-		p.gpuBW = m.GPU.Bandwidth.Value
+		p.gpuBW, p.gpuClass = m.GPU.Bandwidth.Value, m.GPU.Class
 		p.GPUBudget = int64(m.GPUs) * (m.GPU.MemoryBytes - o.GPUMarginBytes)
 		p.pcieBW = m.Host.PCIe.Value
 		if m.GPU.Interconnect != nil && strings.HasPrefix(m.GPU.InterconnectKind, "PCIe") {
@@ -295,7 +308,9 @@ func Make(q Quant, m Machine, opts Options) (Plan, error) {
 	}
 	p.NGPULayers, p.NCPUMoE, p.GPUBytes, p.HostBytes = ngl, ncmoe, gpuB, hostB
 	switch {
-	case m.Host.Mac() && gpuB <= p.GPUBudget:
+	case m.Host.Mac() && gpuB+hostB <= p.GPUBudget:
+		// The token embedding stays in a CPU buffer, outside the wired
+		// part but in the same memory.
 		p.Fits = FitsVRAM
 		need := gpuB + o.GPUMarginBytes
 		if float64(need) > float64(m.Host.MemoryBytes)*m.Host.GPUWiredShare {
@@ -338,7 +353,7 @@ func (p *Plan) maxContext(q Quant, ngl, ncmoe int, vb float64, o Options) int64 
 	ok := func(c int64) bool {
 		pl := place(q, ngl, ncmoe)
 		kg, kh := kvSplit(q, ngl, c, vb)
-		if pl.gpuW+kg > p.GPUBudget {
+		if pl.gpuW+kg > p.GPUBudget || p.mac && pl.gpuW+kg+pl.hostW+kh > p.GPUBudget {
 			return false
 		}
 		if p.Fits == FitsOffload && pl.hostW+kh > p.HostBudget {
@@ -405,13 +420,7 @@ func (p *Plan) speeds(q Quant, pl placement, ngl int, vb float64, o Options) {
 	case p.gpuBW == 0 && gpuRead > 0:
 		p.DecodeReason = "no GPU bandwidth in the catalog"
 	default:
-		t := hostRead / p.hostBW
-		if gpuRead > 0 {
-			t += gpuRead / p.gpuBW
-		}
-		p.DecodeTPS = 1 / t
-		p.DecodeDerivation = fmt.Sprintf("1 / (%.3g GB read on the GPU side at %.4g GB/s + %.3g GB in host RAM at %.4g GB/s) per token at %d tokens of context; experts read at %d of %d; peak bandwidths, so an upper bound",
-			gpuRead/1e9, p.gpuBW/1e9, hostRead/1e9, p.hostBW/1e9, p.Context, q.ExpertsUsed, q.Experts)
+		p.decode(q, gpuRead, hostRead, o)
 	}
 	// Prompt processing: compute-bound on the GPU; weights in host RAM
 	// cross PCIe once per ubatch (llama.cpp offloads the batch's matrix
@@ -429,8 +438,39 @@ func (p *Plan) speeds(q Quant, pl placement, ngl int, vb float64, o Options) {
 			t += hostW / p.pcieBW / float64(o.Ubatch)
 		}
 		p.PromptTPS = 1 / t
-		p.PromptDerivation = fmt.Sprintf("1 / (2 × %.3g active parameters at %.4g TFLOP/s dense + %.3g GB of host-resident weights over PCIe at %.4g GB/s per %d-token ubatch); peaks, so an upper bound",
+		p.PromptDerivation = fmt.Sprintf("1 / (2 × %.3g active parameters at %.4g TFLOP/s dense + %.3g GB of host-resident weights over PCIe at %.4g GB/s per %d-token ubatch); peaks, so an upper bound: the prefill pairs in calibration.yaml all ran in VRAM, none crossed PCIe, so no fitted efficiency or error covers this sum",
 			active, p.peakFLOPs/1e12, hostW/1e9, p.pcieBW/1e9, o.Ubatch)
+	}
+}
+
+// decode times one sequence's token with the speed fit: gpuRead bytes on
+// the GPU side (a Mac's unified memory, none on a CPU alone) and hostRead
+// the CPU multiplies from RAM, plus the layers' fixed cost; without a
+// fitted host efficiency the rates are the peaks and the figure a ceiling.
+func (p *Plan) decode(q Quant, gpuRead, hostRead float64, o Options) {
+	r := sizing.OffloadRatesFor(o.Catalog, p.gpuClass, 1)
+	r.GPUBandwidth, r.HostBandwidth = p.gpuBW, p.hostBW
+	p.DecodeTPS = 1 / sizing.OffloadDecodeSeconds(gpuRead, hostRead, float64(p.layers), r)
+	p.DecodeCalibrated = r.Calibrated
+	p.DecodeError = sizing.RegimeErrorFor(o.Catalog, sizing.LocalRegime(p.gpuClass, hostRead), p.gpuClass)
+	gpu := "no GPU"
+	if gpuRead > 0 {
+		gpu = fmt.Sprintf("%.3g GB read on the GPU side at %.4g GB/s × %.2f", gpuRead/1e9, p.gpuBW/1e9, r.GPUEfficiency)
+	}
+	host := "nothing in host RAM"
+	if hostRead > 0 {
+		host = fmt.Sprintf("%.3g GB in host RAM at %.4g GB/s × %.2f", hostRead/1e9, p.hostBW/1e9, r.HostEfficiency)
+	}
+	p.DecodeDerivation = fmt.Sprintf("1 / (%s + %s + %d layers × %.3g µs) per token at %d tokens of context; experts read at %d of %d; %s",
+		gpu, host, p.layers, r.LayerSeconds*1e6, p.Context, q.ExpertsUsed, q.Experts, r.How)
+	if !r.Calibrated {
+		p.DecodeDerivation += "; peak bandwidths, so an upper bound"
+		return
+	}
+	e := p.DecodeError
+	p.DecodeDerivation += "; " + e.Regime + " regime: " + e.Text
+	if len(e.Hosts) > 0 && hostRead > 0 {
+		p.DecodeDerivation += fmt.Sprintf("; its host efficiency was fitted on %s, and this machine's RAM bandwidth is the platform's peak", strings.Join(e.Hosts, "; "))
 	}
 }
 
@@ -465,6 +505,10 @@ func (p *Plan) explain(q Quant, m Machine, o Options) string {
 	state := ""
 	if q.Cache.RecurrentLayers > 0 && !q.Cache.StateKnown {
 		state = fmt.Sprintf("; the state of %d recurrent layers is not counted: the file gives nothing to size it by", q.Cache.RecurrentLayers)
+	}
+	if p.mac {
+		return fmt.Sprintf("%s: %d bytes wired for the GPU and %d (the token embedding) in a CPU buffer of the same memory, together against %d available (%s); %s cache at %d tokens%s",
+			p.Fits, p.GPUBytes, p.HostBytes, p.GPUBudget, gpu, p.KVType, p.Context, state)
 	}
 	return fmt.Sprintf("%s: %d bytes on the GPU side of %d available (%s); %d bytes in host RAM of %d usable (%d less %d for the OS); %s cache at %d tokens%s",
 		p.Fits, p.GPUBytes, p.GPUBudget, gpu, p.HostBytes, max(p.HostBudget, 0), m.Host.MemoryBytes, o.HostReserveBytes, p.KVType, p.Context, state)

@@ -1,6 +1,7 @@
 package localrun_test
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -372,5 +373,144 @@ func TestRecurrentStateCounted(t *testing.T) {
 	want := int64(1024*1024*2) + int64(2*256*4096*34/32) + 3*548_864*4
 	if p.GPUBytes != want {
 		t.Errorf("GPU side %d, want %d (%s)", p.GPUBytes, want, p.Derivation)
+	}
+}
+
+// fittedCatalog is testCatalog with a speed fit shaped like
+// data/speed_fit.yaml's (2026-12-04): consumer GPUs at 0.86 of their
+// bandwidth, the host at 0.42 of its, 89 µs per layer, and the
+// cpu-offload regime's leave-one-out error from 8 pairs on one host.
+func fittedCatalog() *catalog.Catalog {
+	cat := testCatalog()
+	cat.Speed = &catalog.SpeedModel{
+		Pairs: []*catalog.CalibrationPair{{ID: "offload-a", Offload: &catalog.PairOffload{Host: catalog.PairHost{CPU: "Intel Core i9-10900X", Memory: "DDR4, quad channel", Bandwidth: 1.02e11, Measured: true}}}},
+		Fit: &catalog.SpeedFit{MemoryEfficiency: 0.71, LayerSeconds: 89e-6, HostEfficiency: 0.42, OffloadPairs: 8,
+			Classes: []catalog.ClassFit{{Class: "consumer", MemoryEfficiency: 0.86, Pairs: 16}},
+			Regimes: []catalog.RegimeErrors{
+				{Regime: "cpu-offload", Pairs: 8, ErrorP50: 0.08796, ErrorP90: 0.1827, Classes: []string{"consumer"}, IDs: []string{"offload-a"}},
+				{Regime: "single-gpu", Pairs: 24, ErrorP50: 0.08808, ErrorP90: 0.2457, Classes: []string{"consumer", "datacenter"}},
+			}}}
+	return cat
+}
+
+// Decode on one 4090 with a 128 GB DDR5 desktop, timed by the speed fit
+// (sizing.OffloadDecodeSeconds), by hand: with -ngl 99 --n-cpu-moe N a
+// token reads on the GPU every dense weight, the output head, the used
+// 16/896 of the experts of layers N.. and the q8_0 cache at 8,192 tokens
+// (1.0625 B a value), and on the host the used 16/896 of the experts of
+// layers 0..N-1; time = GPU bytes ÷ (1,008 GB/s × 0.86) + host bytes ÷
+// (89.6 GB/s × 0.42) + 93 layers × 89 µs. Without a fit the same bytes at
+// the peaks, no layer cost, is the ceiling the claims treat as a bound.
+func TestDecodeTimedByTheSpeedFit(t *testing.T) {
+	m := gguftest.MoE{
+		Layers: 93, DenseLayers: 1, Hidden: 7168, Vocab: 163840, Heads: 96,
+		QLoraRank: 1536, KVLoraRnk: 512, RopeDim: 64, NopeDim: 128, VDim: 128, DenseFF: 18432,
+		Experts: 896, ExpertsUsed: 16, ExpertIn: 3584, ExpertFF: 512, SharedFF: 2048, Context: 1 << 20,
+		ExpertType: typ(t, "IQ1_S"), MatrixType: typ(t, "Q4_K"), EmbedType: typ(t, "Q4_K"),
+		Shards: 2, Name: "UD-IQ1_S/Kimi-K3-UD-IQ1_S",
+	}
+	q := quantOf(t, m.Build())
+	mc := machine(t, "1xRTX4090@Desktop128")
+	p, err := localrun.Make(q, mc, localrun.Options{Context: 8192, Catalog: fittedCatalog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Fits != localrun.FitsOffload || p.NGPULayers != 94 || p.NCPUMoE < 1 {
+		t.Fatalf("fits %s, -ngl %d, --n-cpu-moe %d (%s)", p.Fits, p.NGPULayers, p.NCPUMoE, p.Derivation)
+	}
+	z := q.Sizes
+	var gpu, host float64
+	for l := range z.LayerBytes {
+		exp := float64(z.LayerExpertBytes[l]) * 16 / 896
+		gpu += float64(z.LayerBytes[l] - z.LayerExpertBytes[l])
+		if l < p.NCPUMoE {
+			host += exp
+		} else {
+			gpu += exp
+		}
+		gpu += math.Ceil(float64(q.Cache.LayerValues[l]) * 8192 * 1.0625)
+	}
+	gpu += float64(z.OtherBytes - z.EmbeddingBytes)
+	want := 1 / (gpu/(1.008e12*0.86) + host/(8.96e10*0.42) + 93*89e-6)
+	if math.Abs(p.DecodeTPS/want-1) > 1e-9 || !p.DecodeCalibrated || p.DecodeError.Regime != "cpu-offload" || p.DecodeError.P90 != 0.1827 {
+		t.Errorf("decode %v tokens/s (calibrated %v, %+v), want %v", p.DecodeTPS, p.DecodeCalibrated, p.DecodeError, want)
+	}
+	if !strings.Contains(p.DecodeDerivation, "Intel Core i9-10900X") || !strings.Contains(p.DecodeDerivation, "peak") {
+		t.Errorf("the derivation does not say the host efficiency was fitted on another host: %s", p.DecodeDerivation)
+	}
+	s := facts.NewSet()
+	localrun.AddPlanFacts(s, p, localrun.Sources{Tree: "hub:tree@abc", Headers: "hub:gguf@abc"})
+	f := s.Get("local.UD-IQ1_S.1xRTX4090@Desktop128.decode_tokens_per_second")
+	if f.Bound != "" || f.ErrorP90 != 0.1827 || !strings.HasPrefix(f.Display, "≈ ") || !strings.Contains(f.Display, "±9 %, n = 8") {
+		t.Errorf("calibrated decode fact: bound %q, p90 %v, %q", f.Bound, f.ErrorP90, f.Display)
+	}
+	t.Logf("GPU %.4g GB, host %.4g GB per token: %.3g tokens/s (%s)", gpu/1e9, host/1e9, p.DecodeTPS, f.Display)
+
+	// No fit: the peaks, a ceiling.
+	u, err := localrun.Make(q, mc, localrun.Options{Context: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ceiling := 1 / (gpu/1.008e12 + host/8.96e10)
+	if math.Abs(u.DecodeTPS/ceiling-1) > 1e-9 || u.DecodeCalibrated || u.DecodeTPS <= p.DecodeTPS {
+		t.Errorf("uncalibrated decode %v, want the ceiling %v above %v", u.DecodeTPS, ceiling, p.DecodeTPS)
+	}
+	s = facts.NewSet()
+	localrun.AddPlanFacts(s, u, localrun.Sources{Tree: "hub:tree@abc", Headers: "hub:gguf@abc"})
+	if f := s.Get("local.UD-IQ1_S.1xRTX4090@Desktop128.decode_tokens_per_second"); f.Bound != facts.BoundUpper || f.ErrorP90 != 0 {
+		t.Errorf("uncalibrated decode fact: bound %q, p90 %v", f.Bound, f.ErrorP90)
+	}
+	t.Logf("ceiling %.3g tokens/s", u.DecodeTPS)
+}
+
+// A machine on which no quant runs from RAM and VRAM names the smallest
+// that runs mapped from disk, the one a person would still try; one on
+// which a quant runs from RAM and VRAM names none.
+func TestSmallestFromDisk(t *testing.T) {
+	m := gguftest.MoE{
+		Layers: 93, DenseLayers: 1, Hidden: 7168, Vocab: 163840, Heads: 96,
+		QLoraRank: 1536, KVLoraRnk: 512, RopeDim: 64, NopeDim: 128, VDim: 128, DenseFF: 18432,
+		Experts: 896, ExpertsUsed: 16, ExpertIn: 3584, ExpertFF: 1024, SharedFF: 2048, Context: 1 << 20,
+		ExpertType: typ(t, "IQ1_S"), MatrixType: typ(t, "Q4_K"), EmbedType: typ(t, "Q4_K"),
+		Shards: 4, Name: "UD-IQ1_S/Kimi-K3-UD-IQ1_S",
+	}
+	q := quantOf(t, m.Build())
+	ms := []localrun.Machine{machine(t, "1xRTX4090@Desktop64"), machine(t, "1xRTX4090@EPYC768")}
+	s, _, err := localrun.Build([]localrun.Quant{q}, localrun.Sources{Tree: "hub:tree@abc", Headers: "hub:gguf@abc"}, ms, localrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Get("local.smallest_mmap.1xRTX4090@Desktop64"); !f.Known() || f.Value != "UD-IQ1_S" || s.Get("local.best_offload.1xRTX4090@Desktop64").Known() {
+		t.Errorf("desktop: smallest from disk %+v", f)
+	}
+	if s.Get("local.smallest_mmap.1xRTX4090@EPYC768") != nil || s.Get("local.best_offload.1xRTX4090@EPYC768").Value != "UD-IQ1_S" {
+		t.Error("EPYC: a quant runs from RAM and VRAM, yet one from disk is named")
+	}
+	if _, ok, err := localrun.ParseRef("local.smallest_mmap.1xRTX4090@Desktop64"); !ok || err != nil {
+		t.Errorf("a claim cannot name local.smallest_mmap: %v", err)
+	}
+}
+
+// On a Mac the token embedding, which llama.cpp keeps in a CPU buffer,
+// sits in the same memory as the wired weights: a budget between the
+// wired part alone and the two together leaves the quant mapped from disk.
+func TestMacCountsTheEmbedding(t *testing.T) {
+	m := gguftest.MoE{
+		Layers: 93, DenseLayers: 1, Hidden: 7168, Vocab: 163840, Heads: 96,
+		QLoraRank: 1536, KVLoraRnk: 512, RopeDim: 64, NopeDim: 128, VDim: 128, DenseFF: 18432,
+		Experts: 896, ExpertsUsed: 16, ExpertIn: 3584, ExpertFF: 512, SharedFF: 2048, Context: 1 << 20,
+		ExpertType: typ(t, "IQ1_S"), MatrixType: typ(t, "Q4_K"), EmbedType: typ(t, "Q4_K"),
+		Shards: 2, Name: "UD-IQ1_S/Kimi-K3-UD-IQ1_S",
+	}
+	q := quantOf(t, m.Build())
+	mac := machine(t, "M3Ultra512")
+	p, err := localrun.Make(q, mac, localrun.Options{Context: 8192})
+	if err != nil || p.Fits != localrun.FitsVRAM || p.HostBytes != q.Sizes.EmbeddingBytes || p.HostBytes == 0 || !strings.Contains(p.Derivation, "token embedding") {
+		t.Fatalf("fits %s, host side %d (embedding %d): %s %v", p.Fits, p.HostBytes, q.Sizes.EmbeddingBytes, p.Derivation, err)
+	}
+	margin := mac.Host.MemoryBytes - localrun.DefaultHostReserveBytes - (p.GPUBytes + p.HostBytes/2)
+	tight, err := localrun.Make(q, mac, localrun.Options{Context: 8192, GPUMarginBytes: margin})
+	if err != nil || tight.GPUBytes > tight.GPUBudget || tight.Fits != localrun.FitsMmap {
+		t.Errorf("wired part %d of %d, yet fits %s: %v", tight.GPUBytes, tight.GPUBudget, tight.Fits, err)
 	}
 }

@@ -9,11 +9,12 @@ import (
 
 // localTable is the "Run it locally" answer per machine class: the
 // smallest published quant that fits in VRAM, and the quant with the most
-// bits per weight that runs from RAM and VRAM, with its context, speed
-// and command. Empty when no GGUF variant of the page has been synced.
+// bits per weight that runs from RAM and VRAM (else the smallest that runs
+// mapped from disk), with its context, speed and command. Empty when no
+// GGUF variant of the page has been synced.
 func (m *Model) localTable() *render.Table {
 	t := &render.Table{
-		Header: []string{"machine", "smallest in VRAM", "best from RAM + VRAM", "context (q8_0 cache)", "decode (upper bound)", "command"},
+		Header: []string{"machine", "smallest in VRAM", "best from RAM + VRAM", "longest context (q8_0 cache)", "decode, one sequence", "command"},
 		Align:  []render.Align{render.Left, render.Left, render.Left, render.Right, render.Right, render.Left},
 	}
 	if !m.Facts.Get("local.repository").Known() {
@@ -31,21 +32,56 @@ func (m *Model) localTable() *render.Table {
 		if small.Known() {
 			smallCell = small.Display
 		}
-		best := m.Facts.Get("local.best_offload." + mc)
-		if !best.Known() {
-			t.Rows = append(t.Rows, []string{mc, smallCell, "none: only mapped from disk", "—", "—", "—"})
+		quant, bestCell := "", ""
+		if best := m.Facts.Get("local.best_offload." + mc); best.Known() {
+			quant = best.Display
+		} else if disk := m.Facts.Get("local.smallest_mmap." + mc); disk.Known() {
+			quant, bestCell = disk.Display, "none; "
+		} else {
+			t.Rows = append(t.Rows, []string{mc, smallCell, "none: no quant fits even mapped from disk", "—", "—", "—"})
 			continue
 		}
-		k := "local." + best.Display + "." + mc + "."
+		k := "local." + quant + "." + mc + "."
+		bestCell += quant + " (" + placed(m.Facts.Get(k+"fits").Display, mc) + ")"
 		cmd := m.d(k + "command")
 		if w := m.Facts.Get(k + "wired_limit_mb"); w.Known() {
 			// Past macOS's default share the GPU must be allowed more.
 			cmd = "sudo sysctl iogpu.wired_limit_mb=" + strings.ReplaceAll(w.Display, ",", "") + " && " + cmd
 		}
-		t.Rows = append(t.Rows, []string{mc, smallCell, best.Display + " (" + m.d(k+"fits") + ")",
-			m.d(k + "max_context_q8_0"), m.d(k + "decode_tokens_per_second"), render.Code(cmd)})
+		decode := m.d(k + "decode_tokens_per_second")
+		if f := m.Facts.Get(k + "decode_tokens_per_second"); f != nil && !f.Known() && m.Facts.Get(k+"fits").Display == "mmap" {
+			decode = "unknown: disk-bound" // the reason is in facts.json
+		}
+		ctx := m.d(k + "max_context_q8_0")
+		if f := m.Facts.Get(k + "max_context_q8_0"); f != nil && !f.Known() {
+			// No context fits beside what stays in memory: no -c to type.
+			t.Rows = append(t.Rows, []string{mc, smallCell, bestCell, "none fits", decode, "—"})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{mc, smallCell, bestCell, ctx, decode, render.Code(cmd)})
 	}
 	return t
+}
+
+// placed says where a plan keeps the weights, in a reader's words: a
+// machine without discrete GPUs (no "@") is a Mac when it fits in VRAM,
+// a CPU host otherwise.
+func placed(fits, machine string) string {
+	switch fits {
+	case "vram":
+		if !strings.Contains(machine, "@") {
+			return "in unified memory"
+		}
+		return "in VRAM"
+	case "offload":
+		if !strings.Contains(machine, "@") {
+			return "in RAM, no GPU"
+		}
+		return "experts in RAM"
+	case "mmap":
+		return "mapped from disk"
+	}
+	return fits
 }
 
 // quantsTable lists every synced quant: its files, the size its page

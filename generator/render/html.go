@@ -17,14 +17,14 @@ import (
 // NewMarkdown returns the goldmark converter every page uses: GFM tables,
 // footnotes, automatic heading IDs (no heading attributes: a {#id style=…}
 // in prose stays text, never markup), row anchors, and the safe default that drops raw HTML and dangerous link
-// targets. charts maps an image destination to SVG this generator drew;
+// targets (a <details> fold around Markdown excepted: fold.go). charts maps an image destination to SVG this generator drew;
 // such images are inlined, every other image stays an <img>.
 func NewMarkdown(charts map[string]string) goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(rowAnchors{}, 100))),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1))),
+			parser.WithASTTransformers(util.Prioritized(folds{}, 10), util.Prioritized(rowAnchors{}, 100))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1), util.Prioritized(detailsRenderer{}, 1))),
 	)
 }
 
@@ -37,10 +37,10 @@ func NewDossierMarkdown(charts map[string]string, factsPage string) goldmark.Mar
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithHeadingAttribute(),
-			parser.WithASTTransformers(util.Prioritized(headingAttrAllowlist{}, 50), util.Prioritized(rowAnchors{}, 100), util.Prioritized(factLinks{page: factsPage}, 110),
+			parser.WithASTTransformers(util.Prioritized(folds{}, 10), util.Prioritized(headingAttrAllowlist{}, 50), util.Prioritized(rowAnchors{}, 100), util.Prioritized(factLinks{page: factsPage}, 110),
 				util.Prioritized(tableOfContents{}, 120))),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1),
-			util.Prioritized(contentsRenderer{}, 1))),
+			util.Prioritized(contentsRenderer{}, 1), util.Prioritized(detailsRenderer{}, 1))),
 	)
 }
 

@@ -233,7 +233,7 @@ func (s *Site) addLocal(set *facts.Set, p *content.Page) error {
 			qs = append(qs, q.Quant())
 		}
 		short := st.Revision[:7]
-		local, _, err := localrun.Build(qs, localrun.Sources{Tree: "hub:tree@" + short, Headers: "hub:gguf@" + short}, machines, localrun.Options{})
+		local, _, err := localrun.Build(qs, localrun.Sources{Tree: "hub:tree@" + short, Headers: "hub:gguf@" + short}, machines, localrun.Options{Catalog: s.Catalog})
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}

@@ -355,6 +355,7 @@ func (e errorBar) apply(c *calc, cfg, name string, f *facts.Fact) {
 		c.s.Unknown(p90, facts.UnitShare, e.why)
 		return
 	}
+	f.ErrorP90 = e.p90 // claims compare within the band
 	how := fmt.Sprintf("leave-one-out error of %s over the %d calibration pairs of the %s regime: %%s percentile of max(predicted ÷ measured, measured ÷ predicted) − 1", f.Key, e.re.Pairs, e.regime)
 	if e.borrowed != "" {
 		how += " (" + e.borrowed + ")"
