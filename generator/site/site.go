@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"dossier/generator/arch"
+	"dossier/generator/audit"
 	"dossier/generator/buildcache"
 	"dossier/generator/catalog"
 	"dossier/generator/claims"
@@ -94,6 +96,11 @@ type Site struct {
 	localOnce sync.Once
 	local     *localrun.Hosts
 	localErr  error
+	// knownModels are the ids data/hub has a snapshot of, which a
+	// fine-tune's snippet audit checks model ids against; auditTable
+	// reads the API-change table once, when a page first audits.
+	knownModels []string
+	auditTable  func() (*audit.Table, error)
 	// claimDates are when each claim of each dossier first appeared and
 	// last changed, from the same history as the corrections logs.
 	claimDates map[string]map[string]corrections.ClaimDates
@@ -167,7 +174,14 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if _, err := s.localHosts(); err != nil {
 		return nil, err
 	}
-	if s.inputs, err = sharedInputs(cfg); err != nil {
+	dataDir := cfg.Dir(cfg.DataDir)
+	if s.knownModels, err = snapshot.Models(dataDir); err != nil {
+		return nil, err
+	}
+	s.auditTable = sync.OnceValues(func() (*audit.Table, error) {
+		return audit.LoadTable(os.DirFS(dataDir), filepath.ToSlash(cfg.DataDir))
+	})
+	if s.inputs, err = sharedInputs(cfg, s.knownModels); err != nil {
 		return nil, err
 	}
 	hist, err := corrections.HistoryOf(cfg.Root, cfg.Dir(cfg.PublishDir))
