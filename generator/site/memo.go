@@ -69,7 +69,7 @@ func (m *analytics) compute(key string, config, hfQuant []byte) (*sizing.Analyti
 		return rec.Analytic, nil
 	}
 	m.built.Add(1)
-	an, err := Analytic(config, hfQuant)
+	an, err := sizing.AnalyticOf(config, hfQuant)
 	rec = analyticRecord{Analytic: an}
 	if err != nil {
 		rec = analyticRecord{Error: err.Error()}
