@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -142,7 +143,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	}
 	// --verify computes from the inputs alone, as --full does, to
 	// compare with what the cache holds.
-	s.analytic = newAnalytics(s.cache, !opts.Full && !opts.Verify)
+	s.analytic = &analytics{cache: s.cache, read: !opts.Full && !opts.Verify}
 	cat, catErr := catalog.Load(cfg.Dir(cfg.DataDir))
 	templates, templatesErr := render.LoadTemplates(cfg.Dir(cfg.TemplatesDir))
 	// A build keeps stubs of the pages and reads each again when it is
@@ -409,11 +410,7 @@ func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site)
 		out = append(out, [3]string{"hub:headers", snap.Header.Source, fetched})
 	}
 	out = append(out, [3]string{"config.json", snap.ConfigSource, fetched})
-	ids := make([]string, 0, len(cat.Accelerators))
-	for id := range cat.Accelerators {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(cat.Accelerators))
 	for _, id := range ids {
 		a := cat.Accelerators[id]
 		out = append(out, [3]string{"catalog:hardware.yaml#" + id, fmt.Sprintf("%s, %s: %s", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source), asOf(a.AsOf)})
