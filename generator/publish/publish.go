@@ -4,7 +4,7 @@
 // beside it, which records the holder); Cleanup repairs what a build
 // killed during an exchange left and removes the staging directories of
 // builds that are no longer running; Lock.Stage creates a staging
-// directory beside the destination. The caller fills it (Link, Put, Write); Commit
+// directory beside the destination. The caller fills it (Link); Commit
 // exchanges it with the destination at once (renameat2 RENAME_EXCHANGE
 // where the file system has it, else two renames that the next Stage
 // completes after a crash) and removes the previous output. A build that
