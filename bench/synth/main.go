@@ -3,8 +3,10 @@
 // ninth one Kimi K3) and the equivalent Hugo site (each page's rendered
 // Markdown from the shipped public/, a list page, RSS). With -facts it also
 // writes hugo-facts/, the same site with what else dossier publishes per
-// model: its facts as a Markdown table on a page of their own (dossier's
-// facts.html) and its facts.json as a static file.
+// model: a page bundle of its facts.json (published as it is) and a page
+// whose layout renders it as a table of every fact, as dossier's
+// facts.html does. Each copy's facts.json names the copy's id, as
+// dossier's would, so no two copies are the same file.
 //
 //	go run ./bench/synth -n 1000 [-small] [-facts] -out DIR
 //
@@ -14,7 +16,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -35,7 +36,6 @@ type model struct {
 	snapshot []byte
 	rendered []byte // public/models/<slug>/index.md
 	facts    []byte // public/models/<slug>/facts.json
-	factsMD  []byte // its facts as a Markdown table: key, value, derivation, sources
 }
 
 func main() {
@@ -108,6 +108,11 @@ func run(src, out string, n int, small, withFacts bool) error {
 			return err
 		}
 	}
+	if withFacts {
+		if err := write(filepath.Join(hfs, "layouts/facts/single.html"), []byte(factsLayout)); err != nil {
+			return err
+		}
+	}
 	software, windows, err := softwareWindows(filepath.Join(src, "data/software.yaml"))
 	if err != nil {
 		return err
@@ -139,10 +144,10 @@ func run(src, out string, n int, small, withFacts bool) error {
 		}
 		if withFacts {
 			factsFront := fmt.Sprintf("---\ntitle: %q\ndate: 2026-08-06\n---\n", title+": every fact")
-			if err := write(filepath.Join(hfs, "content/facts", slug+".md"), append([]byte(factsFront), m.factsMD...)); err != nil {
+			if err := write(filepath.Join(hfs, "content/facts", slug, "index.md"), []byte(factsFront)); err != nil {
 				return err
 			}
-			if err := write(filepath.Join(hfs, "static/models", slug, "facts.json"), m.facts); err != nil {
+			if err := write(filepath.Join(hfs, "content/facts", slug, "facts.json"), bytes.ReplaceAll(m.facts, []byte(m.id), []byte(id))); err != nil {
 				return err
 			}
 		}
@@ -208,9 +213,6 @@ func load(src string) ([]*model, error) {
 		if m.facts, err = os.ReadFile(filepath.Join(src, "public/models", m.slug, "facts.json")); err != nil {
 			return nil, err
 		}
-		if m.factsMD, err = factsTable(m.facts); err != nil {
-			return nil, fmt.Errorf("%s facts.json: %w", m.slug, err)
-		}
 		out = append(out, m)
 	}
 	return out, nil
@@ -251,34 +253,14 @@ unsafe = true
 	return nil
 }
 
-// factsTable is a facts.json's facts as the Markdown table dossier's
-// facts.html is converted from: one row per fact, in key order.
-func factsTable(factsJSON []byte) ([]byte, error) {
-	var doc struct {
-		Facts map[string]struct {
-			Display    string   `json:"display"`
-			Unit       string   `json:"unit"`
-			Sources    []string `json:"sources"`
-			Derivation string   `json:"derivation"`
-		} `json:"facts"`
-	}
-	if err := json.Unmarshal(factsJSON, &doc); err != nil {
-		return nil, err
-	}
-	keys := make([]string, 0, len(doc.Facts))
-	for k := range doc.Facts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	cell := strings.NewReplacer("|", "\\|", "\n", " ")
-	var b bytes.Buffer
-	b.WriteString("| fact | value | unit | derivation | sources |\n| --- | --- | --- | --- | --- |\n")
-	for _, k := range keys {
-		f := doc.Facts[k]
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", k, cell.Replace(f.Display), f.Unit, cell.Replace(f.Derivation), cell.Replace(strings.Join(f.Sources, "; ")))
-	}
-	return b.Bytes(), nil
-}
+// factsLayout renders a facts bundle's facts.json as the table of
+// dossier's facts.html: one row per fact, in key order (a map ranges in
+// key order), with its value, unit, derivation and sources.
+const factsLayout = `{{ define "main" }}<article><h1>{{ .Title }}</h1>{{ with .Resources.Get "facts.json" }}{{ $doc := transform.Unmarshal . }}
+<table><thead><tr><th>fact</th><th>value</th><th>unit</th><th>derivation</th><th>sources</th></tr></thead><tbody>
+{{ range $key, $f := $doc.facts }}<tr><td><code>{{ $key }}</code></td><td>{{ $f.display }}</td><td>{{ $f.unit }}</td><td>{{ $f.derivation }}</td><td>{{ with $f.sources }}{{ delimit . "; " }}{{ end }}</td></tr>
+{{ end }}</tbody></table>{{ end }}</article>{{ end }}
+`
 
 func copyFile(from, to string) error {
 	b, err := os.ReadFile(from)

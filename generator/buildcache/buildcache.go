@@ -3,13 +3,15 @@
 // nothing of sites or pages; generator/site declares the stages, their keys
 // and what invalidates them (see its package doc).
 //
-// It holds two kinds of entries, each written once through a temporary
-// file and a hard link, so a reader sees a whole entry or none, two builds
-// writing one entry at once both succeed, and nothing is ever modified:
+// It holds two kinds of entries, each created at its own name, written,
+// and then made read-only, which marks it whole: a reader takes only a
+// read-only entry, so it sees a whole entry or none, and two builds
+// writing one entry at once both succeed:
 //
 //   - objects/XX/SUM: file contents named by their own sha256 (Put).
-//     A build links them into its staging directory; they are read-only so
-//     that an edit of a published copy cannot change the cache.
+//     A build links them into its staging directory; being read-only, an
+//     edit of a published copy needs a chmod first, which makes the entry
+//     a miss.
 //   - records/STAGE/KEY: a small JSON document named by the sha256 of
 //     every input it was computed from (Get, Set).
 package buildcache
@@ -87,8 +89,12 @@ func (c *Cache) Path(sum string) string {
 // Has says whether the object sum is present.
 func (c *Cache) Has(sum string) bool {
 	fi, err := os.Lstat(c.Path(sum))
-	return err == nil && fi.Mode().IsRegular()
+	return err == nil && whole(fi)
 }
+
+// whole says whether fi is an entry written to its end: a regular file
+// nobody may write (create makes it so last).
+func whole(fi fs.FileInfo) bool { return fi.Mode().IsRegular() && fi.Mode().Perm()&0o222 == 0 }
 
 // Put stores b and returns its sum.
 func (c *Cache) Put(b []byte) (string, error) {
@@ -118,11 +124,15 @@ func (c *Cache) Get(stage, key string, v any) bool {
 		return false
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !whole(fi) {
+		return false
+	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxRecord+1))
 	if err != nil || len(b) > MaxRecord || json.Unmarshal(b, v) != nil {
 		return false
 	}
-	if fi, err := f.Stat(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+	if time.Since(fi.ModTime()) > time.Hour {
 		os.Chtimes(f.Name(), time.Now(), time.Now())
 	}
 	return true
@@ -132,7 +142,7 @@ func (c *Cache) Get(stage, key string, v any) bool {
 // the same inputs give the same record.
 func (c *Cache) Set(stage, key string, v any) error {
 	p := c.record(stage, key)
-	if _, err := os.Lstat(p); err == nil {
+	if fi, err := os.Lstat(p); err == nil && whole(fi) {
 		return nil
 	}
 	b, err := json.Marshal(v)
@@ -146,38 +156,38 @@ func (c *Cache) record(stage, key string) string {
 	return filepath.Join(c.dir, "records", stage, key)
 }
 
-// create writes b as the entry p through a temporary file beside the
-// cache's objects and a hard link, which fails rather than replace an entry.
+// create writes b as the entry p: it creates p, writable, and makes it
+// read-only once written, so no temporary name or link is needed. When p
+// is there but not whole (a build writing it now, or one that stopped
+// half-way), b is written under a temporary name beside it and renamed
+// over it: an entry's name says what its bytes are, so either is right.
 func (c *Cache) create(p string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Join(c.dir, "objects"), "tmp-")
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+			f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		}
+	}
+	if errors.Is(err, fs.ErrExist) {
+		if f, err = os.CreateTemp(filepath.Dir(p), "tmp-"); err == nil {
+			defer os.Remove(f.Name())
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("build cache: %w", err)
 	}
-	defer os.Remove(f.Name())
 	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o444)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && f.Name() != p {
+		err = os.Rename(f.Name(), p)
+	}
 	if err != nil {
 		return fmt.Errorf("build cache: write %s: %w", p, err)
-	}
-	return c.commit(f.Name(), p)
-}
-
-// commit makes the finished temporary file tmp the read-only entry p by a
-// hard link, which leaves an entry already there as it is.
-func (c *Cache) commit(tmp, p string) error {
-	if err := os.Chmod(tmp, 0o444); err != nil {
-		return fmt.Errorf("build cache: %w", err)
-	}
-	err := os.Link(tmp, p)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-			err = os.Link(tmp, p)
-		}
-	}
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("build cache: %w", err)
 	}
 	return nil
 }

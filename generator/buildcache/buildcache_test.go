@@ -35,7 +35,7 @@ func TestObjectsAreNamedByTheirBytes(t *testing.T) {
 		t.Error("Has an object never put")
 	}
 	// Nothing but entries is left: no temporary file.
-	tmps, _ := filepath.Glob(filepath.Join(c.Dir(), "objects", "tmp-*"))
+	tmps, _ := filepath.Glob(filepath.Join(c.Dir(), "objects", "*", "tmp-*"))
 	if len(tmps) != 0 {
 		t.Errorf("temporary files left: %v", tmps)
 	}
@@ -146,8 +146,10 @@ func TestCheckReplacesADamagedObject(t *testing.T) {
 		return sum
 	}
 	p := c.Path(put())
+	// Damaged as root could, through a published link: still read-only.
 	os.Chmod(p, 0o644)
 	os.WriteFile(p, []byte("damaged\n"), 0o644)
+	os.Chmod(p, 0o444)
 	put()
 	if got, _ := os.ReadFile(p); string(got) == string(want) {
 		t.Fatal("without Check a damaged object was rewritten")
@@ -156,5 +158,42 @@ func TestCheckReplacesADamagedObject(t *testing.T) {
 	put()
 	if got, _ := os.ReadFile(p); string(got) != string(want) {
 		t.Errorf("with Check the object holds %q", got)
+	}
+}
+
+// An entry that is still writable was not written to its end (a build
+// stopped half-way, or one is writing it now): it is a miss, and the next
+// writer replaces it with a whole one.
+func TestAWritableEntryIsNotWhole(t *testing.T) {
+	c := open(t)
+	b := []byte("the whole object\n")
+	sum := Sum(b)
+	key := Key("page", "half")
+	half := map[string]string{c.Path(sum): "the wh", filepath.Join(c.Dir(), "records", "page", key): `{"N": 1}`}
+	for p, text := range half {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var v struct{ N int }
+	if c.Has(sum) || c.Get("page", key, &v) {
+		t.Fatalf("a writable entry was taken: object %v, record %+v", c.Has(sum), v)
+	}
+	if _, err := c.Put(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("page", key, struct{ N int }{2}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(c.Path(sum)); !c.Has(sum) || string(got) != string(b) {
+		t.Errorf("the object was not replaced: %q", got)
+	}
+	if !c.Get("page", key, &v) || v.N != 2 {
+		t.Errorf("the record was not replaced: %+v", v)
+	}
+	tmps, _ := filepath.Glob(filepath.Join(c.Dir(), "*", "*", "tmp-*"))
+	if len(tmps) != 0 {
+		t.Errorf("temporary files left: %v", tmps)
 	}
 }

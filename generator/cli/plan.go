@@ -26,7 +26,6 @@ import (
 	"dossier/generator/internal/jsoncheck"
 	"dossier/generator/internal/safefile"
 	"dossier/generator/planreport"
-	"dossier/generator/site"
 	"dossier/generator/sizing"
 	"dossier/generator/snapshot"
 	"dossier/generator/usercache"
@@ -457,7 +456,7 @@ func (t planTarget) withConfig(conf, quant []byte, where string) (planTarget, er
 		}
 		return t, fmt.Errorf("%s: %w", where, err)
 	}
-	an, anErr := site.Analytic(conf, quant)
+	an, anErr := sizing.AnalyticOf(conf, quant)
 	t.input.Arch, t.input.Analytic, t.input.AnalyticErr = ar, an, anErr
 	return t, nil
 }

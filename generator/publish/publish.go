@@ -4,7 +4,7 @@
 // beside it, which records the holder); Cleanup repairs what a build
 // killed during an exchange left and removes the staging directories of
 // builds that are no longer running; Lock.Stage creates a staging
-// directory beside the destination. The caller fills it (Link, Put, Write); Commit
+// directory beside the destination. The caller fills it (Link); Commit
 // exchanges it with the destination at once (renameat2 RENAME_EXCHANGE
 // where the file system has it, else two renames that the next Stage
 // completes after a crash) and removes the previous output. A build that
@@ -116,40 +116,27 @@ func (st *Staging) Link(name, from string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Link(from, p); err == nil {
-		return nil
-	} else if errors.Is(err, fs.ErrExist) {
+	err = os.Link(from, p)
+	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("output path %q is written twice", name)
+	}
+	if err == nil {
+		return nil
 	}
 	in, err := os.Open(from)
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", name, err)
 	}
 	defer in.Close()
-	return st.Write(name, func(w io.Writer) error { _, err := io.Copy(w, in); return err })
-}
-
-// Put publishes b as name.
-func (st *Staging) Put(name string, b []byte) error {
-	return st.Write(name, func(w io.Writer) error { _, err := w.Write(b); return err })
-}
-
-// Write publishes what fill writes as name.
-func (st *Staging) Write(name string, fill func(io.Writer) error) error {
-	p, err := st.path(name)
-	if err != nil {
-		return err
-	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("output path %q is written twice", name)
 	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	err = fill(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		_, err = io.Copy(f, in)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", p, err)

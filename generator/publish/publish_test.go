@@ -29,6 +29,18 @@ func begin(t *testing.T, dest string) (*Staging, *Lock, error) {
 	return st, lock, err
 }
 
+// put publishes text as name in st, from a file of its own.
+func put(t *testing.T, st *Staging, name, text string) {
+	t.Helper()
+	from := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(from, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Link(name, from); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // stage publishes files into dest through a staging directory.
 func stage(t *testing.T, dest string, files map[string]string) {
 	t.Helper()
@@ -40,9 +52,7 @@ func stage(t *testing.T, dest string, files map[string]string) {
 	defer st.Discard()
 	files[Marker] = MarkerText
 	for name, text := range files {
-		if err := st.Put(name, []byte(text)); err != nil {
-			t.Fatal(err)
-		}
+		put(t, st, name, text)
 	}
 	if err := st.Commit(); err != nil {
 		t.Fatal(err)
@@ -105,8 +115,8 @@ func TestSwapWithoutExchangeAndRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.exchange = func(string, string) error { return errors.ErrUnsupported }
-	st.Put(Marker, []byte(MarkerText))
-	st.Put("x", []byte("2"))
+	put(t, st, Marker, MarkerText)
+	put(t, st, "x", "2")
 	if err := st.Commit(); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/content"
 	"dossier/generator/scaffold"
-	"dossier/generator/site"
 	"dossier/generator/sizing"
 	"dossier/generator/snapshot"
 )
@@ -120,7 +119,7 @@ func TestFactKeysAlwaysComputed(t *testing.T) {
 			}
 			t.Fatalf("%s: %v", s.Model, err)
 		}
-		an, anErr := site.Analytic(s.Config, s.HFQuantConfig)
+		an, anErr := sizing.AnalyticOf(s.Config, s.HFQuantConfig)
 		set := sizing.Compute(sizing.Input{Model: s.Model, Snapshot: s, Arch: a, Analytic: an, AnalyticErr: anErr,
 			Sizing: cfg.Sizing, Hardware: cfg.Hardware, Catalog: cat})
 		for _, k := range scaffold.FactKeys {

@@ -84,10 +84,12 @@ var generatorKey = sync.OnceValue(func() string {
 })
 
 // sharedInputs hashes what every page depends on: the generator, the
-// effective configuration, the templates, the catalogs and the price lists.
-func sharedInputs(cfg *config.Site) (string, error) {
+// effective configuration, the templates, the catalogs, the price lists
+// and the ids of the models with a snapshot (a fine-tune's snippet audit
+// names a model it has none of; it is a list, not a file of data/).
+func sharedInputs(cfg *config.Site, known []string) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "generator %s\n", generatorKey())
+	fmt.Fprintf(h, "generator %s\nsnapshots %q\n", generatorKey(), known)
 	c := *cfg
 	// Where the site lives and where it is published do not change its
 	// pages (the corrections log read from the publish directory's history

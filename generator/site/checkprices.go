@@ -3,12 +3,12 @@ package site
 import (
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"dossier/generator/catalog"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/pricing"
 	"dossier/generator/yamlx"
 )
@@ -41,7 +41,7 @@ func priceDates(s *Site, rel func(string) string) []Diagnostic {
 		if !ok {
 			continue
 		}
-		cur, err := readBounded(pl.File, maxPriceListBytes)
+		cur, err := safefile.Read(pl.File, filepath.Dir(pl.File), safefile.Catalog)
 		if err != nil {
 			continue // Load reported it, or the list is too large to compare
 		}
@@ -135,22 +135,19 @@ func usdShown(p datedPrice) string {
 	return fmt.Sprintf("$%g/h", p.USDPerHour)
 }
 
-// maxPriceListBytes bounds each version of a price list the check
-// compares: a provider's whole list is a few hundred kilobytes, and a
-// committed file of any size must not be read whole into memory.
-const maxPriceListBytes = 16 << 20
-
 // previousVersion is the committed version of path (relative to the
-// repository root top) that the working tree's version replaced.
+// repository root top) that the working tree's version replaced, bounded
+// as Load bounds the working copy: a committed file of any size must not
+// be read whole into memory.
 func previousVersion(top, path string) ([]byte, bool) {
 	if err := exec.Command("git", "-C", top, "diff", "--quiet", "HEAD", "--", path).Run(); err != nil {
-		return gitBlob(top, "HEAD:"+path, maxPriceListBytes)
+		return gitBlob(top, "HEAD:"+path, safefile.Catalog.Bytes)
 	}
 	last, err := gitOut(top, "log", "-n1", "--format=%H", "HEAD", "--", path)
 	if err != nil || strings.TrimSpace(last) == "" {
 		return nil, false
 	}
-	return gitBlob(top, strings.TrimSpace(last)+"^:"+path, maxPriceListBytes)
+	return gitBlob(top, strings.TrimSpace(last)+"^:"+path, safefile.Catalog.Bytes)
 }
 
 // gitBlob reads the blob rev:path names, and false when there is none or
@@ -171,23 +168,6 @@ func gitBlob(top, spec string, limit int64) ([]byte, bool) {
 		return nil, false
 	}
 	return b, cmd.Wait() == nil
-}
-
-// readBounded reads a file of at most limit bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return b, nil
 }
 
 func gitOut(dir string, args ...string) (string, error) {

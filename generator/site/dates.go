@@ -3,9 +3,10 @@ package site
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"dossier/generator/content"
@@ -55,11 +56,7 @@ func FutureDates(s *Site, today time.Time, severity string) []Diagnostic {
 		future(snapshotPath(s.Config, sd[0]), first, "field fetched:", sd[1])
 	}
 	hw := filepath.Join(s.Config.Dir(s.Config.DataDir), "hardware.yaml")
-	ids := make([]string, 0, len(s.Catalog.Accelerators))
-	for id := range s.Catalog.Accelerators {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(s.Catalog.Accelerators))
 	for _, id := range ids {
 		future(hw, func() int { return lineIn(hw, "accelerators[id="+id+"].as_of") }, "field as_of of "+id+":", s.Catalog.Accelerators[id].AsOf)
 	}

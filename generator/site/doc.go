@@ -26,8 +26,10 @@
 //     Inputs: the generator binary, the effective configuration, every
 //     template, every file at the top of data/ (hardware, software,
 //     references, local machines, API changes, the speed model), every
-//     price list, the GGUF stores, content/snippets/, the model's
-//     corrections log and claim dates, its page and its snapshot.
+//     price list, the GGUF stores, content/snippets/, the ids of the
+//     models with a snapshot (a fine-tune's snippet audit checks names
+//     against them), the model's corrections log and claim dates, its page
+//     and its snapshot.
 //   - check: what `dossier check` reports of a page (claim problems,
 //     measurements without configuration or date, prose tells, the
 //     published-page rules, unarchived sources) and its snapshot's date.

@@ -2,7 +2,6 @@ package site
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"dossier/generator/arch"
@@ -90,16 +89,11 @@ func (s *Site) auditSnippet(set *facts.Set, p *content.Page, ft *content.Finetun
 	if err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
-	dataDir := s.Config.Dir(s.Config.DataDir)
-	table, err := audit.LoadTable(os.DirFS(dataDir), filepath.ToSlash(filepath.Join(s.Config.DataDir)))
+	table, err := s.auditTable()
 	if err != nil {
 		return err
 	}
-	known, err := snapshot.Models(dataDir)
-	if err != nil {
-		return err
-	}
-	opts := audit.Options{Known: known, KnownSource: "snapshots under " + filepath.ToSlash(filepath.Join(s.Config.DataDir, "hub")),
+	opts := audit.Options{Known: s.knownModels, KnownSource: "snapshots under " + filepath.ToSlash(filepath.Join(s.Config.DataDir, "hub")),
 		Windows: s.Catalog.Software}
 	fs := audit.Check(sn, table, opts)
 	var errs, warns int64

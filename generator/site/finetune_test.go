@@ -140,3 +140,46 @@ func TestFinetuneBadInput(t *testing.T) {
 		t.Errorf("bad target: %v", err)
 	}
 }
+
+// TestFinetuneAuditSeesANewSnapshot: the snippet names kimi/kimi-k3, which
+// the site has no snapshot of; once one is added, a build with the cache
+// audits the snippet again (the list of snapshots is an input of every
+// page) and publishes what a full build does.
+func TestFinetuneAuditSeesANewSnapshot(t *testing.T) {
+	root := finetuneSite(t)
+	out := t.TempDir()
+	dest := filepath.Join(out, "public")
+	unknown := func(what string) bool {
+		t.Helper()
+		if _, err := build(t, root, dest); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		b, err := os.ReadFile(filepath.Join(dest, "models", "kimi-k3", "facts.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(string(b), `model id \"kimi/kimi-k3\" is not a model the site has a snapshot of`)
+	}
+	if !unknown("first build") {
+		t.Fatal("the first build does not report kimi/kimi-k3 as a model without a snapshot")
+	}
+	snap, err := os.ReadFile(filepath.Join(root, "data", "hub", "moonshotai", "Kimi-K3", "snapshot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := filepath.Join(root, "data", "hub", "kimi", "kimi-k3", "snapshot.json")
+	if err := os.MkdirAll(filepath.Dir(added), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(added, snap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if unknown("after the snapshot was added") {
+		t.Error("a build with the cache still reports kimi/kimi-k3 as a model without a snapshot")
+	}
+	full := filepath.Join(out, "full")
+	if _, err := Build(loadSite(t, root, Options{Full: true}), Options{Destination: full}); err != nil {
+		t.Fatal(err)
+	}
+	sameOutput(t, "snapshot added", dest, full)
+}

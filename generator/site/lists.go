@@ -130,13 +130,12 @@ func (s *Site) renderLists(out *memory, sums []*Summary) error {
 	// every model.
 	errs := make([]error, len(pages))
 	parallel(len(pages), func(i int) {
-		l := pages[i]
-		md, html, err := s.renderList(l.dir, l.title, l.intro, l.caption, l.links, l.models)
+		md, html, err := s.renderList(pages[i])
 		if err == nil {
-			err = out.put(l.dir+"index.md", md)
+			err = out.put(pages[i].dir+"index.md", md)
 		}
 		if err == nil {
-			err = out.put(l.dir+"index.html", html)
+			err = out.put(pages[i].dir+"index.html", html)
 		}
 		errs[i] = err
 	})
@@ -151,14 +150,14 @@ type listPage struct {
 }
 
 // renderList renders one model list as Markdown and HTML.
-func (s *Site) renderList(dir, title, intro, caption string, links []render.Link, models []*Summary) (mdText, html []byte, err error) {
-	root := strings.Repeat("../", strings.Count(dir, "/"))
+func (s *Site) renderList(l listPage) (mdText, html []byte, err error) {
+	root := strings.Repeat("../", strings.Count(l.dir, "/"))
 	var rows []render.Row
 	md := &render.Table{Align: columnAlign}
 	for _, c := range columns {
 		md.Header = append(md.Header, c.Name)
 	}
-	for _, m := range models {
+	for _, m := range l.models {
 		r := m.Row
 		rows = append(rows, r)
 		var cells []string
@@ -171,20 +170,20 @@ func (s *Site) renderList(dir, title, intro, caption string, links []render.Link
 		}
 		md.Rows = append(md.Rows, cells)
 	}
-	mdText, _, err = s.Templates.Markdown("index.md", indexData{Title: title, Intro: intro}, render.PageFuncs{Tables: map[string]*render.Table{"models": md}})
+	mdText, _, err = s.Templates.Markdown("index.md", indexData{Title: l.title, Intro: l.intro}, render.PageFuncs{Tables: map[string]*render.Table{"models": md}})
 	if err != nil {
 		return nil, nil, err
 	}
-	introHTML, err := render.IntroHTML([]byte(intro))
+	introHTML, err := render.IntroHTML([]byte(l.intro))
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range links {
-		links[i].URL = root + links[i].URL
+	for i := range l.links {
+		l.links[i].URL = root + l.links[i].URL
 	}
 	html, err = s.Templates.List(render.ListPage{
-		HTMLPage: render.HTMLPage{PageTitle: title, SiteTitle: s.Config.Title, Root: root, MarkdownURL: "index.md", Search: s.Config.Search},
-		Title:    title, Intro: introHTML, Caption: caption, Lists: links, Columns: columns, Rows: rows,
+		HTMLPage: render.HTMLPage{PageTitle: l.title, SiteTitle: s.Config.Title, Root: root, MarkdownURL: "index.md", Search: s.Config.Search},
+		Title:    l.title, Intro: introHTML, Caption: l.caption, Lists: l.links, Columns: columns, Rows: rows,
 	})
 	if err != nil {
 		return nil, nil, err

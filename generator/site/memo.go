@@ -16,16 +16,9 @@ import (
 type analytics struct {
 	cache *buildcache.Cache // nil: within this build only
 	read  bool              // entries may be read (not --full)
-	mu    sync.Mutex
-	byID  map[string]*analyticResult
+	byKey sync.Map          // key → func() (*sizing.Analytic, error), computed once
 	// built counts module trees built, not read from the cache.
 	built atomic.Int64
-}
-
-type analyticResult struct {
-	once sync.Once
-	an   *sizing.Analytic
-	err  error
 }
 
 // analyticRecord is the analytic stage's record; an error is kept as its
@@ -33,10 +26,6 @@ type analyticResult struct {
 type analyticRecord struct {
 	Analytic *sizing.Analytic `json:"analytic,omitempty"`
 	Error    string           `json:"error,omitempty"`
-}
-
-func newAnalytics(c *buildcache.Cache, read bool) *analytics {
-	return &analytics{cache: c, read: read, byID: map[string]*analyticResult{}}
 }
 
 // analyticKey names the figures of one config: the generator (any code
@@ -48,15 +37,8 @@ func analyticKey(config, hfQuant []byte) string {
 // get returns the figures for a config.
 func (m *analytics) get(config, hfQuant []byte) (*sizing.Analytic, error) {
 	key := analyticKey(config, hfQuant)
-	m.mu.Lock()
-	r := m.byID[key]
-	if r == nil {
-		r = &analyticResult{}
-		m.byID[key] = r
-	}
-	m.mu.Unlock()
-	r.once.Do(func() { r.an, r.err = m.compute(key, config, hfQuant) })
-	return r.an, r.err
+	once, _ := m.byKey.LoadOrStore(key, sync.OnceValues(func() (*sizing.Analytic, error) { return m.compute(key, config, hfQuant) }))
+	return once.(func() (*sizing.Analytic, error))()
 }
 
 func (m *analytics) compute(key string, config, hfQuant []byte) (*sizing.Analytic, error) {
@@ -69,7 +51,7 @@ func (m *analytics) compute(key string, config, hfQuant []byte) (*sizing.Analyti
 		return rec.Analytic, nil
 	}
 	m.built.Add(1)
-	an, err := Analytic(config, hfQuant)
+	an, err := sizing.AnalyticOf(config, hfQuant)
 	rec = analyticRecord{Analytic: an}
 	if err != nil {
 		rec = analyticRecord{Error: err.Error()}

@@ -3,7 +3,8 @@ package site
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"dossier/generator/claims"
@@ -100,11 +101,7 @@ func (s *Site) modelsDocOf() modelsDoc {
 	doc := modelsDoc{Contexts: sz.Contexts, Concurrency: sz.Concurrency, Models: []json.RawMessage{},
 		Assumptions: fmt.Sprintf("%d concurrent sequence(s), %d%% of memory usable, %s reserved per GPU", sz.Concurrency,
 			int(sz.GPUMemoryUtilization*100+0.5), facts.GB(float64(sz.ReservePerGPUBytes)))}
-	ids := make([]string, 0, len(s.Catalog.Accelerators))
-	for id := range s.Catalog.Accelerators {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(s.Catalog.Accelerators))
 	for _, id := range ids {
 		a := s.Catalog.Accelerators[id]
 		doc.Accelerators = append(doc.Accelerators, acceleratorJSON{ID: id, Name: a.Name, Class: a.Class, MemoryBytes: a.MemoryBytes, Memory: facts.Bytes(float64(a.MemoryBytes))})

@@ -12,9 +12,6 @@ import (
 	"dossier/generator/publish"
 )
 
-// OutputMarker is written into every build's output (publish.Marker).
-const OutputMarker = publish.Marker
-
 // Render computes the site and returns every output file, keyed by path
 // relative to the publish directory, without publishing it.
 func (s *Site) Render() (map[string][]byte, error) {

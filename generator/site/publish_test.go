@@ -87,10 +87,13 @@ func TestVerifyFindsADamagedCacheEntry(t *testing.T) {
 	}
 	lines := strings.SplitAfter(string(b), "\n")
 	lines[4] = "a damaged line\n"
+	// Damaged as root could, keeping the mode: a writable entry would be
+	// a miss (buildcache), not a damaged entry.
 	os.Chmod(page, 0o644)
 	if err := os.WriteFile(page, []byte(strings.Join(lines, "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	os.Chmod(page, 0o444)
 	before := snapshotDir(t, dest)
 	_, err = Build(loadSite(t, root, Options{Verify: true}), Options{Destination: dest})
 	if err == nil || !strings.Contains(err.Error(), "models/llama-3-1-8b/index.md:5: cached \"a damaged line\"") {

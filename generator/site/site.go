@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"dossier/generator/arch"
+	"dossier/generator/audit"
 	"dossier/generator/buildcache"
 	"dossier/generator/catalog"
 	"dossier/generator/claims"
@@ -94,6 +97,11 @@ type Site struct {
 	localOnce sync.Once
 	local     *localrun.Hosts
 	localErr  error
+	// knownModels are the ids data/hub has a snapshot of, which a
+	// fine-tune's snippet audit checks model ids against; auditTable
+	// reads the API-change table once, when a page first audits.
+	knownModels []string
+	auditTable  func() (*audit.Table, error)
 	// claimDates are when each claim of each dossier first appeared and
 	// last changed, from the same history as the corrections logs.
 	claimDates map[string]map[string]corrections.ClaimDates
@@ -135,7 +143,7 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	}
 	// --verify computes from the inputs alone, as --full does, to
 	// compare with what the cache holds.
-	s.analytic = newAnalytics(s.cache, !opts.Full && !opts.Verify)
+	s.analytic = &analytics{cache: s.cache, read: !opts.Full && !opts.Verify}
 	cat, catErr := catalog.Load(cfg.Dir(cfg.DataDir))
 	templates, templatesErr := render.LoadTemplates(cfg.Dir(cfg.TemplatesDir))
 	// A build keeps stubs of the pages and reads each again when it is
@@ -167,7 +175,14 @@ func Load(cfg *config.Site, opts Options) (*Site, error) {
 	if _, err := s.localHosts(); err != nil {
 		return nil, err
 	}
-	if s.inputs, err = sharedInputs(cfg); err != nil {
+	dataDir := cfg.Dir(cfg.DataDir)
+	if s.knownModels, err = snapshot.Models(dataDir); err != nil {
+		return nil, err
+	}
+	s.auditTable = sync.OnceValues(func() (*audit.Table, error) {
+		return audit.LoadTable(os.DirFS(dataDir), filepath.ToSlash(cfg.DataDir))
+	})
+	if s.inputs, err = sharedInputs(cfg, s.knownModels); err != nil {
 		return nil, err
 	}
 	hist, err := corrections.HistoryOf(cfg.Root, cfg.Dir(cfg.PublishDir))
@@ -403,11 +418,7 @@ func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site)
 		out = append(out, [3]string{"hub:headers", snap.Header.Source, fetched})
 	}
 	out = append(out, [3]string{"config.json", snap.ConfigSource, fetched})
-	ids := make([]string, 0, len(cat.Accelerators))
-	for id := range cat.Accelerators {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(cat.Accelerators))
 	for _, id := range ids {
 		a := cat.Accelerators[id]
 		out = append(out, [3]string{"catalog:hardware.yaml#" + id, fmt.Sprintf("%s, %s: %s", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source), asOf(a.AsOf)})

@@ -14,7 +14,6 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/deploy"
 	"dossier/generator/facts"
-	"dossier/generator/site"
 	"dossier/generator/sizing"
 	"dossier/generator/snapshot"
 )
@@ -45,7 +44,7 @@ func fixtureModel(t *testing.T, cat *catalog.Catalog, model string) *facts.Set {
 	if err != nil {
 		t.Fatal(err)
 	}
-	an, anErr := site.Analytic(snap.Config, snap.HFQuantConfig)
+	an, anErr := sizing.AnalyticOf(snap.Config, snap.HFQuantConfig)
 	return sizing.Compute(sizing.Input{Model: model, Snapshot: snap, Arch: a, Analytic: an, AnalyticErr: anErr,
 		Sizing: withSpeed(), Catalog: cat, Hardware: []string{"8xH100", "1xRTX4090"}})
 }

@@ -9,7 +9,6 @@ import (
 	"dossier/generator/catalog"
 	"dossier/generator/config"
 	"dossier/generator/facts"
-	"dossier/generator/site"
 	"dossier/generator/sizing"
 	"dossier/generator/snapshot"
 )
@@ -36,7 +35,7 @@ func servingInput(t testing.TB, snap string, hardware ...string) (*snapshot.Snap
 	if err != nil {
 		t.Fatal(err)
 	}
-	an, anErr := site.Analytic(sn.Config, sn.HFQuantConfig)
+	an, anErr := sizing.AnalyticOf(sn.Config, sn.HFQuantConfig)
 	cat, err := catalog.Load(filepath.Join(servingDir, "data"))
 	if err != nil {
 		t.Fatal(err)

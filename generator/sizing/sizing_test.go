@@ -15,7 +15,6 @@ import (
 	"dossier/generator/config"
 	"dossier/generator/facts"
 	"dossier/generator/modeltree"
-	"dossier/generator/site"
 	"dossier/generator/sizing"
 	"dossier/generator/snapshot"
 )
@@ -51,7 +50,7 @@ func compute(t *testing.T, cfg []byte, snap *snapshot.Snapshot, fill func(*sizin
 	if err != nil {
 		t.Fatal(err)
 	}
-	an, anErr := site.Analytic(cfg, nil)
+	an, anErr := sizing.AnalyticOf(cfg, nil)
 	if an != nil && fill != nil {
 		fill(an)
 	}
@@ -206,7 +205,7 @@ func FuzzCompute(f *testing.F) {
 		var an *sizing.Analytic
 		anErr := errors.New("not built for large fuzzed configs")
 		if a.Layers*(a.RoutedExperts+1) <= 1<<12 {
-			an, anErr = site.Analytic(b, nil)
+			an, anErr = sizing.AnalyticOf(b, nil)
 		}
 		s, err := sizing.Derive(sizing.Input{Model: "fuzz", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: assumptions()})
 		if err != nil {
@@ -256,7 +255,7 @@ func computeIn(t *testing.T, cfg, hfq []byte, withTree bool, in sizing.Input) *f
 	}
 	in.Model, in.Arch, in.Sizing = "test", a, assumptions()
 	if withTree {
-		in.Analytic, in.AnalyticErr = site.Analytic(cfg, hfq)
+		in.Analytic, in.AnalyticErr = sizing.AnalyticOf(cfg, hfq)
 		if in.Analytic == nil {
 			t.Fatal(in.AnalyticErr)
 		}
@@ -484,7 +483,7 @@ func TestMinGPUsAtContexts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		an, anErr := site.Analytic(cfg, nil)
+		an, anErr := sizing.AnalyticOf(cfg, nil)
 		return sizing.Compute(sizing.Input{Model: "test", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: assumptions(), Catalog: cat})
 	}
 	s := run(1048576)

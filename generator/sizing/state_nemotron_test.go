@@ -7,7 +7,6 @@ import (
 
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
-	"dossier/generator/site"
 	"dossier/generator/sizing"
 )
 
@@ -60,7 +59,7 @@ func TestStateSpaceStateByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	an, anErr := site.Analytic(cfg, nil)
+	an, anErr := sizing.AnalyticOf(cfg, nil)
 	cat, err := catalog.Load(filepath.Join(servingDir, "data"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
-	"dossier/generator/site"
 	"dossier/generator/sizing"
 	"dossier/generator/snapshot"
 )
@@ -34,7 +33,7 @@ func TestUnknownFamilyFromHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	an, anErr := site.Analytic(cfg, nil)
+	an, anErr := sizing.AnalyticOf(cfg, nil)
 	if an != nil || anErr == nil {
 		t.Fatalf("acme_moe has a module tree: %v", anErr)
 	}

@@ -1,21 +1,20 @@
-package site
+package sizing
 
 import (
 	"strings"
 
 	"dossier/generator/modeltree"
-	"dossier/generator/sizing"
 )
 
-// Analytic builds the module-tree figures for a config. It returns nil and
-// the reason when the family has no module tree or the config lacks what
-// the tree needs; the page then says so instead of guessing.
-func Analytic(config, hfQuant []byte) (*sizing.Analytic, error) {
+// AnalyticOf builds the module-tree figures for a config. It returns nil
+// and the reason when the family has no module tree or the config lacks
+// what the tree needs; the page then says so instead of guessing.
+func AnalyticOf(config, hfQuant []byte) (*Analytic, error) {
 	inv, err := modeltree.FromConfig(config, hfQuant)
 	if err != nil {
 		return nil, err
 	}
-	a := &sizing.Analytic{
+	a := &Analytic{
 		Census:        inv.Census(),
 		Elements:      inv.StoredElements(),
 		TensorBytes:   inv.TensorBytes(),
@@ -33,16 +32,16 @@ func Analytic(config, hfQuant []byte) (*sizing.Analytic, error) {
 	a.UnquantBytes = byRole[modeltree.Unquantized]
 	a.UnquantParams = paramsByRole[modeltree.Unquantized]
 	a.Experts, a.ExpertBytes = inv.ExpertParams()
-	placement(inv, a)
+	placeTensors(inv, a)
 	return a, nil
 }
 
-// placement sorts the tensors the way vLLM and SGLang place them under
+// placeTensors sorts the tensors the way vLLM and SGLang place them under
 // tensor parallelism: what every rank holds whole, the GQA K/V
 // projections, the MTP modules; everything else is sharded (embedding and
 // head are vocab-parallel, attention and MLP column/row-parallel, routed
 // experts split by TP or EP alike).
-func placement(inv *modeltree.Inventory, a *sizing.Analytic) {
+func placeTensors(inv *modeltree.Inventory, a *Analytic) {
 	// Groups, not tensors: a group's pattern names its tensors' kind, and
 	// K3's 497,220 tensors are 3,180 groups.
 	for i := range inv.Groups {
