@@ -8,7 +8,6 @@ import (
 	"dossier/generator/arch"
 	"dossier/generator/catalog"
 	"dossier/generator/config"
-	"dossier/generator/site"
 	"dossier/generator/sizing"
 )
 
@@ -31,7 +30,7 @@ func TestCompressedDecodeReadsByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	an, anErr := site.Analytic(cfg, nil)
+	an, anErr := sizing.AnalyticOf(cfg, nil)
 	cat, err := catalog.Load(filepath.Join(servingDir, "data"))
 	if err != nil {
 		t.Fatal(err)
