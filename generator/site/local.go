@@ -18,30 +18,14 @@ import (
 	"dossier/generator/mlx"
 )
 
-// ggufRepos are the GGUF repositories a page lists under variants:, each
-// once, in page order.
-func ggufRepos(p *content.Page) []string {
+// variantRepos are the repositories of one format (GGUF, MLX) a page
+// lists under variants:, each once, in page order.
+func variantRepos(p *content.Page, format string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range p.Front.Variants {
 		k := strings.ToLower(v.Repo)
-		if v.Repo == "" || !strings.EqualFold(v.Format, "GGUF") || seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, v.Repo)
-	}
-	return out
-}
-
-// mlxRepos are the MLX repositories a page lists under variants:, each
-// once, in page order.
-func mlxRepos(p *content.Page) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, v := range p.Front.Variants {
-		k := strings.ToLower(v.Repo)
-		if v.Repo == "" || !strings.EqualFold(v.Format, "MLX") || seen[k] {
+		if v.Repo == "" || !strings.EqualFold(v.Format, format) || seen[k] {
 			continue
 		}
 		seen[k] = true
@@ -54,7 +38,7 @@ func mlxRepos(p *content.Page) []string {
 // headers sync has stored, planned on the Macs of the default machine
 // classes. A variant not synced adds nothing.
 func (s *Site) addMLX(set *facts.Set, p *content.Page) error {
-	repos := mlxRepos(p)
+	repos := variantRepos(p, "MLX")
 	if len(repos) == 0 {
 		return nil
 	}
@@ -99,19 +83,18 @@ func (s *Site) addMLX(set *facts.Set, p *content.Page) error {
 	return nil
 }
 
-// hashGGUFStores adds every synced GGUF store under dataDir to the
+// hashGGUFStores adds every synced GGUF and MLX store under dataDir to the
 // inputs all pages share: a page reused without parsing does not say
 // which variants it lists, and stores change seldom.
 func hashGGUFStores(h io.Writer, dataDir string) error {
-	paths, err := filepath.Glob(filepath.Join(dataDir, "hub", "*", "*", localrun.StoreFile))
-	if err != nil {
-		return err
+	var paths []string
+	for _, name := range []string{localrun.StoreFile, mlx.StoreFile} {
+		found, err := filepath.Glob(filepath.Join(dataDir, "hub", "*", "*", name))
+		if err != nil {
+			return err
+		}
+		paths = append(paths, found...)
 	}
-	mlxPaths, err := filepath.Glob(filepath.Join(dataDir, "hub", "*", "*", mlx.StoreFile))
-	if err != nil {
-		return err
-	}
-	paths = append(paths, mlxPaths...)
 	sort.Strings(paths)
 	for _, p := range paths {
 		fmt.Fprintf(h, "%s\n", filepath.ToSlash(strings.TrimPrefix(p, dataDir)))
@@ -126,7 +109,7 @@ func hashGGUFStores(h io.Writer, dataDir string) error {
 // GGUF variants.
 func ggufStorePaths(dataDir string, p *content.Page) []string {
 	var out []string
-	for _, r := range ggufRepos(p) {
+	for _, r := range variantRepos(p, "GGUF") {
 		out = append(out, localrun.StorePath(dataDir, r))
 	}
 	return out
@@ -237,7 +220,7 @@ func (s *Site) addLocal(set *facts.Set, p *content.Page) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		repo := ggufRepos(p)[i]
+		repo := variantRepos(p, "GGUF")[i]
 		var pubs []localrun.Published
 		for _, v := range p.Front.Variants {
 			if strings.EqualFold(v.Repo, repo) && strings.EqualFold(v.Format, "GGUF") {

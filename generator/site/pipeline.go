@@ -237,15 +237,12 @@ func (s *Site) sharedFiles(out *memory) error {
 		return othersErr
 	}
 	// The sitemap lists every HTML page.
-	var pages []string
+	names := slices.Collect(maps.Keys(out.files))
 	for _, e := range s.entries {
-		for name := range e.rec.Files {
-			if dir, ok := strings.CutSuffix(name, "index.html"); ok {
-				pages = append(pages, dir)
-			}
-		}
+		names = slices.AppendSeq(names, maps.Keys(e.rec.Files))
 	}
-	for name := range out.files {
+	var pages []string
+	for _, name := range names {
 		if dir, ok := strings.CutSuffix(name, "index.html"); ok {
 			pages = append(pages, dir)
 		}
@@ -253,17 +250,14 @@ func (s *Site) sharedFiles(out *memory) error {
 	return s.feeds(out, pages, sums)
 }
 
-// unlisted renders the shared pages that are not lists: the calibration
-// page, models.json and the compare and search pages.
+// unlisted renders the shared pages that are not lists: the calibration,
+// methodology and claims pages, models.json and the compare and search
+// pages.
 func (s *Site) unlisted(out *memory, sums []*Summary) error {
-	if err := s.renderCalibration(out, sums); err != nil {
-		return err
-	}
-	if err := s.renderMethodology(out, sums); err != nil {
-		return err
-	}
-	if err := s.renderClaimsIndex(out, sums); err != nil {
-		return err
+	for _, page := range []func(*memory, []*Summary) error{s.renderCalibration, s.renderMethodology, s.renderClaimsIndex} {
+		if err := page(out, sums); err != nil {
+			return err
+		}
 	}
 	doc, err := json.MarshalIndent(s.modelsDocOf(), "", " ")
 	if err != nil {
