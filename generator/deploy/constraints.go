@@ -199,6 +199,9 @@ func notes(in Input, e Engine, l Layout) []string {
 	if h == nil {
 		return out
 	}
+	if n := unlistedNote(in, e); n != "" {
+		out = append(out, n)
+	}
 	if ta := l.AttentionTP(); a.Attention == arch.GQA && a.KVHeads > 0 && ta > a.KVHeads {
 		out = append(out, fmt.Sprintf("%d KV heads on %d ranks: each KV head replicated on %d ranks", a.KVHeads, ta, ta/a.KVHeads))
 	}

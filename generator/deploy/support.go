@@ -132,10 +132,28 @@ func supportViolation(in Input, e Engine) (Violation, bool) {
 		}
 		name = in.Arch.Architectures[0]
 	}
-	if name == "" || slices.Contains(s.Names, name) || (e == VLLM && (in.RemoteCode || in.Arch.RemoteCode)) {
+	if name == "" || slices.Contains(s.Names, name) || remoteCodeLoad(in, e) {
 		return Violation{}, false
 	}
 	return Violation{"engine architecture support", fmt.Sprintf("%s has no %s (%s %s)", s.At(), name, s.Repo, s.Path)}, true
+}
+
+// remoteCodeLoad: vLLM resolves an architecture its registry lacks
+// through its Transformers backend when the checkpoint ships its code
+// (auto_map) and --trust-remote-code is passed.
+func remoteCodeLoad(in Input, e Engine) bool {
+	return e == VLLM && (in.RemoteCode || in.Arch.RemoteCode)
+}
+
+// unlistedNote is the note beside a layout whose engine loads the model
+// only through remoteCodeLoad; "" otherwise.
+func unlistedNote(in Input, e Engine) string {
+	lists, err := supportLists()
+	s, ok := lists[e]
+	if err != nil || !ok || !remoteCodeLoad(in, e) || len(in.Arch.Architectures) == 0 || slices.Contains(s.Names, in.Arch.Architectures[0]) {
+		return ""
+	}
+	return fmt.Sprintf("%s lists no %s: it loads through vLLM's Transformers backend with the checkpoint's own code (--trust-remote-code), not checked here", s.At(), in.Arch.Architectures[0])
 }
 
 // gpuRule is an engine's support of an architecture that depends on the
@@ -148,7 +166,8 @@ type gpuRule struct {
 }
 
 // gpuRules: DeepSeek-V4's sparse attention runs on FlashMLA sparse, which
-// vLLM's is_flashmla_sparse_supported (vllm/v1/attention/ops/flashmla.py)
+// vLLM's is_flashmla_sparse_supported (vllm/v1/attention/ops/flashmla.py
+// at effedfb)
 // accepts on CUDA capability families 90 and 100 only — Hopper and
 // datacenter Blackwell; on ROCm vLLM has a V4 path of its own
 // (vllm/models/deepseek_v4/amd). Sources in testdata/SOURCES.md.

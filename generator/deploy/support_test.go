@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,6 +86,23 @@ func TestFixturesStillSupported(t *testing.T) {
 			if supportRefused(&c) {
 				t.Errorf("%s %s %s: %q", m.id, c.Engine, c.Layout, c.Reason())
 			}
+		}
+	}
+}
+
+// Kimi K3's class is in no vLLM registry list but ships its code: vLLM
+// layouts are not refused and say how vLLM would load it.
+func TestRemoteCodeNotRefusedButNoted(t *testing.T) {
+	cs := Plan(input(t, "moonshotai/Kimi-K3", k3, 1_450_000_000_000, 1_400_000_000_000, b200, 8))
+	for _, c := range cs {
+		if c.Engine != VLLM {
+			continue
+		}
+		if supportRefused(&c) {
+			t.Errorf("%s refused: %q", c.Layout, c.Reason())
+		}
+		if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "lists no KimiK3ForConditionalGeneration") }) {
+			t.Errorf("%s notes %q lack the Transformers-backend note", c.Layout, c.Notes)
 		}
 	}
 }
