@@ -54,6 +54,11 @@ type Architecture struct {
 	// RemoteCode: config.json maps the model to code it ships (auto_map),
 	// which the engines load only with --trust-remote-code.
 	RemoteCode bool
+	// Architectures is config.json's architectures: the model classes
+	// the engines look their support up by (deploy). Nil when absent or
+	// not a list of strings: no size depends on it, so support is then
+	// unchecked rather than the config refused.
+	Architectures []string
 
 	// FamilyKnown is set when this package knows how the family lays out
 	// its layers when config.json does not list them. For any other family
@@ -355,6 +360,9 @@ func (p *parser) parse(top obj, hfQuant []byte) error {
 	p.prefix = prefix
 	a.HasVision = top.Has("vision_config")
 	a.RemoteCode = top.Has("auto_map")
+	if archs, err := top.Strs("", "architectures"); err == nil {
+		a.Architectures = archs
+	}
 	a.Family, err = text.Str(prefix, "model_type")
 	p.keep(err)
 	if a.Family == "" {

@@ -17,6 +17,12 @@ func check(in Input, e Engine, l Layout) []Violation {
 		out = append(out, Violation{constraint, fmt.Sprintf(format, args...)})
 	}
 	acc, a := in.Acc, in.Arch
+	if v, ok := supportViolation(in, e); ok {
+		out = append(out, v)
+	}
+	if v, ok := gpuViolation(in, e); ok {
+		out = append(out, v)
+	}
 	if e == MLX || e == LlamaCpp {
 		if l.PP > a.Layers && a.Layers > 0 {
 			bad("layers ÷ devices", "%d layers cannot be split across %d devices", a.Layers, l.PP)
@@ -192,6 +198,9 @@ func notes(in Input, e Engine, l Layout) []string {
 	}
 	if h == nil {
 		return out
+	}
+	if n := unlistedNote(in, e); n != "" {
+		out = append(out, n)
 	}
 	if ta := l.AttentionTP(); a.Attention == arch.GQA && a.KVHeads > 0 && ta > a.KVHeads {
 		out = append(out, fmt.Sprintf("%d KV heads on %d ranks: each KV head replicated on %d ranks", a.KVHeads, ta, ta/a.KVHeads))

@@ -1,0 +1,191 @@
+package deploy
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// engineLists are the model classes each engine can load, one file per
+// engine, read from the engine's own registry at a stated commit.
+//
+//go:embed engines/*.txt
+var engineLists embed.FS
+
+// Support is what one engine can load, as its registry lists it.
+type Support struct {
+	Engine Engine
+	// Key is the config.json field the names are: "architectures" (vLLM,
+	// by architectures[0]) or "model_type" (mlx-lm imports the module of
+	// that name).
+	Key                      string
+	Repo, Path, Commit, Read string
+	Names                    []string
+}
+
+// At names the list's source briefly: "vllm @0002bff".
+func (s Support) At() string { return fmt.Sprintf("%s @%s", s.Engine, s.Commit[:7]) }
+
+var hexCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// ParseSupport reads one engine list: a header of "# field: value" lines
+// naming engine, repo, path, commit (40 hex digits) and read date, then
+// one name a line ("#" starts a comment). name is the file, for errors.
+func ParseSupport(name string, b []byte) (Support, error) {
+	var s Support
+	header := map[string]*string{"engine": nil, "repo": &s.Repo, "path": &s.Path, "commit": &s.Commit, "read": &s.Read}
+	var engine string
+	header["engine"] = &engine
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if c, ok := strings.CutPrefix(line, "#"); ok {
+			k, v, ok := strings.Cut(strings.TrimSpace(c), ":")
+			if p := header[k]; ok && p != nil && len(s.Names) == 0 {
+				*p = strings.TrimSpace(v)
+			}
+			continue
+		}
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if line == "" {
+			continue
+		}
+		if strings.ContainsAny(line, " \t") {
+			return Support{}, fmt.Errorf("%s:%d: %q is not one name", name, n, line)
+		}
+		s.Names = append(s.Names, line)
+	}
+	if err := sc.Err(); err != nil {
+		return Support{}, fmt.Errorf("%s: %w", name, err)
+	}
+	for _, k := range []string{"engine", "repo", "path", "commit", "read"} {
+		if *header[k] == "" {
+			return Support{}, fmt.Errorf("%s: header lacks %q (the source the list was read from)", name, k)
+		}
+	}
+	if !hexCommit.MatchString(s.Commit) {
+		return Support{}, fmt.Errorf("%s: header commit %q is not 40 hex digits", name, s.Commit)
+	}
+	s.Engine = Engine(engine)
+	switch s.Engine {
+	case VLLM, SGLang, LlamaCpp:
+		s.Key = "architectures"
+	case MLX:
+		s.Key = "model_type"
+	default:
+		return Support{}, fmt.Errorf("%s: header engine %q is none of vllm, sglang, llama.cpp, mlx", name, engine)
+	}
+	if len(s.Names) == 0 {
+		return Support{}, fmt.Errorf("%s: no names", name)
+	}
+	return s, nil
+}
+
+// supportLists parses the embedded lists once; they are part of the
+// binary, so an error is a build defect the tests catch.
+var supportLists = sync.OnceValues(func() (map[Engine]Support, error) {
+	files, err := engineLists.ReadDir("engines")
+	if err != nil {
+		return nil, err
+	}
+	out := map[Engine]Support{}
+	for _, f := range files {
+		name := path.Join("engines", f.Name())
+		b, err := engineLists.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		s, err := ParseSupport(name, b)
+		if err != nil {
+			return nil, err
+		}
+		out[s.Engine] = s
+	}
+	return out, nil
+})
+
+// supportViolation says whether engine e's list lacks the model; ok false
+// when it has it or the engine has no list (support then unchecked).
+// A checkpoint that ships its own code (auto_map) is not refused by
+// vLLM's list: vLLM may load it through its Transformers backend.
+func supportViolation(in Input, e Engine) (Violation, bool) {
+	lists, err := supportLists()
+	if err != nil {
+		return Violation{"engine architecture support", "engine lists unreadable: " + err.Error()}, true
+	}
+	s, ok := lists[e]
+	if !ok {
+		return Violation{}, false
+	}
+	name := in.Arch.ModelType
+	if s.Key == "architectures" {
+		if len(in.Arch.Architectures) == 0 {
+			return Violation{}, false
+		}
+		name = in.Arch.Architectures[0]
+	}
+	if name == "" || slices.Contains(s.Names, name) || remoteCodeLoad(in, e) {
+		return Violation{}, false
+	}
+	return Violation{"engine architecture support", fmt.Sprintf("%s has no %s (%s %s)", s.At(), name, s.Repo, s.Path)}, true
+}
+
+// remoteCodeLoad: vLLM resolves an architecture its registry lacks
+// through its Transformers backend when the checkpoint ships its code
+// (auto_map) and --trust-remote-code is passed.
+func remoteCodeLoad(in Input, e Engine) bool {
+	return e == VLLM && (in.RemoteCode || in.Arch.RemoteCode)
+}
+
+// unlistedNote is the note beside a layout whose engine loads the model
+// only through remoteCodeLoad; "" otherwise.
+func unlistedNote(in Input, e Engine) string {
+	lists, err := supportLists()
+	s, ok := lists[e]
+	if err != nil || !ok || !remoteCodeLoad(in, e) || len(in.Arch.Architectures) == 0 || slices.Contains(s.Names, in.Arch.Architectures[0]) {
+		return ""
+	}
+	return fmt.Sprintf("%s lists no %s: it loads through vLLM's Transformers backend with the checkpoint's own code (--trust-remote-code), not checked here", s.At(), in.Arch.Architectures[0])
+}
+
+// gpuRule is an engine's support of an architecture that depends on the
+// GPU it runs on.
+type gpuRule struct {
+	Engine       Engine
+	Architecture string
+	Accelerators []string // the catalog parts the engine's check accepts
+	Why          string   // the engine's own words when it refuses
+}
+
+// gpuRules: DeepSeek-V4's sparse attention runs on FlashMLA sparse, which
+// vLLM's is_flashmla_sparse_supported (vllm/v1/attention/ops/flashmla.py
+// at effedfb)
+// accepts on CUDA capability families 90 and 100 only — Hopper and
+// datacenter Blackwell; on ROCm vLLM has a V4 path of its own
+// (vllm/models/deepseek_v4/amd). Sources in testdata/SOURCES.md.
+var gpuRules = []gpuRule{{
+	Engine: VLLM, Architecture: "DeepseekV4ForCausalLM",
+	Accelerators: []string{"H100", "H100PCIe", "H200", "B200", "B300", "GB200NVL72", "GB300NVL72", "MI300X", "MI325X", "MI355X"},
+	Why:          "FlashMLA Sparse is only supported on Hopper and Blackwell devices.",
+}}
+
+// gpuViolation says whether an engine refuses the model on accelerator acc.
+func gpuViolation(in Input, e Engine) (Violation, bool) {
+	if len(in.Arch.Architectures) == 0 {
+		return Violation{}, false
+	}
+	for _, r := range gpuRules {
+		if r.Engine == e && r.Architecture == in.Arch.Architectures[0] && !slices.Contains(r.Accelerators, in.Acc.ID) {
+			return Violation{"engine support on this GPU", fmt.Sprintf("%s on %s: vLLM's sparse MLA needs FlashMLA sparse (\"%s\"); runs on %s", r.Architecture, in.Acc.ID, r.Why, strings.Join(r.Accelerators, ", "))}, true
+		}
+	}
+	return Violation{}, false
+}

@@ -1,0 +1,159 @@
+package deploy
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"dossier/generator/catalog"
+)
+
+const v4Flash = "../modeltree/testdata/deepseek_v4/deepseek-ai__DeepSeek-V4-Flash.config.json"
+
+var (
+	a100 = accel("A100", "datacenter", 81920<<20, 8, 8, "InfiniBand/Ethernet")
+)
+
+func supportRefused(c *Candidate) bool {
+	return violated(c, "engine architecture support") || violated(c, "engine support on this GPU")
+}
+
+// DeepSeek-V4's sparse MLA runs in vLLM on FlashMLA sparse, which accepts
+// Hopper and Blackwell only: every vLLM layout of 8 × A100 is refused
+// with that reason, 8 × H200 is not refused for engine support and
+// deploys.
+func TestV4RefusedOnA100AcceptedOnH200(t *testing.T) {
+	cs := Plan(input(t, "deepseek-ai/DeepSeek-V4-Flash", v4Flash, 160_000_000_000, 150_000_000_000, a100, 8))
+	for _, c := range cs {
+		if c.Engine != VLLM {
+			continue
+		}
+		if !violated(&c, "engine support on this GPU") || c.Deployable() {
+			t.Errorf("A100 %s: %q, want refused: engine support on this GPU", c.Layout, c.Reason())
+		}
+		if !strings.Contains(c.Reason(), "FlashMLA Sparse is only supported on Hopper and Blackwell devices.") {
+			t.Errorf("A100 %s: reason %q does not quote vLLM", c.Layout, c.Reason())
+		}
+	}
+	if _, ok := Best(cs); ok {
+		t.Errorf("8 × A100 deploys V4: %+v", cs)
+	}
+	cs = Plan(input(t, "deepseek-ai/DeepSeek-V4-Flash", v4Flash, 160_000_000_000, 150_000_000_000, h200, 8))
+	for _, c := range cs {
+		if c.Engine == VLLM && supportRefused(&c) {
+			t.Errorf("H200 %s refused: %q", c.Layout, c.Reason())
+		}
+	}
+	if best, ok := Best(cs); !ok || best.Engine != VLLM {
+		t.Errorf("8 × H200: best %+v %v, want a vLLM layout", best, ok)
+	}
+}
+
+// mlx-lm has no deepseek_v4 module: MLX is refused naming its commit.
+func TestV4RefusedByMLX(t *testing.T) {
+	cs := Plan(input(t, "deepseek-ai/DeepSeek-V4-Flash", v4Flash, 160_000_000_000, 150_000_000_000, m3ultra, 1))
+	if len(cs) != 1 || !violated(&cs[0], "engine architecture support") || cs[0].Deployable() {
+		t.Fatalf("M3 Ultra: %+v, want refused: engine architecture support", cs)
+	}
+	if want := "mlx @d78bf58 has no deepseek_v4"; !strings.Contains(cs[0].Reason(), want) {
+		t.Errorf("reason %q lacks %q", cs[0].Reason(), want)
+	}
+}
+
+// The shipped and deploy fixtures are refused by no engine list: the
+// layouts they deployed on before still deploy.
+func TestFixturesStillSupported(t *testing.T) {
+	for _, m := range []struct{ id, cfg string }{
+		{"Qwen/Qwen2-7B-Instruct", qwen2},
+		{"baidu/ERNIE-4.5-21B-A3B-PT", ernie},
+		{"MiniMaxAI/MiniMax-M2", minimax},
+		{"Qwen/Qwen3-30B-A3B-FP8", qwen3fp8},
+		{"meta-llama/Llama-3.1-8B", llama8b},
+		{"moonshotai/Kimi-K3", k3},
+		{"deepseek-ai/DeepSeek-V3", "../../testdata/configs/deepseek-ai__DeepSeek-V3.json"},
+		{"mistralai/Mixtral-8x7B-v0.1", "../../testdata/configs/mistralai__Mixtral-8x7B-v0.1.json"},
+		{"openai/gpt-oss-20b", "../../testdata/configs/openai__gpt-oss-20b.json"},
+		{"Qwen/Qwen3-Next-80B-A3B-Thinking", "../../testdata/configs/Qwen__Qwen3-Next-80B-A3B-Thinking.json"},
+		{"moonshotai/Kimi-Linear-48B-A3B-Instruct", "../../testdata/configs/moonshotai__Kimi-Linear-48B-A3B-Instruct.json"},
+		{"moonshotai/Kimi-K2.5", "../../testdata/configs/moonshotai__Kimi-K2.5.json"},
+	} {
+		in := input(t, m.id, m.cfg, 16_000_000_000, 0, h100, 8)
+		in.RemoteCode = in.Arch.RemoteCode
+		for _, c := range Plan(in) {
+			if supportRefused(&c) {
+				t.Errorf("%s %s %s: %q", m.id, c.Engine, c.Layout, c.Reason())
+			}
+		}
+		for _, acc := range []*catalog.Accelerator{rtx4090, m3ultra} {
+			if acc == m3ultra && m.id == "moonshotai/Kimi-K3" {
+				continue // mlx-lm has no kimi_k3 module: refused, a finding
+			}
+			for _, c := range Plan(input(t, m.id, m.cfg, 16_000_000_000, 0, acc, 1)) {
+				if supportRefused(&c) {
+					t.Errorf("%s %s %s: %q", m.id, c.Engine, c.Layout, c.Reason())
+				}
+			}
+		}
+	}
+}
+
+// Kimi K3's class is in no vLLM registry list but ships its code: vLLM
+// layouts are not refused and say how vLLM would load it.
+func TestRemoteCodeNotRefusedButNoted(t *testing.T) {
+	cs := Plan(input(t, "moonshotai/Kimi-K3", k3, 1_450_000_000_000, 1_400_000_000_000, b200, 8))
+	for _, c := range cs {
+		if c.Engine != VLLM {
+			continue
+		}
+		if supportRefused(&c) {
+			t.Errorf("%s refused: %q", c.Layout, c.Reason())
+		}
+		if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "lists no KimiK3ForConditionalGeneration") }) {
+			t.Errorf("%s notes %q lack the Transformers-backend note", c.Layout, c.Notes)
+		}
+	}
+}
+
+// Every embedded list parses, and loses its source when any header field
+// is dropped: the list is refused, naming the field.
+func TestEngineListsNameTheirSource(t *testing.T) {
+	lists, err := supportLists()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []Engine{VLLM, MLX} {
+		if len(lists[e].Names) < 50 {
+			t.Errorf("%s list has %d names", e, len(lists[e].Names))
+		}
+	}
+	files, _ := engineLists.ReadDir("engines")
+	for _, f := range files {
+		b, _ := engineLists.ReadFile("engines/" + f.Name())
+		for _, field := range []string{"engine", "repo", "path", "commit", "read"} {
+			var kept []string
+			for _, l := range strings.Split(string(b), "\n") {
+				if !strings.HasPrefix(l, "# "+field+":") {
+					kept = append(kept, l)
+				}
+			}
+			if _, err := ParseSupport(f.Name(), []byte(strings.Join(kept, "\n"))); err == nil || !strings.Contains(err.Error(), `"`+field+`"`) {
+				t.Errorf("%s without its %s line: err %v", f.Name(), field, err)
+			}
+		}
+	}
+	if _, err := ParseSupport("x.txt", []byte("# engine: vllm\n# repo: a/b\n# path: p\n# commit: 0002bff\n# read: 2026-12-04\nA\n")); err == nil {
+		t.Error("a short commit was accepted")
+	}
+}
+
+func FuzzParseSupport(f *testing.F) {
+	b, _ := engineLists.ReadFile("engines/mlx.txt")
+	f.Add(b)
+	f.Add([]byte("# engine: vllm\n# commit: x\nA B\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ParseSupport("f.txt", b)
+		if err == nil && (len(s.Commit) != 40 || len(s.Names) == 0 || s.Key == "") {
+			t.Fatalf("accepted %+v", s)
+		}
+	})
+}
