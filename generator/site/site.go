@@ -430,6 +430,7 @@ func staleness(cfg *config.Site, date string) string {
 
 // factsDoc is the published facts.json shape.
 type factsDoc struct {
+	Schema       int               `json:"schema"`
 	Model        string            `json:"model"`
 	Revision     string            `json:"revision"`
 	Generated    string            `json:"generated"`
@@ -507,14 +508,14 @@ func measurementsJSON(p *content.Page) []measurementJSON {
 	return out
 }
 
-// FactsJSON encodes one model's facts document, as
-// json.MarshalIndent(factsDoc{…}, "", "  ") writes it, with the facts,
-// most of the file, written by their own faster encoder
+// FactsJSON encodes one model's facts document, schema 2 (see
+// facts.Schema): the fields as json.MarshalIndent(factsDoc{…}, "", "  ")
+// writes them, the facts, most of the file, as compact tables
 // (TestFactsJSONIsTheDocument).
 func FactsJSON(m *Model) ([]byte, error) {
 	const indent = "  "
 	b := append(make([]byte, 0, 400*m.Facts.Len()+64<<10), "{\n"...)
-	for i, v := range []any{m.Snapshot.Model, m.Snapshot.Revision, m.Snapshot.Fetched, m.Facts, claimsJSON(m.Reviews), measurementsJSON(m.Content)} {
+	for i, v := range []any{facts.Schema, m.Snapshot.Model, m.Snapshot.Revision, m.Snapshot.Fetched, m.Facts, claimsJSON(m.Reviews), measurementsJSON(m.Content)} {
 		if i > 0 {
 			b = append(b, ",\n"...)
 		}
@@ -522,7 +523,7 @@ func FactsJSON(m *Model) ([]byte, error) {
 		b = append(b, indent+`"`+name+`": `...)
 		var err error
 		if set, ok := v.(*facts.Set); ok {
-			b, err = set.AppendJSON(b, indent, indent)
+			b, err = set.AppendTablesJSON(b, indent, indent)
 		} else {
 			var vb []byte
 			vb, err = json.MarshalIndent(v, indent, indent)
@@ -536,7 +537,7 @@ func FactsJSON(m *Model) ([]byte, error) {
 }
 
 // factsDocFields are factsDoc's JSON names, in order.
-var factsDocFields = []string{"model", "revision", "generated", "facts", "claims", "measurements"}
+var factsDocFields = []string{"schema", "model", "revision", "generated", "facts", "claims", "measurements"}
 
 type indexData struct {
 	Title string
