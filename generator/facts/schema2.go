@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,11 +34,12 @@ import (
 //
 // A column states its key pattern, unit, derivation rules and sources
 // once. Its cells hold one row each, one cell per column, null where the
-// row has no such fact. A cell is {"v": value} and, only where it differs
-// from what the column implies: "d" the display (else the column's
-// "displays" entry for the value, else Display(unit, value), "unknown"
-// for null), "u" the unit, "k" which rule (else the first), "b" the
-// values of the rule's {1}…{n}, "x" the cell's own derivation (replacing
+// row has no such fact (trailing nulls left out). A cell is {"v": value}
+// and, only where it differs from what the column implies: "d" the
+// display (else the column's "displays" entry for the value, else
+// Display(unit, value), "unknown" for null), "u" the unit, "k" which rule
+// (else the first), "b" the values of the rule's {1}…{n} (text, or a
+// number whose text is kept as written), "x" the cell's own derivation (replacing
 // the rules; "" for none), "s" its own sources (indices), "r" the reason
 // an unknown value is unknown. Rules and column sources hold {row} (the
 // row) and {acc} (the accelerator of a layout row: B300 of 8xB300). The
@@ -137,7 +139,13 @@ func (s *Set) AppendTablesJSON(dst []byte, prefix, indent string) ([]byte, error
 			tb = append(tb, '\n')
 			tb = append(tb, in4...)
 			tb = append(tb, '[')
-			for j, cell := range row {
+			// Trailing empty cells are left out: most rows of a sparse
+			// table (cost.<LAYOUT>.usd_per_hour.<provider>) fill one column.
+			n := len(row)
+			for n > 0 && row[n-1] == nil {
+				n--
+			}
+			for j, cell := range row[:n] {
 				if j > 0 {
 					tb = append(tb, ", "...)
 				}
@@ -252,7 +260,13 @@ func appendCell(dst []byte, c *Column, cell *Cell, ref func(string) int) ([]byte
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = appendString(dst, b)
+			// A binding that reads as a JSON number is written as one:
+			// the reader keeps a number's text as written.
+			if jsonNumber.MatchString(b) {
+				dst = append(dst, b...)
+			} else {
+				dst = appendString(dst, b)
+			}
 		}
 		dst = append(dst, ']')
 	}
@@ -333,14 +347,14 @@ type schema2 struct {
 			Sources  []int             `json:"sources"`
 		} `json:"columns"`
 		Cells [][]*struct {
-			V any      `json:"v"`
-			D *string  `json:"d"`
-			U *string  `json:"u"`
-			B []string `json:"b"`
-			K int      `json:"k"`
-			X *string  `json:"x"`
-			S []int    `json:"s"`
-			R string   `json:"r"`
+			V any     `json:"v"`
+			D *string `json:"d"`
+			U *string `json:"u"`
+			B []any   `json:"b"`
+			K int     `json:"k"`
+			X *string `json:"x"`
+			S []int   `json:"s"`
+			R string  `json:"r"`
 		} `json:"cells"`
 	} `json:"tables"`
 	Facts map[string]json.RawMessage `json:"facts"`
@@ -381,11 +395,11 @@ func (s *Set) unmarshalSchema2(b []byte) error {
 			if ri >= len(t.Cells) {
 				return fmt.Errorf("%s: missing for row %s", where, row)
 			}
-			if len(t.Cells[ri]) != len(t.Columns) {
+			if len(t.Cells[ri]) > len(t.Columns) {
 				return fmt.Errorf("%s: %d cells for %d columns", where, len(t.Cells[ri]), len(t.Columns))
 			}
 			acc := rowAccelerator(row)
-			for ci, c := range t.Columns {
+			for ci, c := range t.Columns[:len(t.Cells[ri])] {
 				cell := t.Cells[ri][ci]
 				if cell == nil {
 					continue
@@ -409,7 +423,11 @@ func (s *Set) unmarshalSchema2(b []byte) error {
 				case cell.K < 0 || (cell.K > 0 && cell.K >= len(c.Rules)):
 					return fmt.Errorf("%s: rule %d of %d", cw, cell.K, len(c.Rules))
 				case len(c.Rules) > 0:
-					if f.Derivation, err = ExpandRule(c.Rules[cell.K], row, acc, cell.B); err != nil {
+					bind, err := bindings(cell.B)
+					if err != nil {
+						return fmt.Errorf("%s: %w", cw, err)
+					}
+					if f.Derivation, err = ExpandRule(c.Rules[cell.K], row, acc, bind); err != nil {
 						return fmt.Errorf("%s: %w", cw, err)
 					}
 				}
@@ -458,6 +476,25 @@ func (s *Set) unmarshalSchema2(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// jsonNumber matches the numbers JSON allows.
+var jsonNumber = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
+
+// bindings reads a cell's "b": text, or numbers kept as written.
+func bindings(raw []any) ([]string, error) {
+	out := make([]string, len(raw))
+	for i, v := range raw {
+		switch v := v.(type) {
+		case string:
+			out[i] = v
+		case json.Number:
+			out[i] = v.String()
+		default:
+			return nil, fmt.Errorf("binding %d: %v is neither text nor a number", i+1, v)
+		}
+	}
+	return out, nil
 }
 
 // numberValue turns a json.Number into int64 or float64, as schema 1

@@ -574,10 +574,11 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	intro := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json).\n"
+	intro := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json). The figures per layout and per accelerator follow as tables: each column's rule is stated once above its table, where `{row}` is the row, `{acc}` its accelerator and `{1}`, `{2}`… the row's own numbers printed under each value.\n"
+	singles, matrices := m.Page.FactsAppendix()
 	fh, err := s.Templates.HTML([]byte(intro), render.HTMLPage{
 		PageTitle: m.Page.Title + " facts · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		FactsURL: "facts.json", Search: s.Config.Search, Table: m.Page.FactsAppendix(),
+		FactsURL: "facts.json", Search: s.Config.Search, Table: singles, Matrices: matrices,
 	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("render the facts of %s: %w", m.Content.Path, err)

@@ -368,7 +368,7 @@ func TestPublishRefusesInputDirectories(t *testing.T) {
 }
 
 // TestCommittedOutputsAreCurrent keeps the review surface honest: the
-// Markdown, facts.json and charts committed under public/ must be what a
+// Markdown and facts.json committed under public/ must be what a
 // build of the committed inputs produces. Run `go run . build` and commit.
 func TestCommittedOutputsAreCurrent(t *testing.T) {
 	live := sitetest.RepoRoot(t)
@@ -617,7 +617,7 @@ func TestFactsJSONIsTheDocument(t *testing.T) {
 // fixture model's facts: addresses, units and unknowns as they really are.
 func TestFactsAppendixHTMLIsGoldmarks(t *testing.T) {
 	for _, m := range fixtureModels(t) {
-		tb := m.Page.FactsAppendix()
+		tb, _ := m.Page.FactsAppendix()
 		want, err := render.ToHTML(render.NewMarkdown(nil), []byte(tb.Markdown()))
 		if err != nil {
 			t.Fatal(err)
