@@ -22,6 +22,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"dossier/generator/facts"
 )
 
 // large are the shipped models too big for the small-only site.
@@ -255,26 +257,17 @@ unsafe = true
 // facts.html is converted from: one row per fact, in key order.
 func factsTable(factsJSON []byte) ([]byte, error) {
 	var doc struct {
-		Facts map[string]struct {
-			Display    string   `json:"display"`
-			Unit       string   `json:"unit"`
-			Sources    []string `json:"sources"`
-			Derivation string   `json:"derivation"`
-		} `json:"facts"`
+		Facts facts.Set `json:"facts"` // either schema of facts.json
 	}
 	if err := json.Unmarshal(factsJSON, &doc); err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(doc.Facts))
-	for k := range doc.Facts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := doc.Facts.Keys()
 	cell := strings.NewReplacer("|", "\\|", "\n", " ")
 	var b bytes.Buffer
 	b.WriteString("| fact | value | unit | derivation | sources |\n| --- | --- | --- | --- | --- |\n")
 	for _, k := range keys {
-		f := doc.Facts[k]
+		f := doc.Facts.Get(k)
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", k, cell.Replace(f.Display), f.Unit, cell.Replace(f.Derivation), cell.Replace(strings.Join(f.Sources, "; ")))
 	}
 	return b.Bytes(), nil
