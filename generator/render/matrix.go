@@ -30,9 +30,9 @@ type MatrixCell struct {
 // writeHTML writes the matrix's title, notes and table. Text is escaped
 // and linked as table cells are (writeCellText).
 func (m *FactMatrix) writeHTML(b *strings.Builder) {
-	b.WriteString("<h3>")
+	b.WriteString(`<h3 class="matrix">`)
 	writeCellText(b, m.Title)
-	b.WriteString("</h3>\n<ul>\n")
+	b.WriteString("</h3>\n<ul class=\"matrix\">\n")
 	for _, n := range m.Notes {
 		b.WriteString("<li>")
 		writeCellText(b, n)

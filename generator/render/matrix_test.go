@@ -17,7 +17,7 @@ func TestFactMatrixHTML(t *testing.T) {
 	m.writeHTML(&b)
 	got := b.String()
 	for _, want := range []string{
-		"<h3>serving.{row}…</h3>\n<ul>\n<li>serving.{row}.fits (bool): a &lt; b &amp; {1}</li>\n</ul>\n<table>",
+		"<h3 class=\"matrix\">serving.{row}…</h3>\n<ul class=\"matrix\">\n<li>serving.{row}.fits (bool): a &lt; b &amp; {1}</li>\n</ul>\n<table>",
 		`<tr><th scope="row">8xH100</th><td id="serving.8xH100.fits">yes<br><small>80 · &lt;i&gt;</small></td><td></td></tr>`,
 		`<tr><th scope="row">1xH100</th><td>no</td><td id="serving.1xH100.other">3</td></tr>`,
 	} {
