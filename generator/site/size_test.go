@@ -56,8 +56,10 @@ func median(m map[string]int64) int64 {
 // TestOutputSizes prints and bounds the fixture site's bytes per model:
 // published (everything a host serves) and committed for review. The
 // bounds are what schema 2 and the rule-once facts page reach on the
-// fixture (K3 and Llama 3.1 8B at full scale), with room for a few more
-// facts; schema 1 published 1.7–2.1 MB and committed 0.8–1.1 MB.
+// fixture (735 KB and 259 KB for K3, medians 472 KB and 169 KB) with room
+// for some more facts; schema 1 published 1.7–2.1 MB and committed
+// 0.8–1.1 MB per model. The targets (250 KB and 100 KB) are not
+// met: see README, Outputs.
 func TestOutputSizes(t *testing.T) {
 	published, committed := outputSizes(t, builtFixture(t))
 	if len(published) < 2 {
@@ -74,7 +76,9 @@ func TestOutputSizes(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%s: published %d KB, committed %d KB", slug, published[slug]>>10, committed[slug]>>10))
 	}
 	t.Logf("per model:\n%s\nmedian published %d KB, committed %d KB", strings.Join(lines, "\n"), median(published)>>10, median(committed)>>10)
-	const maxPublished, maxCommitted = 1000 << 10, 400 << 10
+	// Per model and for the median model, published and committed.
+	const maxPublished, maxCommitted = 850 << 10, 320 << 10
+	const medianPublished, medianCommitted = 540 << 10, 200 << 10
 	for slug, n := range published {
 		if n > maxPublished {
 			t.Errorf("%s publishes %d KB, over %d KB", slug, n>>10, maxPublished>>10)
@@ -82,6 +86,12 @@ func TestOutputSizes(t *testing.T) {
 		if committed[slug] > maxCommitted {
 			t.Errorf("%s commits %d KB for review, over %d KB", slug, committed[slug]>>10, maxCommitted>>10)
 		}
+	}
+	if m := median(published); m > medianPublished {
+		t.Errorf("the median model publishes %d KB, over %d KB", m>>10, medianPublished>>10)
+	}
+	if m := median(committed); m > medianCommitted {
+		t.Errorf("the median model commits %d KB, over %d KB", m>>10, medianCommitted>>10)
 	}
 }
 
