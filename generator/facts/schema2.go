@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,7 +53,13 @@ const Schema = 2
 // like json.MarshalIndent with prefix and indent but one table row, column
 // or single fact per line.
 func (s *Set) AppendTablesJSON(dst []byte, prefix, indent string) ([]byte, error) {
-	tab := s.Tabulate()
+	return s.Tabulate().AppendJSON(dst, prefix, indent)
+}
+
+// AppendJSON appends the tabulated set as a schema-2 facts object (see
+// Set.AppendTablesJSON): a build that also prints the facts page
+// tabulates once.
+func (tab *Tabulated) AppendJSON(dst []byte, prefix, indent string) ([]byte, error) {
 	in1, in2 := prefix+indent, prefix+indent+indent
 	in3, in4 := in2+indent, in2+indent+indent
 	srcIndex := map[string]int{}
@@ -262,7 +267,7 @@ func appendCell(dst []byte, c *Column, cell *Cell, ref func(string) int) ([]byte
 			}
 			// A binding that reads as a JSON number is written as one:
 			// the reader keeps a number's text as written.
-			if jsonNumber.MatchString(b) {
+			if isJSONNumber(b) {
 				dst = append(dst, b...)
 			} else {
 				dst = appendString(dst, b)
@@ -478,8 +483,29 @@ func (s *Set) unmarshalSchema2(b []byte) error {
 	return nil
 }
 
-// jsonNumber matches the numbers JSON allows.
-var jsonNumber = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$`)
+// isJSONNumber reports whether s is a number as JSON writes one without
+// sign or exponent (the numbers splitNumbers finds): 0, 42, 2.69.
+func isJSONNumber(s string) bool {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	if i == 0 || (s[0] == '0' && i > 1) {
+		return false
+	}
+	if i == len(s) {
+		return true
+	}
+	if s[i] != '.' || i+1 == len(s) {
+		return false
+	}
+	for j := i + 1; j < len(s); j++ {
+		if !isDigit(s[j]) {
+			return false
+		}
+	}
+	return true
+}
 
 // bindings reads a cell's "b": text, or numbers kept as written.
 func bindings(raw []any) ([]string, error) {

@@ -93,7 +93,8 @@ func TestTabulateFindsTheMatrices(t *testing.T) {
 		}
 	}
 	for _, f := range tab.Singles {
-		if strings.HasPrefix(f.Key, "serving.") && strings.Count(f.Key, "x") > 0 && layoutRow.MatchString(strings.Split(f.Key, ".")[1]) {
+		segs := strings.Split(f.Key, ".")
+		if _, layout := layoutRow(segs[min(1, len(segs)-1)]); segs[0] == "serving" && layout {
 			t.Errorf("%s stayed outside the serving table", f.Key)
 		}
 	}
@@ -209,4 +210,31 @@ func FuzzSchema2(f *testing.F) {
 		}
 		sameFacts(t, viaSchema1(t, s), decodeSet(t, b))
 	})
+}
+
+// TestSplitNumbers: numbers as derivations print them, and the rest.
+func TestSplitNumbers(t *testing.T) {
+	sk, nums := splitNumbers("1,048,576 tokens × 2.69, 8xH100 v1. 3,x 0.5.")
+	if want := "\x00 tokens × \x00, \x00xH\x00 v\x00. \x00,x \x00."; sk != want || strings.Join(nums, "|") != "1,048,576|2.69|8|100|1|3|0.5" {
+		t.Errorf("%q %q", sk, nums)
+	}
+	if sk, nums := splitNumbers("no numbers"); sk != "no numbers" || nums != nil {
+		t.Errorf("%q %q", sk, nums)
+	}
+	for seg, want := range map[string]string{"8xH100": "H100", "48xA100-40GB": "A100-40GB", "x8": "", "8x": "", "8x1": "", "8xA.": "", "H100": ""} {
+		if acc, ok := layoutRow(seg); acc != want || ok != (want != "") {
+			t.Errorf("layoutRow(%q) = %q, %v", seg, acc, ok)
+		}
+	}
+}
+
+func TestIsJSONNumber(t *testing.T) {
+	for s, want := range map[string]bool{"0": true, "42": true, "2.69": true, "007": false, "1,024": false, "1.": false, ".5": false, "": false, "-1": false, "0.50": true, "1e5": false} {
+		if got := isJSONNumber(s); got != want {
+			t.Errorf("isJSONNumber(%q) = %v", s, got)
+		}
+		if want && !json.Valid([]byte(s)) {
+			t.Errorf("%q is not JSON", s)
+		}
+	}
 }

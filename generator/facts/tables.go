@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,8 +75,26 @@ type Tabulated struct {
 // stated once for one or two rows saves nothing.
 const minTableRows = 3
 
-// layoutRow matches a layout key segment: 8xH100, 48xA100-40GB.
-var layoutRow = regexp.MustCompile(`^[0-9]+x([A-Za-z][A-Za-z0-9-]*)$`)
+// layoutRow reports whether a key segment is a layout (8xH100,
+// 48xA100-40GB: digits, x, a letter, then letters, digits and '-') and
+// returns its accelerator.
+func layoutRow(seg string) (acc string, ok bool) {
+	i := 0
+	for i < len(seg) && isDigit(seg[i]) {
+		i++
+	}
+	if i == 0 || i+1 >= len(seg) || seg[i] != 'x' || !isLetter(seg[i+1]) {
+		return "", false
+	}
+	for j := i + 2; j < len(seg); j++ {
+		if c := seg[j]; !isLetter(c) && !isDigit(c) && c != '-' {
+			return "", false
+		}
+	}
+	return seg[i+1:], true
+}
+
+func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
 
 // Tabulate splits the set into tables and single facts. Every fact lands
 // in exactly one place, and ExpandDerivation of a cell gives back the
@@ -90,8 +107,8 @@ func (s *Set) Tabulate() *Tabulated {
 	accs := map[string]bool{}
 	for _, k := range keys {
 		for seg := range strings.SplitSeq(k, ".") {
-			if m := layoutRow.FindStringSubmatch(seg); m != nil {
-				accs[m[1]] = true
+			if acc, ok := layoutRow(seg); ok {
+				accs[acc] = true
 			}
 		}
 	}
@@ -162,7 +179,7 @@ func (s *Set) Tabulate() *Tabulated {
 func splitRow(key string, accs map[string]bool) (prefix, row, col string, ok bool) {
 	segs := strings.Split(key, ".")
 	for i := 1; i < len(segs); i++ {
-		if layoutRow.MatchString(segs[i]) || accs[segs[i]] {
+		if _, ok := layoutRow(segs[i]); ok || accs[segs[i]] {
 			return strings.Join(segs[:i], "."), segs[i], strings.Join(segs[i+1:], "."), true
 		}
 	}
@@ -171,10 +188,8 @@ func splitRow(key string, accs map[string]bool) (prefix, row, col string, ok boo
 
 // rowAccelerator is the accelerator of a layout row, "" for other rows.
 func rowAccelerator(row string) string {
-	if m := layoutRow.FindStringSubmatch(row); m != nil {
-		return m[1]
-	}
-	return ""
+	acc, _ := layoutRow(row)
+	return acc
 }
 
 // fillColumn sets column j's unit, rule and sources from its cells, the
@@ -328,19 +343,40 @@ func templateRow(text, row, acc string) (string, bool) {
 	return t, true
 }
 
-// number matches a number as derivations print it: 8, 2.69, 1,048,576.
-var number = regexp.MustCompile(`[0-9]+(?:[.,][0-9]+)*`)
-
-// splitNumbers returns text with each number replaced by \x00, and the
-// numbers in order.
+// splitNumbers returns text with each number as derivations print it (8,
+// 2.69, 1,048,576: digits, and runs of digits joined by single '.' or
+// ',') replaced by NUL, and the numbers in order. A scan, not a regexp:
+// it runs for every derivation of a model's matrices.
 func splitNumbers(text string) (string, []string) {
 	var nums []string
-	sk := number.ReplaceAllStringFunc(text, func(n string) string {
-		nums = append(nums, n)
-		return "\x00"
-	})
-	return sk, nums
+	var sk []byte
+	last := 0
+	for i := 0; i < len(text); {
+		if !isDigit(text[i]) {
+			i++
+			continue
+		}
+		start := i
+		for i < len(text) && isDigit(text[i]) {
+			i++
+		}
+		for i+1 < len(text) && (text[i] == '.' || text[i] == ',') && isDigit(text[i+1]) {
+			i++
+			for i < len(text) && isDigit(text[i]) {
+				i++
+			}
+		}
+		sk = append(append(sk, text[last:start]...), 0)
+		nums = append(nums, text[start:i])
+		last = i
+	}
+	if nums == nil {
+		return text, nil
+	}
+	return string(append(sk, text[last:]...)), nums
 }
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 // joinRule puts the shared numbers back into skeleton and {1}…{n} where
 // the numbers vary.

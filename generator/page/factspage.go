@@ -11,10 +11,9 @@ import (
 // FactsAppendix is every fact of the page for the facts page, anchored by
 // its key (the HTML tables link their values there): the facts of the
 // layout and accelerator matrices as one table each, every column's unit,
-// rules and sources stated once above it (facts.Tabulate, the layout of
-// facts.json), and the other facts one row each.
-func (m *Model) FactsAppendix() (*render.Table, []*render.FactMatrix) {
-	tab := m.Facts.Tabulate()
+// rules and sources stated once above it, and the other facts one row
+// each. tab is m.Facts.Tabulate(), the layout facts.json writes too.
+func (m *Model) FactsAppendix(tab *facts.Tabulated) (*render.Table, []*render.FactMatrix) {
 	singles := m.factsTable(func(yield func(*facts.Fact) bool) {
 		for _, f := range tab.Singles {
 			if !yield(f) {

@@ -617,7 +617,7 @@ func TestFactsJSONIsTheDocument(t *testing.T) {
 // fixture model's facts: addresses, units and unknowns as they really are.
 func TestFactsAppendixHTMLIsGoldmarks(t *testing.T) {
 	for _, m := range fixtureModels(t) {
-		tb, _ := m.Page.FactsAppendix()
+		tb, _ := m.Page.FactsAppendix(m.Facts.Tabulate())
 		want, err := render.ToHTML(render.NewMarkdown(nil), []byte(tb.Markdown()))
 		if err != nil {
 			t.Fatal(err)
