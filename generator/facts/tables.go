@@ -351,6 +351,12 @@ func splitNumbers(text string) (string, []string) {
 	var nums []string
 	var sk []byte
 	last := 0
+	// Sized once: a derivation holds a few numbers, and growing both
+	// was most of Tabulate's allocations.
+	if i := strings.IndexAny(text, "0123456789"); i < 0 {
+		return text, nil
+	}
+	nums, sk = make([]string, 0, 8), make([]byte, 0, len(text))
 	for i := 0; i < len(text); {
 		if !isDigit(text[i]) {
 			i++
@@ -407,6 +413,7 @@ func ExpandRule(rule, row, acc string, bindings []string) (string, error) {
 		return rule, nil
 	}
 	var b strings.Builder
+	b.Grow(len(rule) + 16*len(bindings) + len(row))
 	rest := rule
 	for {
 		open := strings.IndexByte(rest, '{')
