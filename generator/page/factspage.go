@@ -37,23 +37,25 @@ func (m *Model) factMatrix(t *facts.Table) *render.FactMatrix {
 			name = "value"
 		}
 		fm.Header = append(fm.Header, render.Code(name))
-		var note strings.Builder
-		note.WriteString(c.Key(t.Prefix))
-		note.WriteString(" (" + c.Unit + ")")
+		// One line per column, and one per rule when it has several. A
+		// rule may end in an address: what follows it starts with a space,
+		// or the address would take the punctuation.
+		note := c.Key(t.Prefix) + " (" + c.Unit + ")"
 		switch len(c.Rules) {
 		case 0:
-			note.WriteString(": each cell states its derivation")
+			note += ": each cell states its derivation"
 		case 1:
-			note.WriteString(": " + m.named(c.Rules[0]))
-		default:
-			for i, r := range c.Rules {
-				note.WriteString("; rule " + strconv.Itoa(i+1) + ": " + m.named(r))
-			}
+			note += ": " + m.named(c.Rules[0])
 		}
 		if len(c.Sources) > 0 {
-			note.WriteString("; sources: " + m.sourcesCell(c.Sources))
+			note += " · sources: " + m.sourcesCell(c.Sources)
 		}
-		fm.Notes = append(fm.Notes, note.String())
+		fm.Notes = append(fm.Notes, note)
+		if len(c.Rules) > 1 {
+			for i, r := range c.Rules {
+				fm.Notes = append(fm.Notes, name+", rule "+strconv.Itoa(i+1)+": "+m.named(r))
+			}
+		}
 	}
 	for i, row := range t.Rows {
 		r := render.MatrixRow{Label: row, Cells: make([]render.MatrixCell, len(t.Columns))}
