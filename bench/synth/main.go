@@ -16,6 +16,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -23,6 +24,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"dossier/generator/facts"
 )
 
 // large are the shipped models too big for the small-only site.
@@ -36,6 +39,10 @@ type model struct {
 	snapshot []byte
 	rendered []byte // public/models/<slug>/index.md
 	facts    []byte // public/models/<slug>/facts.json
+	// hugoFacts is facts.json with every fact an object of its own
+	// (schema 1): Hugo's template ranges over the facts, it cannot expand
+	// schema 2's tables.
+	hugoFacts []byte
 }
 
 func main() {
@@ -147,7 +154,7 @@ func run(src, out string, n int, small, withFacts bool) error {
 			if err := write(filepath.Join(hfs, "content/facts", slug, "index.md"), []byte(factsFront)); err != nil {
 				return err
 			}
-			if err := write(filepath.Join(hfs, "content/facts", slug, "facts.json"), bytes.ReplaceAll(m.facts, []byte(m.id), []byte(id))); err != nil {
+			if err := write(filepath.Join(hfs, "content/facts", slug, "facts.json"), bytes.ReplaceAll(m.hugoFacts, []byte(m.id), []byte(id))); err != nil {
 				return err
 			}
 		}
@@ -213,6 +220,9 @@ func load(src string) ([]*model, error) {
 		if m.facts, err = os.ReadFile(filepath.Join(src, "public/models", m.slug, "facts.json")); err != nil {
 			return nil, err
 		}
+		if m.hugoFacts, err = schema1(m.facts); err != nil {
+			return nil, fmt.Errorf("%s: %w", m.slug, err)
+		}
 		out = append(out, m)
 	}
 	return out, nil
@@ -261,6 +271,17 @@ const factsLayout = `{{ define "main" }}<article><h1>{{ .Title }}</h1>{{ with .R
 {{ range $key, $f := $doc.facts }}<tr><td><code>{{ $key }}</code></td><td>{{ $f.display }}</td><td>{{ $f.unit }}</td><td>{{ $f.derivation }}</td><td>{{ with $f.sources }}{{ delimit . "; " }}{{ end }}</td></tr>
 {{ end }}</tbody></table>{{ end }}</article>{{ end }}
 `
+
+// schema1 rewrites a facts.json of either schema as {"facts": {key: fact}}.
+func schema1(factsJSON []byte) ([]byte, error) {
+	var doc struct {
+		Facts facts.Set `json:"facts"`
+	}
+	if err := json.Unmarshal(factsJSON, &doc); err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]*facts.Set{"facts": &doc.Facts})
+}
 
 func copyFile(from, to string) error {
 	b, err := os.ReadFile(from)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"dossier/generator/dataset"
+	"dossier/generator/facts"
 )
 
 // TestDatasetReproducesFacts builds the fixture site, writes its dataset
@@ -50,21 +51,19 @@ func TestDatasetReproducesFacts(t *testing.T) {
 		{"qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B", "bytes.checkpoint"},
 	} {
 		var doc struct {
-			Facts map[string]struct {
-				Value   any    `json:"value"`
-				Display string `json:"display"`
-			} `json:"facts"`
+			Facts facts.Set `json:"facts"`
 		}
 		if err := json.Unmarshal(read("models/"+tc.slug+"/facts.json"), &doc); err != nil {
 			t.Fatal(err)
 		}
-		want, ok := doc.Facts[tc.key].Value.(float64)
+		f := doc.Facts.Get(tc.key)
+		want, ok := f.Float()
 		if !ok {
-			t.Fatalf("%s %s: facts.json has no number (%v)", tc.model, tc.key, doc.Facts[tc.key].Value)
+			t.Fatalf("%s %s: facts.json has no number (%v)", tc.model, tc.key, f)
 		}
 		r, ok := got[tc.model+" "+tc.key]
-		if !ok || r.ValueInt == nil || float64(*r.ValueInt) != want || r.Display != doc.Facts[tc.key].Display {
-			t.Errorf("%s %s: facts.parquet has %+v, facts.json %v (%s)", tc.model, tc.key, r, want, doc.Facts[tc.key].Display)
+		if !ok || r.ValueInt == nil || float64(*r.ValueInt) != want || r.Display != f.Display {
+			t.Errorf("%s %s: facts.parquet has %+v, facts.json %v (%s)", tc.model, tc.key, r, want, f.Display)
 		}
 	}
 	if r := perModel["moonshotai/Kimi-K3"]; r.ParamsTotal == nil || *r.ParamsTotal != *got["moonshotai/Kimi-K3 params.total"].ValueInt {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"dossier/generator/facts"
 	"dossier/generator/hub/hubtest"
 	"dossier/generator/snapshot"
 )
@@ -112,18 +113,16 @@ func syncFactValues(t *testing.T, path string) map[string]json.RawMessage {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Facts map[string]struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"facts"`
+		Facts facts.Set `json:"facts"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	out := make(map[string]json.RawMessage, len(doc.Facts))
-	for k, f := range doc.Facts {
-		v := f.Value
-		if len(v) == 0 {
-			v = json.RawMessage("null")
+	out := make(map[string]json.RawMessage, doc.Facts.Len())
+	for k, f := range doc.Facts.Map() {
+		v, err := json.Marshal(f.Value)
+		if err != nil {
+			t.Fatalf("%s: fact %s: %v", path, k, err)
 		}
 		var c bytes.Buffer
 		if err := json.Compact(&c, v); err != nil {

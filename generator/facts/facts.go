@@ -276,36 +276,45 @@ func (s *Set) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// UnmarshalJSON reads a facts object, keeping integers as int64.
+// UnmarshalJSON reads a facts object of either schema (see Schema),
+// keeping integers as int64: every reader of facts.json decodes through it.
 func (s *Set) UnmarshalJSON(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
+	// A schema-1 fact is an object; schema 2 marks itself with a number.
+	if v, ok := raw["schema"]; ok && len(v) > 0 && v[0] != '{' {
+		return s.unmarshalSchema2(b)
+	}
 	s.m = make(map[string]*Fact, len(raw))
 	s.keys = &keyList{keys: make([]string, 0, len(raw)), facts: make([]*Fact, 0, len(raw))}
 	for k, r := range raw {
-		dec := json.NewDecoder(bytes.NewReader(r))
-		dec.UseNumber()
-		var f Fact
-		if err := dec.Decode(&f); err != nil {
-			return fmt.Errorf("fact %s: %w", k, err)
+		f, err := decodeFact(k, r)
+		if err != nil {
+			return err
 		}
-		if n, ok := f.Value.(json.Number); ok {
-			if i, err := n.Int64(); err == nil {
-				f.Value = i
-			} else if x, err := n.Float64(); err == nil {
-				f.Value = x
-			} else {
-				return fmt.Errorf("fact %s: value %s is not a number", k, n)
-			}
-		}
-		f.Key = k
-		s.m[k] = &f
+		s.m[k] = f
 		s.keys.keys = append(s.keys.keys, k)
-		s.keys.facts = append(s.keys.facts, &f)
+		s.keys.facts = append(s.keys.facts, f)
 	}
 	return nil
+}
+
+// decodeFact reads one schema-1 fact object.
+func decodeFact(k string, r json.RawMessage) (*Fact, error) {
+	dec := json.NewDecoder(bytes.NewReader(r))
+	dec.UseNumber()
+	var f Fact
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("fact %s: %w", k, err)
+	}
+	v, err := numberValue(f.Value)
+	if err != nil {
+		return nil, fmt.Errorf("fact %s: %w", k, err)
+	}
+	f.Value, f.Key = v, k
+	return &f, nil
 }
 
 func marshalNoEscape(v any) ([]byte, error) {

@@ -801,10 +801,6 @@ func (m *Model) sourcesCell(sources []string) string {
 	return out
 }
 
-// FactsAppendix is every fact of the page, one row each, anchored by its
-// key: the HTML tables link their values here.
-func (m *Model) FactsAppendix() *render.Table { return m.factsTable(m.Facts.All(), m.Facts.Len()) }
-
 func (m *Model) factsTable(fs iter.Seq[*facts.Fact], n int) *render.Table {
 	t := &render.Table{Header: []string{render.AnchorHeader, "fact", "value", "how", "sources"}, Align: []render.Align{render.Left, render.Left, render.Right}}
 	// Over a thousand rows: their cells share one array.

@@ -210,6 +210,9 @@ type HTMLPage struct {
 	// Table follows the converted Markdown, written straight to HTML:
 	// a table too large to round-trip through Markdown (see Table.HTML).
 	Table *Table
+	// Matrices follow Table, written straight to HTML: the facts page's
+	// tables of facts per layout and per accelerator.
+	Matrices []*FactMatrix
 	// Tables are the tables the Markdown holds as Markdown printed them.
 	// Each that stands alone is written straight to HTML instead of being
 	// parsed back by goldmark, which is most of the work of converting a
@@ -232,6 +235,9 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 		b.Grow(len(body) + p.Table.htmlSize())
 		b.WriteString(string(body))
 		p.Table.writeHTML(&b, "")
+		for _, m := range p.Matrices {
+			m.writeHTML(&b)
+		}
 		body = htmltemplate.HTML(b.String())
 	}
 	return t.layout(body, p)

@@ -449,6 +449,7 @@ func staleness(cfg *config.Site, date string) string {
 
 // factsDoc is the published facts.json shape.
 type factsDoc struct {
+	Schema       int               `json:"schema"`
 	Model        string            `json:"model"`
 	Revision     string            `json:"revision"`
 	Generated    string            `json:"generated"`
@@ -526,22 +527,25 @@ func measurementsJSON(p *content.Page) []measurementJSON {
 	return out
 }
 
-// FactsJSON encodes one model's facts document, as
-// json.MarshalIndent(factsDoc{…}, "", "  ") writes it, with the facts,
-// most of the file, written by their own faster encoder
+// FactsJSON encodes one model's facts document, schema 2 (see
+// facts.Schema): the fields as json.MarshalIndent(factsDoc{…}, "", "  ")
+// writes them, the facts, most of the file, as compact tables
 // (TestFactsJSONIsTheDocument).
-func FactsJSON(m *Model) ([]byte, error) {
+func FactsJSON(m *Model) ([]byte, error) { return factsJSON(m, m.Facts.Tabulate()) }
+
+// factsJSON is FactsJSON with the facts already tabulated.
+func factsJSON(m *Model, tab *facts.Tabulated) ([]byte, error) {
 	const indent = "  "
 	b := append(make([]byte, 0, 400*m.Facts.Len()+64<<10), "{\n"...)
-	for i, v := range []any{m.Snapshot.Model, m.Snapshot.Revision, m.Snapshot.Fetched, m.Facts, claimsJSON(m.Reviews), measurementsJSON(m.Content)} {
+	for i, v := range []any{facts.Schema, m.Snapshot.Model, m.Snapshot.Revision, m.Snapshot.Fetched, m.Facts, claimsJSON(m.Reviews), measurementsJSON(m.Content)} {
 		if i > 0 {
 			b = append(b, ",\n"...)
 		}
 		name := factsDocFields[i]
 		b = append(b, indent+`"`+name+`": `...)
 		var err error
-		if set, ok := v.(*facts.Set); ok {
-			b, err = set.AppendJSON(b, indent, indent)
+		if _, ok := v.(*facts.Set); ok {
+			b, err = tab.AppendJSON(b, indent, indent)
 		} else {
 			var vb []byte
 			vb, err = json.MarshalIndent(v, indent, indent)
@@ -555,7 +559,7 @@ func FactsJSON(m *Model) ([]byte, error) {
 }
 
 // factsDocFields are factsDoc's JSON names, in order.
-var factsDocFields = []string{"model", "revision", "generated", "facts", "claims", "measurements"}
+var factsDocFields = []string{"schema", "model", "revision", "generated", "facts", "claims", "measurements"}
 
 type indexData struct {
 	Title string
@@ -588,14 +592,17 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
-	fj, err := FactsJSON(m)
+	// facts.json and the facts page lay the facts out alike.
+	tab := m.Facts.Tabulate()
+	fj, err := factsJSON(m, tab)
 	if err != nil {
 		return nil, err
 	}
-	intro := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json).\n"
+	intro := "# " + m.Page.Title + ": every fact\n\nEach figure of [the dossier](index.html) with its derivation and sources; the same facts are in [facts.json](facts.json). The figures per layout and per accelerator follow as tables: each column's rule is stated once above its table, where `{row}` is the row, `{acc}` its accelerator and `{1}`, `{2}`… the row's own numbers printed under each value.\n"
+	singles, matrices := m.Page.FactsAppendix(tab)
 	fh, err := s.Templates.HTML([]byte(intro), render.HTMLPage{
 		PageTitle: m.Page.Title + " facts · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		FactsURL: "facts.json", Search: s.Config.Search, Table: m.Page.FactsAppendix(),
+		FactsURL: "facts.json", Search: s.Config.Search, Table: singles, Matrices: matrices,
 	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("render the facts of %s: %w", m.Content.Path, err)

@@ -368,7 +368,7 @@ func TestPublishRefusesInputDirectories(t *testing.T) {
 }
 
 // TestCommittedOutputsAreCurrent keeps the review surface honest: the
-// Markdown, facts.json and charts committed under public/ must be what a
+// Markdown and facts.json committed under public/ must be what a
 // build of the committed inputs produces. Run `go run . build` and commit.
 func TestCommittedOutputsAreCurrent(t *testing.T) {
 	live := sitetest.RepoRoot(t)
@@ -566,21 +566,48 @@ func fixtureModels(t *testing.T) []*Model {
 }
 
 // TestFactsJSONIsTheDocument holds FactsJSON's hand-assembled file to what
-// encoding/json writes for the documented shape, on every fixture model.
+// encoding/json writes for the documented shape, field by field, and its
+// schema-2 facts, read back, to the model's facts, on every fixture model.
 func TestFactsJSONIsTheDocument(t *testing.T) {
 	for _, m := range fixtureModels(t) {
 		got, err := FactsJSON(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc := factsDoc{Model: m.Snapshot.Model, Revision: m.Snapshot.Revision, Generated: m.Snapshot.Fetched, Facts: m.Facts,
+		doc := factsDoc{Schema: facts.Schema, Model: m.Snapshot.Model, Revision: m.Snapshot.Revision, Generated: m.Snapshot.Fetched, Facts: m.Facts,
 			Claims: claimsJSON(m.Reviews), Measurements: measurementsJSON(m.Content)}
-		want, err := json.MarshalIndent(doc, "", "  ")
+		want, err := json.Marshal(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want = append(want, '\n'); !bytes.Equal(got, want) {
-			t.Errorf("%s: %s", m.Page.Slug, sitetest.FirstDiff(string(want), string(got)))
+		var gotFields, wantFields map[string]json.RawMessage
+		if err := json.Unmarshal(got, &gotFields); err != nil {
+			t.Fatalf("%s: %v", m.Page.Slug, err)
+		}
+		if err := json.Unmarshal(want, &wantFields); err != nil {
+			t.Fatal(err)
+		}
+		if len(gotFields) != len(factsDocFields) {
+			t.Errorf("%s: %d fields, want %d", m.Page.Slug, len(gotFields), len(factsDocFields))
+		}
+		for _, name := range factsDocFields {
+			if name == "facts" {
+				continue
+			}
+			var g, w bytes.Buffer
+			if json.Compact(&g, gotFields[name]) != nil || json.Compact(&w, wantFields[name]) != nil || g.String() != w.String() {
+				t.Errorf("%s: field %s: %s", m.Page.Slug, name, sitetest.FirstDiff(w.String(), g.String()))
+			}
+		}
+		var back facts.Set
+		if err := json.Unmarshal(gotFields["facts"], &back); err != nil {
+			t.Fatalf("%s: %v", m.Page.Slug, err)
+		}
+		if d := facts.FirstDifference(m.Facts, &back); d != "" {
+			t.Errorf("%s: the facts read back differ: %s", m.Page.Slug, d)
+		}
+		if !bytes.HasPrefix(got, []byte("{\n  \"schema\": 2,\n")) || !bytes.HasSuffix(got, []byte("\n}\n")) {
+			t.Errorf("%s: the file does not open with its schema or end with a newline", m.Page.Slug)
 		}
 	}
 }
@@ -590,7 +617,7 @@ func TestFactsJSONIsTheDocument(t *testing.T) {
 // fixture model's facts: addresses, units and unknowns as they really are.
 func TestFactsAppendixHTMLIsGoldmarks(t *testing.T) {
 	for _, m := range fixtureModels(t) {
-		tb := m.Page.FactsAppendix()
+		tb, _ := m.Page.FactsAppendix(m.Facts.Tabulate())
 		want, err := render.ToHTML(render.NewMarkdown(nil), []byte(tb.Markdown()))
 		if err != nil {
 			t.Fatal(err)
