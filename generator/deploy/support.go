@@ -114,8 +114,8 @@ var supportLists = sync.OnceValues(func() (map[Engine]Support, error) {
 
 // supportViolation says whether engine e's list lacks the model; ok false
 // when it has it or the engine has no list (support then unchecked).
-// A checkpoint that ships its own code (auto_map) is not refused by
-// vLLM's list: vLLM may load it through its Transformers backend.
+// vLLM's list never refuses: an architecture its registry lacks goes to
+// its Transformers backend (unlistedNote).
 func supportViolation(in Input, e Engine) (Violation, bool) {
 	lists, err := supportLists()
 	if err != nil {
@@ -132,28 +132,27 @@ func supportViolation(in Input, e Engine) (Violation, bool) {
 		}
 		name = in.Arch.Architectures[0]
 	}
-	if name == "" || slices.Contains(s.Names, name) || remoteCodeLoad(in, e) {
+	if name == "" || slices.Contains(s.Names, name) || e == VLLM {
 		return Violation{}, false
 	}
 	return Violation{"engine architecture support", fmt.Sprintf("%s has no %s (%s %s)", s.At(), name, s.Repo, s.Path)}, true
 }
 
-// remoteCodeLoad: vLLM resolves an architecture its registry lacks
-// through its Transformers backend when the checkpoint ships its code
-// (auto_map) and --trust-remote-code is passed.
-func remoteCodeLoad(in Input, e Engine) bool {
-	return e == VLLM && (in.RemoteCode || in.Arch.RemoteCode)
-}
-
-// unlistedNote is the note beside a layout whose engine loads the model
-// only through remoteCodeLoad; "" otherwise.
+// unlistedNote is the note beside a vLLM layout whose architecture is not
+// in vLLM's registry at the list's commit: vLLM's model loader
+// (resolve_transformers_arch) then falls back to its Transformers
+// backend, which loads any class the installed transformers has, or the
+// checkpoint's own code (auto_map) with --trust-remote-code. "" otherwise.
 func unlistedNote(in Input, e Engine) string {
 	lists, err := supportLists()
 	s, ok := lists[e]
-	if err != nil || !ok || !remoteCodeLoad(in, e) || len(in.Arch.Architectures) == 0 || slices.Contains(s.Names, in.Arch.Architectures[0]) {
+	if err != nil || !ok || e != VLLM || len(in.Arch.Architectures) == 0 || slices.Contains(s.Names, in.Arch.Architectures[0]) {
 		return ""
 	}
-	return fmt.Sprintf("%s lists no %s: it loads through vLLM's Transformers backend with the checkpoint's own code (--trust-remote-code), not checked here", s.At(), in.Arch.Architectures[0])
+	if in.RemoteCode || in.Arch.RemoteCode {
+		return fmt.Sprintf("%s lists no %s: it loads through vLLM's Transformers backend with the checkpoint's own code (--trust-remote-code), not checked here", s.At(), in.Arch.Architectures[0])
+	}
+	return fmt.Sprintf("%s lists no %s: vLLM loads it through its Transformers backend if the installed transformers has the class (a newer vLLM may list it natively), not checked here", s.At(), in.Arch.Architectures[0])
 }
 
 // gpuRule is an engine's support of an architecture that depends on the

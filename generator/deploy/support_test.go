@@ -157,3 +157,42 @@ func FuzzParseSupport(f *testing.F) {
 		}
 	})
 }
+
+// GLM-5's class is not in vLLM's registry at the list's commit, and it
+// ships no code of its own: vLLM's loader then falls back to its
+// Transformers backend, so no vLLM layout is refused for support and each
+// says how vLLM would load it (not the remote-code wording).
+func TestUnlistedClassFallsBackToTransformers(t *testing.T) {
+	const glm5 = "../modeltree/testdata/glm_moe_dsa/zai-org__GLM-5.config.json"
+	in := input(t, "zai-org/GLM-5", glm5, 750_000_000_000, 700_000_000_000, b200, 8)
+	if slices.Contains(mustLists(t)[VLLM].Names, in.Arch.Architectures[0]) {
+		t.Fatalf("the fixture assumes vLLM's list lacks %s", in.Arch.Architectures[0])
+	}
+	n := 0
+	for _, c := range Plan(in) {
+		if c.Engine != VLLM {
+			continue
+		}
+		n++
+		if supportRefused(&c) {
+			t.Errorf("%s refused: %q", c.Layout, c.Reason())
+		}
+		if !slices.ContainsFunc(c.Notes, func(s string) bool {
+			return strings.Contains(s, "lists no GlmMoeDsaForCausalLM: vLLM loads it through its Transformers backend")
+		}) {
+			t.Errorf("%s notes %q lack the fallback note", c.Layout, c.Notes)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no vLLM layout planned")
+	}
+}
+
+func mustLists(t *testing.T) map[Engine]Support {
+	t.Helper()
+	lists, err := supportLists()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lists
+}
