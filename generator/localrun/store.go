@@ -1,16 +1,15 @@
 package localrun
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"dossier/generator/gguf"
+	"dossier/generator/internal/jsonstore"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/snapshot"
 )
 
@@ -18,9 +17,9 @@ import (
 // model's snapshot would be: data/hub/<org>/<name>/gguf.json.
 const StoreFile = "gguf.json"
 
-// maxStoreBytes bounds a stored file: a quant is a few kilobytes of
+// storeLimit bounds a stored file: a quant is a few kilobytes of
 // per-layer figures.
-const maxStoreBytes = 16 << 20
+var storeLimit = safefile.Limit{Bytes: 16 << 20, What: "a GGUF store"}
 
 // Store is what sync keeps of a GGUF repository at one commit: per quant
 // the figures the plans need, read from its headers.
@@ -85,17 +84,9 @@ var shaRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // DecodeStore reads a store strictly: unknown fields, a trailing value,
 // negative or inconsistent figures are errors naming the field.
 func DecodeStore(b []byte) (*Store, error) {
-	if len(b) > maxStoreBytes {
-		return nil, fmt.Errorf("%d bytes, over the limit of %d", len(b), maxStoreBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var s Store
-	if err := dec.Decode(&s); err != nil {
+	if err := jsonstore.Decode(b, storeLimit, &s); err != nil {
 		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value")
 	}
 	if !snapshot.ValidModel(s.Repo) {
 		return nil, fmt.Errorf("field repo: %q is not org/name", s.Repo)
@@ -191,17 +182,7 @@ func (q StoredQuant) Quant() Quant {
 }
 
 // LoadStore reads the store at path; a missing file is fs.ErrNotExist.
-func LoadStore(path string) (*Store, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := DecodeStore(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
+func LoadStore(path string) (*Store, error) { return jsonstore.Load(path, storeLimit, DecodeStore) }
 
 // WriteStore writes s as dataDir's store for its repository, atomically.
 func WriteStore(dataDir string, s *Store) (string, error) {
@@ -212,13 +193,8 @@ func WriteStore(dataDir string, s *Store) (string, error) {
 // WriteStoreFile writes s to path atomically, after checking that it
 // decodes as written.
 func WriteStoreFile(path string, s *Store) error {
-	b, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if _, err := DecodeStore(b); err != nil {
+	if err := jsonstore.Write(path, s, DecodeStore); err != nil {
 		return fmt.Errorf("store for %s: %w", s.Repo, err)
 	}
-	return snapshot.WriteFileAtomic(path, b)
+	return nil
 }

@@ -1,15 +1,14 @@
 package mlx
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"dossier/generator/internal/jsonstore"
+	"dossier/generator/internal/safefile"
 	"dossier/generator/snapshot"
 )
 
@@ -17,8 +16,8 @@ import (
 // model's snapshot would be: data/hub/<org>/<name>/mlx.json.
 const StoreFile = "mlx.json"
 
-// maxStoreBytes bounds a store: sizes per layer and a census.
-const maxStoreBytes = 16 << 20
+// storeLimit bounds a store: sizes per layer and a census.
+var storeLimit = safefile.Limit{Bytes: 16 << 20, What: "an MLX store"}
 
 // Store is what sync keeps of an MLX repository at one commit: the
 // checkpoint's sizes and what a Mac plan needs of its config.
@@ -84,17 +83,9 @@ const limit = 1e15
 // DecodeStore reads a store strictly: unknown fields, a trailing value,
 // negative or inconsistent figures are errors naming the field.
 func DecodeStore(b []byte) (*Store, error) {
-	if len(b) > maxStoreBytes {
-		return nil, fmt.Errorf("%d bytes, over the limit of %d", len(b), maxStoreBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var s Store
-	if err := dec.Decode(&s); err != nil {
+	if err := jsonstore.Decode(b, storeLimit, &s); err != nil {
 		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value")
 	}
 	z, m := s.Sizes, s.Model
 	switch {
@@ -149,29 +140,14 @@ func DecodeStore(b []byte) (*Store, error) {
 }
 
 // LoadStore reads the store at path; a missing file is fs.ErrNotExist.
-func LoadStore(path string) (*Store, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := DecodeStore(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
+func LoadStore(path string) (*Store, error) { return jsonstore.Load(path, storeLimit, DecodeStore) }
 
 // WriteStore writes s as dataDir's store for its repository, atomically,
 // after checking that it decodes as written.
 func WriteStore(dataDir string, s *Store) (string, error) {
 	path := StorePath(dataDir, s.Repo)
-	b, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
-		return "", err
-	}
-	b = append(b, '\n')
-	if _, err := DecodeStore(b); err != nil {
+	if err := jsonstore.Write(path, s, DecodeStore); err != nil {
 		return "", fmt.Errorf("store for %s: %w", s.Repo, err)
 	}
-	return path, snapshot.WriteFileAtomic(path, b)
+	return path, nil
 }
