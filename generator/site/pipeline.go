@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 
 	"dossier/generator/buildcache"
 	"dossier/generator/content"
@@ -67,11 +66,11 @@ func (s *Site) produce() (map[string]string, int, error) {
 		}
 		files[name] = sum
 	}
-	b, err := manifestJSON(files)
+	b, err := json.MarshalIndent(Manifest{Files: files}, "", " ")
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%s: %w", FilesManifestPath, err)
 	}
-	if files[FilesManifestPath], err = s.cache.Put(b); err != nil {
+	if files[FilesManifestPath], err = s.cache.Put(append(b, '\n')); err != nil {
 		return nil, 0, err
 	}
 	if s.verify {
@@ -88,14 +87,6 @@ const FilesManifestPath = ".dossier/files.json"
 // Manifest is the document at FilesManifestPath.
 type Manifest struct {
 	Files map[string]string `json:"files"` // publish path → sha256 of its bytes
-}
-
-func manifestJSON(files map[string]string) ([]byte, error) {
-	b, err := json.MarshalIndent(Manifest{Files: files}, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", FilesManifestPath, err)
-	}
-	return append(b, '\n'), nil
 }
 
 // produceModel computes e unless the cache held it; with --verify it
@@ -186,16 +177,16 @@ func (s *Site) shared() (map[string]string, int, error) {
 		return rec.Files, 0, nil
 	}
 	var fresh memory
+	if !hit {
+		fresh.cache = s.cache // stored as rendered, not all held at once
+	}
 	if err := s.sharedFiles(&fresh); err != nil {
 		return nil, 0, err
 	}
 	if hit {
 		return rec.Files, len(fresh.files), s.compare(rec.Files, fresh.files)
 	}
-	if rec.Files, err = s.store(fresh.files); err != nil {
-		return nil, 0, err
-	}
-	return rec.Files, 0, s.cache.Set(stageShared, key, rec)
+	return fresh.sums, 0, s.cache.Set(stageShared, key, sharedRecord{Files: fresh.sums})
 }
 
 // store puts files into the cache and returns their sums by path.
@@ -223,21 +214,16 @@ func (s *Site) sharedFiles(out *memory) error {
 			return err
 		}
 	}
-	// The calibration page, models.json and the compare and search pages
-	// do not depend on the lists: they are rendered beside them.
-	var wg sync.WaitGroup
-	var othersErr error
-	wg.Go(func() { othersErr = s.unlisted(out, sums) })
-	err = s.renderLists(out, sums)
-	wg.Wait()
-	if err != nil {
+	// One after the other: each holds documents as large as the site.
+	if err := s.unlisted(out, sums); err != nil {
 		return err
 	}
-	if othersErr != nil {
-		return othersErr
+	if err := s.renderLists(out, sums); err != nil {
+		return err
 	}
 	// The sitemap lists every HTML page.
 	names := slices.Collect(maps.Keys(out.files))
+	names = slices.AppendSeq(names, maps.Keys(out.sums))
 	for _, e := range s.entries {
 		names = slices.AppendSeq(names, maps.Keys(e.rec.Files))
 	}
