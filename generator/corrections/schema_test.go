@@ -1,13 +1,9 @@
 package corrections
 
 import (
-	"compress/gzip"
-	"encoding/json"
-	"io"
-	"os"
 	"testing"
 
-	"dossier/generator/facts"
+	"dossier/generator/facts/factstest"
 	"dossier/generator/review"
 )
 
@@ -15,39 +11,8 @@ import (
 // to schema 2 changed no fact, so the log has no entry for it; a figure
 // moved in a later schema-2 version has one.
 func TestLogAcrossSchemas(t *testing.T) {
-	f, err := os.Open("../facts/testdata/v1/llama-3-1-8b.facts.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v1, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(v1, &fields); err != nil {
-		t.Fatal(err)
-	}
-	var set facts.Set
-	if err := json.Unmarshal(fields["facts"], &set); err != nil {
-		t.Fatal(err)
-	}
-	v2 := func() []byte {
-		tables, err := set.AppendTablesJSON(nil, "  ", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		fields["schema"], fields["facts"] = json.RawMessage("2"), tables
-		b, err := json.Marshal(fields)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	v1, fields, set := factstest.V1(t)
+	v2 := func() []byte { return factstest.V2(t, fields, set) }
 	parse := func(commit string, b []byte) Version {
 		s, err := review.Parse(map[string][]byte{commit + ":public/models/llama-3-1-8b/facts.json": b})
 		if err != nil {

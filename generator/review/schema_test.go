@@ -2,54 +2,19 @@ package review
 
 import (
 	"bytes"
-	"compress/gzip"
-	"encoding/json"
-	"io"
-	"os"
 	"testing"
 
 	"dossier/generator/facts"
+	"dossier/generator/facts/factstest"
 )
 
 // TestReadsBothSchemas: a build that publishes facts.json as schema 2
 // compares with one that published schema 1 fact by fact: the same facts
 // report nothing, a changed figure in a table cell reports that figure.
 func TestReadsBothSchemas(t *testing.T) {
-	f, err := os.Open("../facts/testdata/v1/llama-3-1-8b.facts.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v1, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(v1, &fields); err != nil {
-		t.Fatal(err)
-	}
-	var set facts.Set
-	if err := json.Unmarshal(fields["facts"], &set); err != nil {
-		t.Fatal(err)
-	}
+	v1, fields, set := factstest.V1(t)
 	v2 := func(s *facts.Set) []byte {
-		tables, err := s.AppendTablesJSON(nil, "  ", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]json.RawMessage{}
-		for k, v := range fields {
-			out[k] = v
-		}
-		out["schema"], out["facts"] = json.RawMessage("2"), tables
-		b, err := json.Marshal(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := factstest.V2(t, fields, s)
 		if !bytes.Contains(b, []byte(`"tables":`)) {
 			t.Fatal("not schema 2")
 		}
@@ -59,7 +24,7 @@ func TestReadsBothSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err := Parse(map[string][]byte{"new/models/llama-3-1-8b/facts.json": v2(&set)})
+	head, err := Parse(map[string][]byte{"new/models/llama-3-1-8b/facts.json": v2(set)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +38,7 @@ func TestReadsBothSchemas(t *testing.T) {
 	}
 	moved.Value, moved.Display = int64(-7), "-7"
 	set.Add(moved)
-	head, err = Parse(map[string][]byte{"new/models/llama-3-1-8b/facts.json": v2(&set)})
+	head, err = Parse(map[string][]byte{"new/models/llama-3-1-8b/facts.json": v2(set)})
 	if err != nil {
 		t.Fatal(err)
 	}
