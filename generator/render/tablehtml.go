@@ -384,6 +384,9 @@ func nextAddress(s string) (start, end int) {
 			n = len(rest)
 		}
 		n = trimAddress(rest[:n])
+		if n <= scheme { // "www." alone: its dot is trailing punctuation
+			continue
+		}
 		host := rest[scheme:n]
 		if h := strings.IndexAny(host, "/?#"); h >= 0 {
 			host = host[:h]
