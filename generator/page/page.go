@@ -501,22 +501,26 @@ func (m *Model) layouts(cat *catalog.Catalog) *render.Table {
 		for _, n := range counts {
 			row = append(row, m.layoutCell(fmt.Sprintf("%dx%s", n, id)))
 		}
+		// Beyond the counts above: the smallest layout that serves, else
+		// the smallest that holds the weights (the search records only
+		// those past one node), else a whole node larger than them.
 		more := "—"
-		per := cat.Accelerators[id].GPUsPerNode
-		for k := 1; k <= 64; k++ {
-			n := k * per
-			if n <= 8 {
-				continue
-			}
-			label := fmt.Sprintf("%dx%s", n, id)
-			if m.Facts.Get("fit."+label+".at_rest") == nil {
+		node := int64(cat.Accelerators[id].GPUsPerNode)
+		for _, n := range []int64{m.count("fit.min_gpus_serving." + id), m.count("fit.deployable_gpus." + id), node} {
+			if label := fmt.Sprintf("%dx%s", n, id); n > int64(counts[len(counts)-1]) && m.Facts.Get("fit."+label+".at_rest") != nil {
+				more = label + ": " + m.layoutCell(label)
 				break
 			}
-			more = label + ": " + m.layoutCell(label)
 		}
 		t.Rows = append(t.Rows, append(row, more))
 	}
 	return t
+}
+
+// count is an integer fact's value, 0 when it is unknown or absent.
+func (m *Model) count(key string) int64 {
+	n, _ := m.Facts.Get(key).Int()
+	return n
 }
 
 // layoutCell says in a few words what one layout does with the model.

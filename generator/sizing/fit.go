@@ -123,9 +123,24 @@ func (c *calc) fit() {
 			try(n)
 		}
 		// Whole nodes beyond one, until a layout holds the weights and
-		// serves; a cache that outgrows any layout stops the search.
+		// serves; a cache that outgrows any layout stops the search. Only
+		// the two layouts found are recorded: the counts passed on the way
+		// are arithmetic no reader launches, and recording them put up to
+		// 128 GPUs of every consumer card on K3's page.
+		servingCtx, _ := c.servingContext()
 		for k := int64(2); k <= maxNodes && (atRest == 0 || (serves == 0 && cacheOK)); k++ {
-			try(k * perNode)
+			n := k * perNode
+			switch {
+			case n*acc.Capacity() < tb:
+				continue
+			case atRest == 0:
+				try(n)
+				continue
+			}
+			fits, _ := c.servesAt(acc, n, w, servingCtx)
+			if _, deployable := c.chosen(acc, n); fits && deployable {
+				try(n)
+			}
 		}
 		if atRest > 0 {
 			c.add("fit.smallest_at_rest."+id, label(atRest), facts.UnitText, "the smallest layout (the tensor-parallel sizes within a node, then whole nodes) whose memory holds the tensor bytes", tsrc, hsrc)

@@ -1,8 +1,10 @@
 package sizing_test
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"dossier/generator/arch"
@@ -189,5 +191,57 @@ func TestCheapestServingIsOneGPU(t *testing.T) {
 	}
 	if f := s.Get("cost.1xMI300X.usd_per_hour"); f != nil {
 		t.Errorf("an unpriced layout got a price: %+v", f)
+	}
+}
+
+// TestNodeSearchRecordsOnlyWhatItFinds: past one node the matrix holds,
+// per accelerator, the smallest layout that holds Kimi K3's weights and
+// the smallest that serves it, not every count the search passed (which
+// put 128 × RTX 4090 and 16 Macs on the page).
+func TestNodeSearchRecordsOnlyWhatItFinds(t *testing.T) {
+	s := serve(t, "kimi-k3", "8xB200")
+	_, in := servingInput(t, "kimi-k3", "8xB200")
+	past := map[string][]int{} // accelerator → counts past its node
+	for _, k := range s.Keys() {
+		var n int
+		var id string
+		rest, ok := strings.CutPrefix(k, "fit.")
+		if !ok || !strings.HasSuffix(rest, ".at_rest") {
+			continue
+		}
+		if _, err := fmt.Sscanf(strings.TrimSuffix(rest, ".at_rest"), "%dx%s", &n, &id); err != nil {
+			continue
+		}
+		if acc := in.Catalog.Accelerators[id]; acc != nil && n > acc.GPUsPerNode {
+			past[id] = append(past[id], n)
+		}
+	}
+	gpus := func(key string) int {
+		label, _ := s.Get(key).Value.(string)
+		var n int
+		fmt.Sscanf(label, "%dx", &n)
+		return n
+	}
+	for id, ns := range past {
+		for _, n := range ns {
+			if n != gpus("fit.smallest_at_rest."+id) && n != gpus("fit.smallest_serving."+id) {
+				t.Errorf("%dx%s recorded: neither %s's smallest layout at rest (%v) nor serving (%v)",
+					n, id, id, s.Get("fit.smallest_at_rest."+id).Value, s.Get("fit.smallest_serving."+id).Value)
+			}
+		}
+	}
+	// The search still finds them: 24 H100 hold and serve K3, and a Mac
+	// Studio needs four machines for the weights (75 % of 512 GB each wired) (no engine joins them).
+	if got := s.Get("fit.smallest_serving.H100").Value; got != "24xH100" {
+		t.Errorf("smallest H100 layout that serves = %v, want 24xH100", got)
+	}
+	if got := s.Get("fit.smallest_at_rest.M3Ultra512").Value; got != "4xM3Ultra512" {
+		t.Errorf("smallest M3 Ultra layout at rest = %v", got)
+	}
+	if f := s.Get("fit.smallest_serving.M3Ultra512"); f.Known() {
+		t.Errorf("several Macs serve K3: %+v", f)
+	}
+	if len(past["RTX4090"]) != 1 {
+		t.Errorf("RTX 4090 layouts past one node: %v, want only the smallest at rest", past["RTX4090"])
 	}
 }
