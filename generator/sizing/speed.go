@@ -131,20 +131,28 @@ func (c *calc) speed(in speedIn) {
 		}
 		return w
 	}
-	assume := fmt.Sprintf("decode at a %s-token context, per operator group (dense weights and head, routed experts, attention with its cache) max(bytes per GPU ÷ (%s × %.2f memory efficiency), FLOPs per GPU ÷ (%s × %.2f compute efficiency)), summed; + %s layers × %s µs + %s collectives × %s µs; + each token beyond the first's FLOPs ÷ (%s 16-bit peak × %.3f token-batch efficiency); + collective bytes ÷ (%s × %.2f); × %d pipeline stage(s) in sequence; %s; %s; %s",
-		facts.Int(ctx), rate(cost.bandwidth, "B/s"), cost.memEff, peakName, cost.computeEff,
-		facts.Fixed(layers, 0), sig(cost.layerSeconds*1e6), c.collectivesText(in), sig(cost.collectiveSeconds*1e6), rate(cost.batchPeak, "FLOP/s"), cost.batchEff,
-		linkText(in.acc), cost.linkEff, in.p.pp, experts, embedHow, m.how)
+	// The method and the class's efficiencies are facts of their own,
+	// stated once (speed.method, speed.method.<class>): a layout's
+	// derivation gives only its own figures.
+	method := c.speedMethod(ctx, in.acc.Class, m, cost)
+	perLayout := func(t stepTime) string {
+		s := fmt.Sprintf("%s read per GPU at %s, %s FLOPs per GPU at %s, %s s fixed (%s layers, %s collectives), %s s communication over %s, × %d pipeline stage(s)",
+			facts.GB(t.bytes), rate(cost.bandwidth, "B/s"), sig(t.flops), peakName, sig(t.fixed), facts.Fixed(layers, 0), c.collectivesText(in), sig(t.comm), linkText(in.acc), in.p.pp)
+		if dpa {
+			s += "; " + experts
+		}
+		return s + "; " + embedHow + " (" + method + ")"
+	}
 	hsrc := "catalog:hardware.yaml#" + in.acc.ID
 	srcs := append([]string{hsrc, "site:hugo-like.yaml sizing.speed", srcConfig}, m.srcs...)
 	one := work(1).time(cost)
 	oneBar := m.errorBar(in.acc.Class, in.p.n, 1, false)
 	f := c.add(key("decode_tokens_per_second"), 1/one.total, facts.UnitTokensPerSec,
-		fmt.Sprintf("batch 1: 1 ÷ %s s per step (%s read per GPU, %s FLOPs per GPU, %s s fixed, %s s communication) — %s", sig(one.total), facts.GB(one.bytes), sig(one.flops), sig(one.fixed), sig(one.comm), assume), srcs...)
+		fmt.Sprintf("batch 1: 1 ÷ %s s per step: %s", sig(one.total), perLayout(one)), srcs...)
 	oneBar.apply(c, in.cfg, "decode", f)
 	c.add(key("comm_seconds_per_step"), one.comm, facts.UnitSeconds, c.commHow(in), srcs...).Display = sig(one.comm*1e3) + " ms"
 	c.add(key("fixed_seconds_per_step"), one.fixed, facts.UnitSeconds,
-		fmt.Sprintf("%s layers × %s µs + %s collectives × %s µs (%s)", facts.Fixed(layers, 0), sig(cost.layerSeconds*1e6), c.collectivesText(in), sig(cost.collectiveSeconds*1e6), m.how), srcs...).Display = sig(one.fixed*1e3) + " ms"
+		fmt.Sprintf("%s layers × %s µs + %s collectives × %s µs (%s)", facts.Fixed(layers, 0), sig(cost.layerSeconds*1e6), c.collectivesText(in), sig(cost.collectiveSeconds*1e6), method), srcs...).Display = sig(one.fixed*1e3) + " ms"
 	var agg float64
 	var aggBar errorBar
 	conc, capped := in.maxConc, ""
@@ -164,7 +172,7 @@ func (c *calc) speed(in speedIn) {
 			beyond += "; " + dq
 		}
 		f := c.add(key("decode_tokens_per_second_at_max_concurrency"), agg, facts.UnitTokensPerSec,
-			fmt.Sprintf("%d sequences (serving.%s.max_concurrency%s) ÷ %s s per step, aggregate over the batch%s — %s", conc, in.cfg, capped, sig(t.total), beyond, assume), srcs...)
+			fmt.Sprintf("%d sequences (serving.%s.max_concurrency%s) ÷ %s s per step, aggregate over the batch%s: %s", conc, in.cfg, capped, sig(t.total), beyond, perLayout(t)), srcs...)
 		aggBar.apply(c, in.cfg, "decode_at_max_concurrency", f)
 	} else {
 		c.s.Unknown(key("decode_tokens_per_second_at_max_concurrency"), facts.UnitTokensPerSec, "no sequence fits at the serving context (serving."+in.cfg+".max_concurrency is 0)")
@@ -181,6 +189,32 @@ func (c *calc) speed(in speedIn) {
 		tps, how = agg, fmt.Sprintf("%d concurrent sequences", conc)
 	}
 	c.record(costOp{kind: opSpeed, label: in.cfg, id: in.acc.ID, n: in.p.n, value: tps, how: how})
+}
+
+// speedMethod records, once per model, how a decode step is timed
+// (speed.method) and, once per hardware class, the efficiencies and
+// fixed costs it is timed with (speed.method.<class>); it returns the
+// two keys, which a layout's derivation cites instead of repeating them.
+func (c *calc) speedMethod(ctx int64, class string, m speedModel, cost stepCost) string {
+	a := c.in.Arch
+	general, perClass := "speed.method", "speed.method."+class
+	if c.s.Get(general) == nil {
+		experts := "no routed experts"
+		switch {
+		case a.IsMoE() && c.in.Analytic != nil && c.in.Analytic.ExpertBytes > 0:
+			experts = fmt.Sprintf("routed experts read as hit: %d routed, %d per token, distinct experts for B tokens = E·(1 − (1 − k/E)^B) under uniform routing; tensor parallelism slices every expert, so no rank is busier than another (data-parallel attention layouts say how they split them)", a.RoutedExperts, a.ActiveExperts)
+		case a.IsMoE():
+			experts = "routed-expert bytes unknown (no module tree): every weight counted as read, an upper bound on bytes"
+		}
+		c.add(general, fmt.Sprintf("a decode step at a %s-token context on the tightest GPU: per operator group (dense weights and head, routed experts, attention with its cache) max(bytes per GPU ÷ (memory bandwidth × memory efficiency), FLOPs per GPU ÷ (dense peak × compute efficiency)), summed; + layers × a fixed cost per layer + collectives × a fixed cost per collective; + each token beyond the first's FLOPs ÷ (16-bit peak × token-batch efficiency); + collective bytes ÷ (interconnect bandwidth × interconnect efficiency); × pipeline stages in sequence; %s; the input embedding is a lookup, not read (a tied one is the output head, read whole)", facts.Int(ctx), experts),
+			facts.UnitText, "the step model (generator/sizing/step.go)", srcConfig, "site:hugo-like.yaml sizing.speed")
+	}
+	if c.s.Get(perClass) == nil {
+		c.add(perClass, fmt.Sprintf("memory efficiency %.2f, compute efficiency %.2f, %s µs per layer, %s µs per collective, token-batch efficiency %.3f, interconnect efficiency %.2f: %s",
+			cost.memEff, cost.computeEff, sig(cost.layerSeconds*1e6), sig(cost.collectiveSeconds*1e6), cost.batchEff, cost.linkEff, m.how),
+			facts.UnitText, "the speed model of "+class+" parts", append([]string{"site:hugo-like.yaml sizing.speed"}, m.srcs...)...)
+	}
+	return general + ", " + perClass
 }
 
 // embeddingGPU is the input embedding's bytes on the tightest GPU, which
