@@ -215,6 +215,20 @@ func TestFixedCostByHand(t *testing.T) {
 	if r := tps[3] / tps[0]; r > 5 || r < 2 {
 		t.Errorf("TP 8 is %.2f × TP 1: the fixed cost should keep it well under 8×", r)
 	}
+	// The step model is stated once, and each layout cites it with the
+	// efficiencies of its class.
+	for _, n := range []int{1, 8} {
+		d := s.Get(fmt.Sprint("speed.", n, "xH100.decode_tokens_per_second")).Derivation
+		if !strings.Contains(d, "(speed.method, speed.method.datacenter)") || strings.Contains(d, "per operator group") {
+			t.Errorf("%dxH100 derivation %q: want the layout's figures citing speed.method", n, d)
+		}
+	}
+	if m := s.Get("speed.method"); !m.Known() || !strings.Contains(m.Value.(string), "per operator group") {
+		t.Errorf("speed.method = %+v", m)
+	}
+	if m := s.Get("speed.method.datacenter"); !m.Known() || !strings.HasPrefix(m.Value.(string), "memory efficiency 0.70, ") || !strings.Contains(m.Value.(string), "40 µs per layer, 8 µs per collective") {
+		t.Errorf("speed.method.datacenter = %+v", m)
+	}
 	// The error bar: one GPU is calibrated (12 pairs), TP is not (3).
 	if d := s.Get("speed.1xH100.decode_tokens_per_second").Display; !strings.Contains(d, "typically within ±20 %, n = 12") || !strings.HasPrefix(d, "≈ ") {
 		t.Errorf("1xH100 display %q lacks its error bar", d)
