@@ -82,7 +82,7 @@ func (c *calc) expertOffload(in speedIn, budget int64) {
 		srcs...)
 	// The CPU-offload regime's error, whatever the GPU's class: the host's
 	// memory is what this figure rests on.
-	c.speedModel(in.acc).errorBarFor("cpu-offload", in.acc.Class).apply(c, in.cfg, "offload_decode", f)
+	c.speedModel(in.acc).errorBarFor("cpu-offload", in.acc.Class).apply(c, f)
 }
 
 // OffloadRates are what an offload step is timed with (OffloadDecodeSeconds).

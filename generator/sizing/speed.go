@@ -149,7 +149,7 @@ func (c *calc) speed(in speedIn) {
 	oneBar := m.errorBar(in.acc.Class, in.p.n, 1, false)
 	f := c.add(key("decode_tokens_per_second"), 1/one.total, facts.UnitTokensPerSec,
 		fmt.Sprintf("batch 1: 1 ÷ %s s per step: %s", sig(one.total), perLayout(one)), srcs...)
-	oneBar.apply(c, in.cfg, "decode", f)
+	oneBar.apply(c, f)
 	c.add(key("comm_seconds_per_step"), one.comm, facts.UnitSeconds, c.commHow(in), srcs...).Display = sig(one.comm*1e3) + " ms"
 	c.add(key("fixed_seconds_per_step"), one.fixed, facts.UnitSeconds,
 		fmt.Sprintf("%s layers × %s µs + %s collectives × %s µs (%s)", facts.Fixed(layers, 0), sig(cost.layerSeconds*1e6), c.collectivesText(in), sig(cost.collectiveSeconds*1e6), method), srcs...).Display = sig(one.fixed*1e3) + " ms"
@@ -173,7 +173,7 @@ func (c *calc) speed(in speedIn) {
 		}
 		f := c.add(key("decode_tokens_per_second_at_max_concurrency"), agg, facts.UnitTokensPerSec,
 			fmt.Sprintf("%d sequences (serving.%s.max_concurrency%s) ÷ %s s per step, aggregate over the batch%s: %s", conc, in.cfg, capped, sig(t.total), beyond, perLayout(t)), srcs...)
-		aggBar.apply(c, in.cfg, "decode_at_max_concurrency", f)
+		aggBar.apply(c, f)
 	} else {
 		c.s.Unknown(key("decode_tokens_per_second_at_max_concurrency"), facts.UnitTokensPerSec, "no sequence fits at the serving context (serving."+in.cfg+".max_concurrency is 0)")
 	}
@@ -374,28 +374,32 @@ func (m speedModel) errorBarFor(regime, class string) errorBar {
 	return e
 }
 
-// apply prints the error bar beside the figure f of layout cfg and records
-// its percentiles as facts of their own: speed.<cfg>.error_p50.<name> and
-// speed.<cfg>.error_p90.<name>, unknown with the reason when the regime is
-// uncalibrated.
-func (e errorBar) apply(c *calc, cfg, name string, f *facts.Fact) {
+// apply prints the error bar beside the figure f and records the
+// regime's percentiles once per page as facts of their own,
+// speed.error_p50.<regime> and speed.error_p90.<regime> (unknown with the
+// reason when the regime is uncalibrated): they are the same for every
+// layout of the regime, so f's derivation names them rather than each
+// layout carrying copies.
+func (e errorBar) apply(c *calc, f *facts.Fact) {
 	if f == nil || !f.Known() {
 		return
 	}
 	f.Display = "≈ " + f.Display + " (" + e.text + ")"
-	p50, p90 := "speed."+cfg+".error_p50."+name, "speed."+cfg+".error_p90."+name
-	if !e.ok {
-		c.s.Unknown(p50, facts.UnitShare, e.why)
-		c.s.Unknown(p90, facts.UnitShare, e.why)
-		return
+	p50, p90 := "speed.error_p50."+e.regime, "speed.error_p90."+e.regime
+	f.Derivation += "; its error: " + p50 + ", " + p90
+	if c.s.Get(p50) == nil {
+		if !e.ok {
+			c.s.Unknown(p50, facts.UnitShare, e.why)
+			c.s.Unknown(p90, facts.UnitShare, e.why)
+		} else {
+			how := fmt.Sprintf("leave-one-out error of the %d calibration pairs of the %s regime: %%s percentile of max(predicted ÷ measured, measured ÷ predicted) − 1", e.re.Pairs, e.regime)
+			c.add(p50, e.p50, facts.UnitShare, fmt.Sprintf(how, "50th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
+			c.add(p90, e.p90, facts.UnitShare, fmt.Sprintf(how, "90th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
+		}
 	}
-	f.ErrorP90 = e.p90 // claims compare within the band
-	how := fmt.Sprintf("leave-one-out error of %s over the %d calibration pairs of the %s regime: %%s percentile of max(predicted ÷ measured, measured ÷ predicted) − 1", f.Key, e.re.Pairs, e.regime)
-	if e.borrowed != "" {
-		how += " (" + e.borrowed + ")"
+	if e.ok {
+		f.ErrorP90 = e.p90 // claims compare within the band
 	}
-	c.add(p50, e.p50, facts.UnitShare, fmt.Sprintf(how, "50th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
-	c.add(p90, e.p90, facts.UnitShare, fmt.Sprintf(how, "90th"), "catalog:speed_fit.yaml", "catalog:calibration.yaml")
 }
 
 // peak is the dense peak the step's matrix multiplies run at: FP8 when the
@@ -477,7 +481,7 @@ func (c *calc) prefill(in speedIn, key string, matmul float64, peak float64, pea
 		fmt.Sprintf("%s-token prompt: (2 × %s parameters a token multiplies (the input embedding is a lookup) × tokens + %s causal attention FLOPs on the full and sliding layers) ÷ (TP %d × %s × %.2f compute efficiency); communication and pipeline bubbles left out",
 			facts.Int(int64(p)), facts.Params(matmul), sig(attn), in.p.tp, peakName, eff), srcs...)
 	f.Display = sig(secs) + " s"
-	bar.apply(c, in.cfg, "prefill", f)
+	bar.apply(c, f)
 }
 
 func sig(v float64) string { return fmt.Sprintf("%.3g", v) }

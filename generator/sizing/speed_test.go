@@ -167,7 +167,7 @@ func TestExpertOffloadByHand(t *testing.T) {
 	if d := s.Get("offload.8xB200.experts_in_host_ram.decode_tokens_per_second").Display; !strings.Contains(d, "uncalibrated: n = 0 < 5") {
 		t.Errorf("offload display %q lacks its error bar", d)
 	}
-	if f := s.Get("speed.8xB200.error_p50.offload_decode"); f == nil || f.Known() || !strings.Contains(f.Reason, "cpu-offload") {
+	if f := s.Get("speed.error_p50.cpu-offload"); f == nil || f.Known() || !strings.Contains(f.Reason, "cpu-offload") {
 		t.Errorf("offload error_p50 = %+v, want unknown naming the cpu-offload regime", f)
 	}
 }
@@ -233,13 +233,13 @@ func TestFixedCostByHand(t *testing.T) {
 	if d := s.Get("speed.1xH100.decode_tokens_per_second").Display; !strings.Contains(d, "typically within ±20 %, n = 12") || !strings.HasPrefix(d, "≈ ") {
 		t.Errorf("1xH100 display %q lacks its error bar", d)
 	}
-	if p := floatOf(t, s.Get("speed.1xH100.error_p90.decode"), "p90"); p != 0.45 {
+	if p := floatOf(t, s.Get("speed.error_p90.single-gpu"), "p90"); p != 0.45 {
 		t.Errorf("p90 = %v", p)
 	}
 	if d := s.Get("speed.8xH100.decode_tokens_per_second").Display; !strings.Contains(d, "uncalibrated") {
 		t.Errorf("8xH100 display %q: 3 pairs should read uncalibrated", d)
 	}
-	if f := s.Get("speed.8xH100.error_p50.decode"); f == nil || f.Known() {
+	if f := s.Get("speed.error_p50.tensor-parallel"); f == nil || f.Known() {
 		t.Errorf("uncalibrated regime has a known error: %+v", f)
 	}
 }
@@ -257,8 +257,8 @@ func TestBorrowedErrorBarByHand(t *testing.T) {
 	if !strings.Contains(gf, "typically within ±21 %, n = 14; "+note) {
 		t.Errorf("2xRTX4090 display %q does not say its error bar is borrowed", gf)
 	}
-	if d := s.Get("speed.2xRTX4090.error_p50.decode").Derivation; !strings.Contains(d, note) {
-		t.Errorf("2xRTX4090 error_p50 derivation %q does not say whose error it is", d)
+	if d := s.Get("speed.2xRTX4090.decode_tokens_per_second").Derivation; !strings.HasSuffix(d, "its error: speed.error_p50.tensor-parallel, speed.error_p90.tensor-parallel") {
+		t.Errorf("2xRTX4090 derivation %q does not name its regime's error facts", d)
 	}
 	if h := s.Get("speed.2xH100.decode_tokens_per_second").Display; !strings.Contains(h, "n = 14") || strings.Contains(h, "measured on") {
 		t.Errorf("2xH100 display %q: its own class's error, nothing borrowed", h)
@@ -304,7 +304,7 @@ func TestCalibratedExpertOffloadByHand(t *testing.T) {
 	if !strings.Contains(f.Display, "typically within ±9 %, n = 8; measured on consumer parts only, none datacenter") {
 		t.Errorf("offload display %q lacks the cpu-offload regime's borrowed error bar", f.Display)
 	}
-	if p := floatOf(t, s.Get("speed.8xB200.error_p90.offload_decode"), "p90"); p != 0.2 {
+	if p := floatOf(t, s.Get("speed.error_p90.cpu-offload"), "p90"); p != 0.2 {
 		t.Errorf("offload error p90 = %v, want 0.2", p)
 	}
 	// The exported step gives the same time for the same split.
