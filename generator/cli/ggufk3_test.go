@@ -138,7 +138,7 @@ func TestK3PageRunItLocally(t *testing.T) {
 	t.Setenv("HF_TOKEN", syncToken)
 	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
 	root := newSite(t)
-	local, err := os.ReadFile("../../data/local.yaml")
+	local, err := os.ReadFile("../localrun/testdata/local.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestK3PageRunItLocally(t *testing.T) {
 // writes nothing.
 func TestBuildRefusesBadLocalYAML(t *testing.T) {
 	root := newSite(t)
-	b, err := os.ReadFile("../../data/local.yaml")
+	b, err := os.ReadFile("../localrun/testdata/local.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestK3LocalClaims(t *testing.T) {
 	t.Setenv("HF_TOKEN", syncToken)
 	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
 	root := newSite(t)
-	local, err := os.ReadFile("../../data/local.yaml")
+	local, err := os.ReadFile("../localrun/testdata/local.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestLocalClaimKeysChecked(t *testing.T) {
 		"gguf.UD-Q1_0.census.Q5_X":                   "not a ggml type",
 	} {
 		root := newSite(t)
-		local, err := os.ReadFile("../../data/local.yaml")
+		local, err := os.ReadFile("../localrun/testdata/local.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}

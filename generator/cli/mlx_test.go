@@ -84,7 +84,7 @@ func TestMLXVariantOnThePage(t *testing.T) {
 	t.Setenv("HF_TOKEN", syncToken)
 	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
 	root := newSite(t)
-	local, err := os.ReadFile("../../data/local.yaml")
+	local, err := os.ReadFile("../localrun/testdata/local.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

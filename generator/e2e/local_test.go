@@ -17,11 +17,13 @@ import (
 
 // localSite builds the fixture site with unsloth/Kimi-K3-GGUF synced: a
 // store written from two K3-shaped quants (eight layers), and the
-// shipped machine classes (data/local.yaml).
+// machine classes frozen in generator/localrun/testdata/local.yaml (a copy
+// of data/local.yaml whose Macs are described in place: the fixture
+// catalog lacks some of the shipped one's Apple parts).
 func localSite(t *testing.T) string {
 	t.Helper()
 	root := sitetest.Fixture(t, nil)
-	b, err := os.ReadFile("../../data/local.yaml")
+	b, err := os.ReadFile("../localrun/testdata/local.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
