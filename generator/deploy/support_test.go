@@ -273,6 +273,25 @@ func TestK3RefusedByLlamaCpp(t *testing.T) {
 	if want := "llama.cpp @0024aa7 has no KimiK3ForConditionalGeneration (ggml-org/llama.cpp convert_hf_to_gguf.py)"; !strings.Contains(cs[0].Reason(), want) {
 		t.Errorf("reason %q lacks %q", cs[0].Reason(), want)
 	}
+	// Refused for support only: the layer split is still llama.cpp's shape,
+	// which sizing places memory by.
+	if !cs[0].ShapeAccepted() {
+		t.Errorf("violations %v: shape refused, want only support refused", cs[0].Violations)
+	}
+}
+
+// A layout breaking a shape constraint (20 heads ÷ TP 8) is not shape
+// accepted; one refused for GPU support alone (V4 on A100) is.
+func TestShapeAcceptedIgnoresSupportOnly(t *testing.T) {
+	for _, c := range Plan(input(t, "baidu/ERNIE-4.5-21B-A3B-PT", ernie, 43_600_000_000, 40_000_000_000, h100, 8)) {
+		if c.Layout.AttentionTP() == 8 && c.ShapeAccepted() {
+			t.Errorf("%s %s shape accepted with %v", c.Engine, c.Layout, c.Violations)
+		}
+	}
+	c := find(Plan(input(t, "deepseek-ai/DeepSeek-V4-Flash", v4Flash, 160_000_000_000, 150_000_000_000, a100, 8)), VLLM, pureTP(8))
+	if c == nil || !violated(c, "engine support on this GPU") || !c.ShapeAccepted() {
+		t.Errorf("V4 on 8 × A100 TP 8: %+v, want refused for GPU support only", c)
+	}
 }
 
 // An architecture SGLang's list lacks refuses SGLang's data-parallel
