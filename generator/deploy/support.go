@@ -112,6 +112,26 @@ var supportLists = sync.OnceValues(func() (map[Engine]Support, error) {
 	return out, nil
 })
 
+// The constraints an engine's support of the architecture is stated under:
+// its own list of classes, and the GPUs it runs the model on.
+const (
+	archSupport = "engine architecture support"
+	gpuSupport  = "engine support on this GPU"
+)
+
+// ShapeAccepted reports whether the layout breaks no constraint but the
+// engine's support of the architecture (archSupport, gpuSupport): its
+// shape is the engine's own, so memory accounting may place the weights
+// as the layout does even where the engine refuses the model.
+func (c *Candidate) ShapeAccepted() bool {
+	for _, v := range c.Violations {
+		if v.Constraint != archSupport && v.Constraint != gpuSupport {
+			return false
+		}
+	}
+	return true
+}
+
 // supportViolation says whether engine e's list lacks the model; ok false
 // when it has it or the engine has no list (support then unchecked).
 // vLLM's list never refuses: an architecture its registry lacks goes to
@@ -119,7 +139,7 @@ var supportLists = sync.OnceValues(func() (map[Engine]Support, error) {
 func supportViolation(in Input, e Engine) (Violation, bool) {
 	lists, err := supportLists()
 	if err != nil {
-		return Violation{"engine architecture support", "engine lists unreadable: " + err.Error()}, true
+		return Violation{archSupport, "engine lists unreadable: " + err.Error()}, true
 	}
 	s, ok := lists[e]
 	if !ok {
@@ -135,7 +155,7 @@ func supportViolation(in Input, e Engine) (Violation, bool) {
 	if name == "" || slices.Contains(s.Names, name) || e == VLLM {
 		return Violation{}, false
 	}
-	return Violation{"engine architecture support", fmt.Sprintf("%s has no %s (%s %s)", s.At(), name, s.Repo, s.Path)}, true
+	return Violation{archSupport, fmt.Sprintf("%s has no %s (%s %s)", s.At(), name, s.Repo, s.Path)}, true
 }
 
 // unlistedNote is the note beside a vLLM layout whose architecture is not
@@ -183,7 +203,7 @@ func gpuViolation(in Input, e Engine) (Violation, bool) {
 	}
 	for _, r := range gpuRules {
 		if r.Engine == e && r.Architecture == in.Arch.Architectures[0] && !slices.Contains(r.Accelerators, in.Acc.ID) {
-			return Violation{"engine support on this GPU", fmt.Sprintf("%s on %s: vLLM's sparse MLA needs FlashMLA sparse (\"%s\"); runs on %s", r.Architecture, in.Acc.ID, r.Why, strings.Join(r.Accelerators, ", "))}, true
+			return Violation{gpuSupport, fmt.Sprintf("%s on %s: vLLM's sparse MLA needs FlashMLA sparse (\"%s\"); runs on %s", r.Architecture, in.Acc.ID, r.Why, strings.Join(r.Accelerators, ", "))}, true
 		}
 	}
 	return Violation{}, false

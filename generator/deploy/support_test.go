@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -85,8 +86,11 @@ func TestFixturesStillSupported(t *testing.T) {
 			}
 		}
 		for _, acc := range []*catalog.Accelerator{rtx4090, m3ultra} {
-			if acc == m3ultra && m.id == "moonshotai/Kimi-K3" {
-				continue // mlx-lm has no kimi_k3 module: refused, a finding
+			if m.id == "moonshotai/Kimi-K3" {
+				// mlx-lm has no kimi_k3 module and llama.cpp's converter no
+				// KimiK3ForConditionalGeneration: refused, a finding
+				// (TestK3RefusedByLlamaCpp).
+				continue
 			}
 			for _, c := range Plan(input(t, m.id, m.cfg, 16_000_000_000, 0, acc, 1)) {
 				if supportRefused(&c) {
@@ -121,7 +125,7 @@ func TestEngineListsNameTheirSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range []Engine{VLLM, MLX} {
+	for _, e := range []Engine{VLLM, MLX, SGLang, LlamaCpp} {
 		if len(lists[e].Names) < 50 {
 			t.Errorf("%s list has %d names", e, len(lists[e].Names))
 		}
@@ -195,4 +199,130 @@ func mustLists(t *testing.T) map[Engine]Support {
 		t.Fatal(err)
 	}
 	return lists
+}
+
+// Each shipped list names a class once, and a name line's trailing comment,
+// where it has one, names the file and the 40-hex commit the name was read
+// at. The SGLang list is read file by file from stored versions, so every
+// one of its names carries that comment.
+func TestEngineListsUniqueAndAttributed(t *testing.T) {
+	lists := mustLists(t)
+	files, _ := engineLists.ReadDir("engines")
+	if len(files) != len(lists) {
+		t.Fatalf("%d list files but %d engines: two files name one engine", len(files), len(lists))
+	}
+	for _, f := range files {
+		b, _ := engineLists.ReadFile("engines/" + f.Name())
+		seen := map[string]bool{}
+		for i, l := range strings.Split(string(b), "\n") {
+			l = strings.TrimSpace(l)
+			if l == "" || strings.HasPrefix(l, "#") {
+				continue
+			}
+			name, comment, commented := strings.Cut(l, "#")
+			name = strings.TrimSpace(name)
+			if seen[name] {
+				t.Errorf("%s:%d: %s listed twice", f.Name(), i+1, name)
+			}
+			seen[name] = true
+			if commented && !readAt.MatchString(strings.TrimSpace(comment)) {
+				t.Errorf("%s:%d: comment %q is not \"<path> at <40-hex commit>\"", f.Name(), i+1, comment)
+			}
+			if f.Name() == "sglang.txt" && !commented {
+				t.Errorf("%s:%d: %s names no file and commit", f.Name(), i+1, name)
+			}
+		}
+	}
+}
+
+var readAt = regexp.MustCompile(`^\S+\.py at [0-9a-f]{40}$`)
+
+// Classes both new lists must hold, each checked in the engine's source
+// at the commit the list names: SGLang's deepseek_v2.py EntryClass
+// [DeepseekV2ForCausalLM, DeepseekV3ForCausalLM], qwen3_moe.py and
+// llama.py; llama.cpp's @ModelBase.register on DeepseekV2Model, Qwen3MoeModel
+// and LlamaModel.
+func TestCommonClassesInSGLangAndLlamaCpp(t *testing.T) {
+	lists := mustLists(t)
+	for _, e := range []Engine{SGLang, LlamaCpp} {
+		for _, name := range []string{"DeepseekV3ForCausalLM", "Qwen3MoeForCausalLM", "LlamaForCausalLM", "Qwen2MoeForCausalLM", "MixtralForCausalLM", "GptOssForCausalLM"} {
+			if !slices.Contains(lists[e].Names, name) {
+				t.Errorf("%s list lacks %s", e, name)
+			}
+		}
+	}
+	// Left out on purpose: embedding and projector-only classes.
+	for e, name := range map[Engine]string{SGLang: "EmbeddingGemmaModel", LlamaCpp: "BertModel"} {
+		if slices.Contains(lists[e].Names, name) {
+			t.Errorf("%s list holds the embedding class %s", e, name)
+		}
+	}
+}
+
+// Kimi K3's class is in no llama.cpp converter registration at the list's
+// commit: the llama.cpp layout on consumer cards is refused naming that
+// list and commit, so the page never prints a llama.cpp launch for it.
+func TestK3RefusedByLlamaCpp(t *testing.T) {
+	cs := Plan(input(t, "moonshotai/Kimi-K3", k3, 1_450_000_000_000, 1_400_000_000_000, rtx4090, 8))
+	if len(cs) != 1 || cs[0].Engine != LlamaCpp {
+		t.Fatalf("8 × RTX4090: %+v, want one llama.cpp layout", cs)
+	}
+	if !violated(&cs[0], "engine architecture support") || cs[0].Deployable() {
+		t.Fatalf("reason %q, want refused: engine architecture support", cs[0].Reason())
+	}
+	if want := "llama.cpp @0024aa7 has no KimiK3ForConditionalGeneration (ggml-org/llama.cpp convert_hf_to_gguf.py)"; !strings.Contains(cs[0].Reason(), want) {
+		t.Errorf("reason %q lacks %q", cs[0].Reason(), want)
+	}
+	// Refused for support only: the layer split is still llama.cpp's shape,
+	// which sizing places memory by.
+	if !cs[0].ShapeAccepted() {
+		t.Errorf("violations %v: shape refused, want only support refused", cs[0].Violations)
+	}
+}
+
+// A layout breaking a shape constraint (20 heads ÷ TP 8) is not shape
+// accepted; one refused for GPU support alone (V4 on A100) is.
+func TestShapeAcceptedIgnoresSupportOnly(t *testing.T) {
+	for _, c := range Plan(input(t, "baidu/ERNIE-4.5-21B-A3B-PT", ernie, 43_600_000_000, 40_000_000_000, h100, 8)) {
+		if c.Layout.AttentionTP() == 8 && c.ShapeAccepted() {
+			t.Errorf("%s %s shape accepted with %v", c.Engine, c.Layout, c.Violations)
+		}
+	}
+	c := find(Plan(input(t, "deepseek-ai/DeepSeek-V4-Flash", v4Flash, 160_000_000_000, 150_000_000_000, a100, 8)), VLLM, pureTP(8))
+	if c == nil || !violated(c, "engine support on this GPU") || !c.ShapeAccepted() {
+		t.Errorf("V4 on 8 × A100 TP 8: %+v, want refused for GPU support only", c)
+	}
+}
+
+// An architecture SGLang's list lacks refuses SGLang's data-parallel
+// attention layout, naming the list's commit, while vLLM (whose list only
+// notes) still deploys: the chooser lands on vLLM. With the real class the
+// SGLang layout is not refused for support.
+func TestUnlistedClassRefusesSGLangOnly(t *testing.T) {
+	const v3 = "../../testdata/configs/deepseek-ai__DeepSeek-V3.json"
+	in := input(t, "deepseek-ai/DeepSeek-V3", v3, 690_000_000_000, 650_000_000_000, b200, 8)
+	dpa := func(l Layout) bool { return l.DPAttention }
+	if c := find(Plan(in), SGLang, dpa); c == nil || violated(c, "engine architecture support") {
+		t.Fatalf("DeepseekV3ForCausalLM: SGLang layout %+v, want one not refused for support", c)
+	}
+	renamed := *in.Arch
+	renamed.Architectures = []string{"DeepseekV9ForCausalLM"}
+	in.Arch = &renamed
+	cs := Plan(in)
+	c := find(cs, SGLang, dpa)
+	if c == nil || !violated(c, "engine architecture support") || c.Deployable() {
+		t.Fatalf("DeepseekV9ForCausalLM: SGLang layout %+v, want refused: engine architecture support", c)
+	}
+	if want := "sglang @5d2c83e has no DeepseekV9ForCausalLM"; !strings.Contains(c.Reason(), want) {
+		t.Errorf("reason %q lacks %q", c.Reason(), want)
+	}
+	best, ok := Best(cs)
+	if !ok || best.Engine != VLLM {
+		t.Errorf("best %+v %v, want a vLLM layout", best, ok)
+	}
+	for _, c := range cs {
+		if c.Engine == VLLM && supportRefused(&c) {
+			t.Errorf("vLLM %s refused: %q", c.Layout, c.Reason())
+		}
+	}
 }

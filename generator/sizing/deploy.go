@@ -114,14 +114,15 @@ func sizable(l deploy.Layout) bool { return !l.DPAttention && l.DP <= 1 }
 
 // placementOf is how the serving accounting places n GPUs of acc: the
 // chosen deployment's TP × PP; when none is deployable, the first
-// candidate the engines accept (the model may not fit it); when none is,
-// the largest tensor-parallel size within a node.
+// candidate whose shape the engines accept (the model may not fit it, or
+// the engine may not support its architecture); when none is, the largest
+// tensor-parallel size within a node.
 func (c *calc) placementOf(acc *catalog.Accelerator, n int64) placement {
 	if cd, ok := c.chosen(acc, n); ok && sizable(cd.Layout) {
 		return placement{n: n, tp: cd.Layout.TP, pp: cd.Layout.PP}
 	}
 	for _, cd := range c.plan(acc, n) {
-		if len(cd.Violations) == 0 && sizable(cd.Layout) {
+		if cd.ShapeAccepted() && sizable(cd.Layout) {
 			return placement{n: n, tp: cd.Layout.TP, pp: cd.Layout.PP}
 		}
 	}
