@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -265,6 +266,36 @@ func (c *calc) compressedAttentionFLOPs(n int64) (split, replicated float64) {
 		w, cr, ix := kv.ReadAt(i, n)
 		split += float64(w+cr) * per
 		replicated += float64(ix) * 2 * float64(a.IndexHeads) * float64(kv.IndexValues)
+	}
+	return split, replicated
+}
+
+// compressedPrefillFLOPs is a p-token prompt's causal attention on
+// DeepSeek-V4's layers: token t attends what decoding at context t reads
+// (compressedAttentionFLOPs summed over t = 1…p). Layers of one compress
+// ratio read alike, so each ratio is summed once, in a fixed order.
+func (c *calc) compressedPrefillFLOPs(p int64) (split, replicated float64) {
+	a := c.in.Arch
+	kv := a.Compressed
+	first := map[int64]int{} // ratio → its first layer
+	layers := map[int64]int64{}
+	for i, r := range kv.Ratios {
+		if _, ok := first[r]; !ok {
+			first[r] = i
+		}
+		layers[r]++
+	}
+	per := 2 * float64(a.Heads) * 2 * float64(kv.RowValues)
+	perKey := 2 * float64(a.IndexHeads) * float64(kv.IndexValues)
+	for _, r := range slices.Sorted(maps.Keys(first)) {
+		var rows, keys int64
+		for t := int64(1); t <= p; t++ {
+			w, cr, ix := kv.ReadAt(first[r], t)
+			rows += w + cr
+			keys += ix
+		}
+		split += float64(layers[r]*rows) * per
+		replicated += float64(layers[r]*keys) * perKey
 	}
 	return split, replicated
 }

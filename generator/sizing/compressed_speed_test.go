@@ -53,3 +53,59 @@ func TestCompressedDecodeReadsByHand(t *testing.T) {
 		t.Errorf("step at 1,048,576 − step at 131,072 = %g s, want %g s", got, want)
 	}
 }
+
+// TestCompressedPrefillByHand: a DeepSeek-V4-Flash prompt's attention is
+// what decoding each of its tokens reads, summed (it was left out). The
+// prefill time is c·(2·M·p + A(p)) for an unknown constant c and matmul
+// parameters M, so time(2p) − 2·time(p) is c·(A(2p) − 2·A(p)), and the
+// ratio of two such differences depends on the attention alone. By hand
+// at p = 256, 512, 1,024 (past the 128-row window, short of the 512 rows
+// the indexer selects): per token t, every layer reads min(t, window)
+// rows, a ratio-4 layer ⌊t/4⌋ more and scores ⌊t/4⌋ indexer keys (whole
+// on each of the 8 ranks), a ratio-128 layer ⌊t/128⌋ more.
+func TestCompressedPrefillByHand(t *testing.T) {
+	cfg := familyConfig(t, "deepseek_v4/deepseek-ai__DeepSeek-V4-Flash.config.json")
+	a, err := arch.Parse(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, anErr := sizing.AnalyticOf(cfg, nil)
+	cat, err := catalog.Load(filepath.Join(servingDir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefill := func(p int64) float64 {
+		sz := assumptions()
+		sz.ReservePerGPUBytes = 2 << 30
+		sz.Speed = config.Speed{MemoryEfficiency: 0.6, ComputeEfficiency: 0.5, InterconnectEfficiency: 0.8, PromptTokens: p}
+		s := sizing.Compute(sizing.Input{Model: "v4", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: sz, Hardware: []string{"8xH200"}, Catalog: cat})
+		return floatOf(t, s.Get("speed.8xH200.prefill_seconds"), "prefill")
+	}
+	kv := a.Compressed
+	var n4, n128 int64
+	for _, r := range kv.Ratios {
+		switch r {
+		case 4:
+			n4++
+		case 128:
+			n128++
+		}
+	}
+	layers := int64(len(kv.Ratios))
+	windowSum := func(p int64) int64 { return kv.Window*(kv.Window+1)/2 + (p-kv.Window)*kv.Window }
+	floorSum := func(p, r int64) int64 { q, m := p/r, p%r; return r*q*(q-1)/2 + q*(m+1) }
+	attention := func(p int64) float64 {
+		rows := layers*windowSum(p) + n4*floorSum(p, 4) + n128*floorSum(p, 128)
+		keys := n4 * floorSum(p, 4)
+		return float64(rows)*2*float64(a.Heads)*2*float64(kv.RowValues) + 8*float64(keys)*2*float64(a.IndexHeads)*float64(kv.IndexValues)
+	}
+	if kv.Window != 128 || kv.TopK != 512 || n4 == 0 || n128 == 0 {
+		t.Fatalf("fixture changed: window %d, top-k %d, %d ratio-4 and %d ratio-128 layers", kv.Window, kv.TopK, n4, n128)
+	}
+	d1 := prefill(512) - 2*prefill(256)
+	d2 := prefill(1024) - 2*prefill(512)
+	want := (attention(1024) - 2*attention(512)) / (attention(512) - 2*attention(256))
+	if d1 <= 0 || math.Abs(d2/d1-want) > 1e-6*want {
+		t.Errorf("prefill differences %g s and %g s: ratio %g, want %g", d1, d2, d2/d1, want)
+	}
+}

@@ -475,11 +475,18 @@ func (c *calc) prefill(in speedIn, key string, matmul float64, peak float64, pea
 	// Causal: each prompt token attends to the tokens before it, half of
 	// the full QKᵀ and AV on average.
 	attn := c.attentionFLOPsPerToken(p) / 2 * p
+	layers := "the full and sliding layers"
+	if c.in.Arch.Compressed != nil {
+		// The indexers run whole on every rank: × TP here, ÷ TP below.
+		split, replicated := c.compressedPrefillFLOPs(int64(p))
+		attn += split + replicated*float64(in.p.tp)
+		layers = "DeepSeek-V4's compressed layers, each prompt token reading what decoding at its position reads (the indexers' scoring counted whole on every rank)"
+	}
 	flops := 2*matmul*p + attn
 	secs := flops / (float64(in.p.tp) * peak * eff)
 	f := c.add(key, secs, facts.UnitSeconds,
-		fmt.Sprintf("%s-token prompt: (2 × %s parameters a token multiplies (the input embedding is a lookup) × tokens + %s causal attention FLOPs on the full and sliding layers) ÷ (TP %d × %s × %.2f compute efficiency); communication and pipeline bubbles left out",
-			facts.Int(int64(p)), facts.Params(matmul), sig(attn), in.p.tp, peakName, eff), srcs...)
+		fmt.Sprintf("%s-token prompt: (2 × %s parameters a token multiplies (the input embedding is a lookup) × tokens + %s causal attention FLOPs on %s) ÷ (TP %d × %s × %.2f compute efficiency); communication and pipeline bubbles left out",
+			facts.Int(int64(p)), facts.Params(matmul), sig(attn), layers, in.p.tp, peakName, eff), srcs...)
 	f.Display = sig(secs) + " s"
 	bar.apply(c, f)
 }
