@@ -69,8 +69,9 @@ func AddPlanFacts(set *facts.Set, label string, p Plan, src Sources) {
 			d += fmt.Sprintf("; error ±%.0f%% typical, ±%.0f%% at the 90th percentile (%s)", 100*p.ErrorP50, 100*p.ErrorP90, p.ErrorBorrowed)
 			disp = fmt.Sprintf("≈ %s (±%.0f%%, p90 ±%.0f%%, borrowed from llama.cpp Metal)", disp, 100*p.ErrorP50, 100*p.ErrorP90)
 		}
+		// ErrorP90: a claim about this speed is compared within the band.
 		set.Add(facts.Fact{Key: k + "decode_tokens_per_second", Value: p.DecodeTPS, Display: disp, Unit: facts.UnitTokensPerSec,
-			Sources: append(srcs, "catalog:speed_fit.yaml"), Derivation: d})
+			Sources: append(srcs, "catalog:speed_fit.yaml"), Derivation: d, ErrorP90: p.ErrorP90})
 	} else {
 		set.Unknown(k+"decode_tokens_per_second", facts.UnitTokensPerSec, p.DecodeReason)
 	}

@@ -143,6 +143,9 @@ func TestFacts(t *testing.T) {
 			t.Errorf("%s = %+v, want %d", k, set.Get(k), want)
 		}
 	}
+	if f := set.Get("mlx.4bit-g64.M4Max128.decode_tokens_per_second"); !f.Known() || f.ErrorP90 != 0.4533 {
+		t.Errorf("MLX decode fact %+v: want the apple regime's p90 (0.4533) for claims to compare within", f)
+	}
 	if f := set.Get("mlx.4bit-g64.M4Max128.decode_tokens_per_second"); !f.Known() || !strings.Contains(f.Display, "borrowed from llama.cpp Metal") {
 		t.Errorf("decode %+v", f)
 	}
