@@ -643,7 +643,11 @@ func (m *Model) sources() *render.Table {
 	count := map[string]int{}
 	for f := range m.Facts.All() {
 		for _, s := range f.Sources {
-			count[s]++
+			// A fact citing another of the page's facts rests on that
+			// fact's inputs, which are counted where it cites them.
+			if m.Facts.Get(s) == nil {
+				count[s]++
+			}
 		}
 	}
 	type source struct{ id, name string }
