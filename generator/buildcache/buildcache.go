@@ -138,18 +138,15 @@ func (c *Cache) Get(stage, key string, v any) bool {
 	return true
 }
 
-// Set stores v as the record key of stage, unless there is one already:
-// the same inputs give the same record.
+// Set stores v as the record key of stage, replacing one that is there:
+// a build reads back the records it wrote, and one it could not decode
+// must not stay.
 func (c *Cache) Set(stage, key string, v any) error {
-	p := c.record(stage, key)
-	if fi, err := os.Lstat(p); err == nil && whole(fi) {
-		return nil
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("build cache record %s/%s: %w", stage, key, err)
 	}
-	return c.create(p, b)
+	return c.create(c.record(stage, key), b)
 }
 
 func (c *Cache) record(stage, key string) string {

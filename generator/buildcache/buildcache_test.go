@@ -86,8 +86,8 @@ func TestRecordsAreWrittenOnce(t *testing.T) {
 	if err := c.Set("page", key, struct{ N int }{2}); err != nil {
 		t.Fatal(err)
 	}
-	if !c.Get("page", key, &v) || v.N != 1 {
-		t.Errorf("record %+v, want the first written", v)
+	if !c.Get("page", key, &v) || v.N != 2 {
+		t.Errorf("record %+v, want the last written (a build reads back what it wrote)", v)
 	}
 	// A damaged record is a miss, not an error.
 	p := filepath.Join(c.Dir(), "records", "page", key)
@@ -95,6 +95,9 @@ func TestRecordsAreWrittenOnce(t *testing.T) {
 	os.WriteFile(p, []byte("{\"N\": "), 0o644)
 	if c.Get("page", key, &v) {
 		t.Error("a damaged record was read")
+	}
+	if err := c.Set("page", key, struct{ N int }{3}); err != nil || !c.Get("page", key, &v) || v.N != 3 {
+		t.Errorf("a damaged record was not replaced: %v, %+v", err, v)
 	}
 }
 
