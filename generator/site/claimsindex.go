@@ -3,12 +3,12 @@ package site
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"dossier/generator/claims"
+	"dossier/generator/internal/jsonlist"
 )
 
 // Site-wide lists of every reviewed claim, for readers and for the
@@ -76,58 +76,56 @@ func (s *Site) claimRecords(m *Model) []ClaimRecord {
 	return out
 }
 
-// renderClaimsIndex writes claims.json and claims.csv: every claim of
-// every published dossier, in the order of the index.
-func (s *Site) renderClaimsIndex(out *memory, sums []*Summary) error {
-	var all []ClaimRecord
-	for _, sum := range sums {
-		all = append(all, sum.Claims...)
-	}
-	var js, csv bytes.Buffer
-	if err := writeClaimsJSON(&js, all); err != nil {
-		return err
-	}
-	if err := writeClaimsCSV(&csv, all); err != nil {
-		return err
-	}
-	if err := out.put(ClaimsJSONPath, js.Bytes()); err != nil {
-		return err
-	}
-	return out.put(ClaimsCSVPath, csv.Bytes())
+// claimLists writes claims.json and claims.csv: every claim of every
+// published dossier, in the order of the index, one dossier at a time.
+type claimLists struct {
+	js, csv bytes.Buffer
+	list    *jsonlist.List
+	cw      *csv.Writer
 }
 
-func writeClaimsJSON(w io.Writer, all []ClaimRecord) error {
-	if all == nil {
-		all = []ClaimRecord{}
+func newClaimLists() (*claimLists, error) {
+	l := &claimLists{}
+	var err error
+	if l.list, err = jsonlist.New(&l.js, map[string]any{"claims": jsonlist.Placeholder}, "  "); err != nil {
+		return nil, fmt.Errorf("%s: %w", ClaimsJSONPath, err)
 	}
-	b, err := json.MarshalIndent(map[string]any{"claims": all}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", ClaimsJSONPath, err)
+	l.cw = csv.NewWriter(&l.csv)
+	return l, l.cw.Write(claimsCSVHeader)
+}
+
+func (l *claimLists) add(cs []ClaimRecord) error {
+	for _, c := range cs {
+		if err := l.list.Add(c); err != nil {
+			return fmt.Errorf("%s: %w", ClaimsJSONPath, err)
+		}
+		if err := writeClaimCSV(l.cw, c); err != nil {
+			return err
+		}
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return nil
+}
+
+func (l *claimLists) put(out *memory) error {
+	l.cw.Flush()
+	if err := errors.Join(l.list.Close(), l.cw.Error()); err != nil {
+		return err
+	}
+	if err := out.put(ClaimsJSONPath, l.js.Bytes()); err != nil {
+		return err
+	}
+	return out.put(ClaimsCSVPath, l.csv.Bytes())
 }
 
 // claimsCSVHeader are the CSV's columns; lists within a cell are joined
 // with "; ".
 var claimsCSVHeader = []string{"model", "page", "url", "id", "text", "by", "where", "date", "accessed", "verdict", "rating", "rating_value", "scope", "computed", "reason", "evidence", "reviewed", "tells", "contact", "corrections", "withdrawn"}
 
-func writeClaimsCSV(w io.Writer, all []ClaimRecord) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(claimsCSVHeader); err != nil {
-		return err
+func writeClaimCSV(cw *csv.Writer, c ClaimRecord) error {
+	tells := make([]string, len(c.Tells))
+	for i, t := range c.Tells {
+		tells[i] = fmt.Sprint(t)
 	}
-	for _, c := range all {
-		tells := make([]string, len(c.Tells))
-		for i, t := range c.Tells {
-			tells[i] = fmt.Sprint(t)
-		}
-		row := []string{c.Model, c.Page, c.URL, c.ID, c.Text, c.By, c.Where, c.Date, c.Accessed, c.Verdict, c.Rating, fmt.Sprint(c.Value), c.Scope,
-			fmt.Sprint(c.Computed), c.Reason, strings.Join(c.Evidence, "; "), c.Reviewed, strings.Join(tells, "; "), c.Contact, strings.Join(c.Corrections, "; "), c.Withdrawn}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return cw.Write([]string{c.Model, c.Page, c.URL, c.ID, c.Text, c.By, c.Where, c.Date, c.Accessed, c.Verdict, c.Rating, fmt.Sprint(c.Value), c.Scope,
+		fmt.Sprint(c.Computed), c.Reason, strings.Join(c.Evidence, "; "), c.Reviewed, strings.Join(tells, "; "), c.Contact, strings.Join(c.Corrections, "; "), c.Withdrawn})
 }
