@@ -70,7 +70,7 @@ func TestConcurrentWritersOfOneEntry(t *testing.T) {
 	}
 }
 
-func TestRecordsAreWrittenOnce(t *testing.T) {
+func TestRecordsAreReplaced(t *testing.T) {
 	c := open(t)
 	key := Key("page", "a", "b")
 	if key == Key("page", "ab") || key == Key("page", "a", "b", "") {
@@ -138,29 +138,56 @@ func TestTrimKeepsWhatIsLinked(t *testing.T) {
 // With Check, an object edited in place is replaced by a new file with the
 // right bytes; without, it is trusted.
 func TestCheckReplacesADamagedObject(t *testing.T) {
-	c := open(t)
 	want := []byte("the right bytes\n")
-	put := func() string {
-		t.Helper()
-		sum, err := c.Put(want)
-		if err != nil {
-			t.Fatal(err)
+	ways := map[string]func(c *Cache) (string, error){
+		"Put": func(c *Cache) (string, error) { return c.Put(want) },
+		"Create": func(c *Cache) (string, error) { // in two pieces
+			w, err := c.Create()
+			if err != nil {
+				return "", err
+			}
+			w.Write(want[:4])
+			w.Write(want[4:])
+			return w.Store()
+		},
+	}
+	for name, store := range ways {
+		c := open(t)
+		put := func() string {
+			t.Helper()
+			sum, err := store(c)
+			if err != nil || sum != Sum(want) {
+				t.Fatalf("%s: sum %s, %v; want %s", name, sum, err, Sum(want))
+			}
+			return sum
 		}
-		return sum
-	}
-	p := c.Path(put())
-	// Damaged as root could, through a published link: still read-only.
-	os.Chmod(p, 0o644)
-	os.WriteFile(p, []byte("damaged\n"), 0o644)
-	os.Chmod(p, 0o444)
-	put()
-	if got, _ := os.ReadFile(p); string(got) == string(want) {
-		t.Fatal("without Check a damaged object was rewritten")
-	}
-	c.Check = true
-	put()
-	if got, _ := os.ReadFile(p); string(got) != string(want) {
-		t.Errorf("with Check the object holds %q", got)
+		p := c.Path(put())
+		if got, _ := os.ReadFile(p); string(got) != string(want) || !c.Has(Sum(want)) {
+			t.Fatalf("%s: the object holds %q", name, got)
+		}
+		// Damaged as root could, through a published link: still read-only.
+		os.Chmod(p, 0o644)
+		os.WriteFile(p, []byte("damaged\n"), 0o644)
+		os.Chmod(p, 0o444)
+		put()
+		if got, _ := os.ReadFile(p); string(got) == string(want) {
+			t.Fatalf("%s: without Check a damaged object was rewritten", name)
+		}
+		c.Check = true
+		put()
+		before, _ := os.Stat(p)
+		if got, _ := os.ReadFile(p); string(got) != string(want) {
+			t.Errorf("%s: with Check the object holds %q", name, got)
+		}
+		// An intact object stays the same file, so published links to it
+		// still say nothing changed.
+		put()
+		if after, _ := os.Stat(p); !os.SameFile(before, after) {
+			t.Errorf("%s: with Check an intact object was replaced", name)
+		}
+		if tmps, _ := filepath.Glob(filepath.Join(c.Dir(), "objects", "tmp-*")); len(tmps) != 0 {
+			t.Errorf("%s: temporary files left: %v", name, tmps)
+		}
 	}
 }
 
