@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"dossier/generator/buildcache"
+	"dossier/generator/claimlist"
 	"dossier/generator/content"
 	"dossier/generator/corrections"
 	"dossier/generator/internal/jsonlist"
@@ -249,12 +251,23 @@ func (s *Site) sharedFiles(out *memory) error {
 // of each summary only what the lists, the calibration page and the
 // sitemap read, and its feed items: not its claims.
 func (s *Site) listed(out *memory) ([]*Summary, []item, error) {
-	var modelsDoc bytes.Buffer
-	models, err := jsonlist.New(&modelsDoc, s.modelsDocOf(), " ")
+	modelsFile, keepModels, err := out.create(ModelsPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	models, err := jsonlist.New(modelsFile, s.modelsDocOf(), " ")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", ModelsPath, err)
 	}
-	claimLists, err := newClaimLists()
+	js, keepJS, err := out.create(claimlist.JSONPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	table, keepCSV, err := out.create(claimlist.CSVPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	claimLists, err := claimlist.New(js, table)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -269,7 +282,7 @@ func (s *Site) listed(out *memory) ([]*Summary, []item, error) {
 		if err := models.Add(entry); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", ModelsPath, err)
 		}
-		if err := claimLists.add(sum.Claims); err != nil {
+		if err := claimLists.Add(sum.Claims); err != nil {
 			return nil, nil, err
 		}
 		addExamples(&examples, sum)
@@ -277,13 +290,7 @@ func (s *Site) listed(out *memory) ([]*Summary, []item, error) {
 		sum.Text, sum.Verdicts, sum.Claims, sum.Editorial = "", "", nil, nil
 		sums[i] = sum
 	}
-	if err := models.Close(); err != nil {
-		return nil, nil, err
-	}
-	if err := out.put(ModelsPath, modelsDoc.Bytes()); err != nil {
-		return nil, nil, err
-	}
-	if err := claimLists.put(out); err != nil {
+	if err := errors.Join(models.Close(), keepModels(), claimLists.Close(), keepJS(), keepCSV()); err != nil {
 		return nil, nil, err
 	}
 	return sums, items, s.renderMethodology(out, examples)

@@ -1,28 +1,32 @@
-package site
+// Package claimlist writes the site-wide lists of every reviewed claim,
+// claims.json and claims.csv, for readers and for the datasets that
+// collect fact checks: one dossier's claims at a time, in the order of
+// the index, so a writer never holds every claim of the site.
+package claimlist
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"dossier/generator/claims"
+	"dossier/generator/content"
 	"dossier/generator/internal/jsonlist"
 )
 
-// Site-wide lists of every reviewed claim, for readers and for the
-// datasets that collect fact checks.
+// The lists' paths in the published site.
 const (
-	ClaimsJSONPath = "claims.json"
-	ClaimsCSVPath  = "claims.csv"
+	JSONPath = "claims.json"
+	CSVPath  = "claims.csv"
 )
 
-// ClaimRecord is one reviewed claim as the site-wide lists carry it. It
+// Record is one reviewed claim as the site-wide lists carry it. It
 // holds only what the inputs decide, so the lists are reproducible and
 // committed; the dates read from git (first appearance, last change) are
 // in the pages' ClaimReview markup.
-type ClaimRecord struct {
+type Record struct {
 	Model    string   `json:"model"`
 	Page     string   `json:"page"` // the dossier's title
 	URL      string   `json:"url"`  // the claim's row on its dossier
@@ -49,15 +53,17 @@ type ClaimRecord struct {
 	Withdrawn string `json:"withdrawn,omitempty"`
 }
 
-// claimRecords lists m's reviews for its summary.
-func (s *Site) claimRecords(m *Model) []ClaimRecord {
-	var out []ClaimRecord
-	for _, r := range m.Reviews {
+// Of lists a dossier's reviews as the lists carry them: model is its Hub
+// id, page its title, url its address (ending in "/"), front its page's
+// front matter.
+func Of(model, page, url string, front *content.Front, reviews []claims.Review) []Record {
+	var out []Record
+	for _, r := range reviews {
 		rt, _ := claims.RatingOf(r.Verdict)
-		c := ClaimRecord{Model: m.Snapshot.Model, Page: m.Page.Title, URL: s.Config.BaseURL + "models/" + m.Page.Slug + "/#claim-" + r.ID,
-			ID: r.ID, Text: r.Text, By: r.By, Where: m.Content.Front.Name(r.Where), Date: r.Date, Accessed: r.Accessed,
+		c := Record{Model: model, Page: page, URL: url + "#claim-" + r.ID,
+			ID: r.ID, Text: r.Text, By: r.By, Where: front.Name(r.Where), Date: r.Date, Accessed: r.Accessed,
 			Verdict: r.Verdict, Rating: rt.Name, Value: rt.Value, Scope: r.Scope, Computed: r.Computed, Reason: r.Reason,
-			Evidence: []string{}, Reviewed: m.Content.Front.Review, Tells: []int{}}
+			Evidence: []string{}, Reviewed: front.Review, Tells: []int{}}
 		for _, e := range r.Evidence {
 			c.Evidence = append(c.Evidence, e.Gives)
 		}
@@ -67,7 +73,7 @@ func (s *Site) claimRecords(m *Model) []ClaimRecord {
 		if r.Contacted != nil {
 			c.Contact = r.Contacted.String()
 		}
-		for _, e := range m.Content.Front.CorrectionsOf(r.ID) {
+		for _, e := range front.CorrectionsOf(r.ID) {
 			c.Corrections = append(c.Corrections, e.Record())
 		}
 		c.Withdrawn = r.Withdrawn
@@ -76,52 +82,46 @@ func (s *Site) claimRecords(m *Model) []ClaimRecord {
 	return out
 }
 
-// claimLists writes claims.json and claims.csv: every claim of every
-// published dossier, in the order of the index, one dossier at a time.
-type claimLists struct {
-	js, csv bytes.Buffer
-	list    *jsonlist.List
-	cw      *csv.Writer
+// Writer writes both lists.
+type Writer struct {
+	list *jsonlist.List
+	cw   *csv.Writer
 }
 
-func newClaimLists() (*claimLists, error) {
-	l := &claimLists{}
-	var err error
-	if l.list, err = jsonlist.New(&l.js, map[string]any{"claims": jsonlist.Placeholder}, "  "); err != nil {
-		return nil, fmt.Errorf("%s: %w", ClaimsJSONPath, err)
+// New starts claims.json on js and claims.csv on table.
+func New(js, table io.Writer) (*Writer, error) {
+	list, err := jsonlist.New(js, map[string]any{"claims": jsonlist.Placeholder}, "  ")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", JSONPath, err)
 	}
-	l.cw = csv.NewWriter(&l.csv)
-	return l, l.cw.Write(claimsCSVHeader)
+	w := &Writer{list: list, cw: csv.NewWriter(table)}
+	return w, w.cw.Write(csvHeader)
 }
 
-func (l *claimLists) add(cs []ClaimRecord) error {
+// Add writes the next dossier's claims.
+func (w *Writer) Add(cs []Record) error {
 	for _, c := range cs {
-		if err := l.list.Add(c); err != nil {
-			return fmt.Errorf("%s: %w", ClaimsJSONPath, err)
+		if err := w.list.Add(c); err != nil {
+			return fmt.Errorf("%s: %w", JSONPath, err)
 		}
-		if err := writeClaimCSV(l.cw, c); err != nil {
-			return err
+		if err := writeCSV(w.cw, c); err != nil {
+			return fmt.Errorf("%s: %w", CSVPath, err)
 		}
 	}
 	return nil
 }
 
-func (l *claimLists) put(out *memory) error {
-	l.cw.Flush()
-	if err := errors.Join(l.list.Close(), l.cw.Error()); err != nil {
-		return err
-	}
-	if err := out.put(ClaimsJSONPath, l.js.Bytes()); err != nil {
-		return err
-	}
-	return out.put(ClaimsCSVPath, l.csv.Bytes())
+// Close ends both lists.
+func (w *Writer) Close() error {
+	w.cw.Flush()
+	return errors.Join(w.list.Close(), w.cw.Error())
 }
 
-// claimsCSVHeader are the CSV's columns; lists within a cell are joined
+// csvHeader are claims.csv's columns; lists within a cell are joined
 // with "; ".
-var claimsCSVHeader = []string{"model", "page", "url", "id", "text", "by", "where", "date", "accessed", "verdict", "rating", "rating_value", "scope", "computed", "reason", "evidence", "reviewed", "tells", "contact", "corrections", "withdrawn"}
+var csvHeader = []string{"model", "page", "url", "id", "text", "by", "where", "date", "accessed", "verdict", "rating", "rating_value", "scope", "computed", "reason", "evidence", "reviewed", "tells", "contact", "corrections", "withdrawn"}
 
-func writeClaimCSV(cw *csv.Writer, c ClaimRecord) error {
+func writeCSV(cw *csv.Writer, c Record) error {
 	tells := make([]string, len(c.Tells))
 	for i, t := range c.Tells {
 		tells[i] = fmt.Sprint(t)
