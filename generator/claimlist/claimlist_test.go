@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -39,20 +40,9 @@ func TestListsOfDossiers(t *testing.T) {
 			t.Fatalf("%d claims: claims.csv %q, %v", len(all), rows, err)
 		}
 		for i, c := range all {
-			if r := rows[i+1]; r[3] != c.ID || r[4] != c.Text || r[15] != joinOr(c.Evidence) || (c.ID == "c1" && r[17] != "2; 7") || r[20] != c.Withdrawn {
+			if r := rows[i+1]; r[3] != c.ID || r[4] != c.Text || r[15] != strings.Join(c.Evidence, "; ") || (c.ID == "c1" && r[17] != "2; 7") || r[20] != c.Withdrawn {
 				t.Errorf("row %d %q for %+v", i+1, r, c)
 			}
 		}
 	}
-}
-
-func joinOr(s []string) string {
-	var b bytes.Buffer
-	for i, x := range s {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(x)
-	}
-	return b.String()
 }
