@@ -17,6 +17,7 @@
 package buildcache
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -187,15 +188,21 @@ func (c *Cache) Get(stage, key string, v any) bool {
 	return true
 }
 
-// Set stores v as the record key of stage, replacing one that is there:
-// a build reads back the records it wrote, and one it could not decode
-// must not stay.
+// Set stores v as the record key of stage, unless that record holds it
+// already: a build reads back the records it wrote, so one that holds
+// anything else (damaged, or not decoded) is replaced.
 func (c *Cache) Set(stage, key string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("build cache record %s/%s: %w", stage, key, err)
 	}
-	return c.create(c.record(stage, key), b)
+	p := c.record(stage, key)
+	if fi, err := os.Lstat(p); err == nil && whole(fi) {
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
+			return nil // the same inputs give the same record: nothing to write
+		}
+	}
+	return c.create(p, b)
 }
 
 func (c *Cache) record(stage, key string) string {

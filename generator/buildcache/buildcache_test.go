@@ -83,6 +83,15 @@ func TestRecordsAreReplaced(t *testing.T) {
 	if err := c.Set("page", key, struct{ N int }{1}); err != nil {
 		t.Fatal(err)
 	}
+	p := filepath.Join(c.Dir(), "records", "page", key)
+	first, _ := os.Stat(p)
+	if err := c.Set("page", key, struct{ N int }{1}); err != nil {
+		t.Fatal(err)
+	}
+	// A record that holds what Set would write is not written again.
+	if again, _ := os.Stat(p); !os.SameFile(first, again) {
+		t.Error("the same record was written again")
+	}
 	if err := c.Set("page", key, struct{ N int }{2}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +99,6 @@ func TestRecordsAreReplaced(t *testing.T) {
 		t.Errorf("record %+v, want the last written (a build reads back what it wrote)", v)
 	}
 	// A damaged record is a miss, not an error.
-	p := filepath.Join(c.Dir(), "records", "page", key)
 	os.Chmod(p, 0o644)
 	os.WriteFile(p, []byte("{\"N\": "), 0o644)
 	if c.Get("page", key, &v) {

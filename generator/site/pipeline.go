@@ -251,22 +251,13 @@ func (s *Site) sharedFiles(out *memory) error {
 // of each summary only what the lists, the calibration page and the
 // sitemap read, and its feed items: not its claims.
 func (s *Site) listed(out *memory) ([]*Summary, []item, error) {
-	modelsFile, keepModels, err := out.create(ModelsPath)
-	if err != nil {
-		return nil, nil, err
-	}
+	modelsFile, keepModels := out.create(ModelsPath)
 	models, err := jsonlist.New(modelsFile, s.modelsDocOf(), " ")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", ModelsPath, err)
 	}
-	js, keepJS, err := out.create(claimlist.JSONPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	table, keepCSV, err := out.create(claimlist.CSVPath)
-	if err != nil {
-		return nil, nil, err
-	}
+	js, keepJS := out.create(claimlist.JSONPath)
+	table, keepCSV := out.create(claimlist.CSVPath)
 	claimLists, err := claimlist.New(js, table)
 	if err != nil {
 		return nil, nil, err

@@ -20,32 +20,31 @@ type memory struct {
 }
 
 func (m *memory) put(name string, b []byte) error {
-	w, keep, err := m.create(name)
-	if err == nil {
-		_, err = w.Write(b)
-	}
-	if err != nil {
+	w, keep := m.create(name)
+	if _, err := w.Write(b); err != nil {
 		return err
 	}
 	return keep()
 }
 
-// create starts the file name; keep, once it is written, keeps it.
-func (m *memory) create(name string) (w io.Writer, keep func() error, err error) {
+// create starts the file name; keep, once it is written, keeps it, or
+// returns why it could not be written.
+func (m *memory) create(name string) (w io.Writer, keep func() error) {
 	var kept bytes.Buffer
 	var cached *buildcache.Writer
+	var err error
 	if w = &kept; m.cache != nil {
-		if cached, err = m.cache.Create(); err != nil {
-			return nil, nil, err
+		if cached, err = m.cache.Create(); err == nil {
+			w = cached
 		}
-		w = cached
 	}
 	return w, func() error {
 		var sum string
-		if cached != nil {
-			if sum, err = cached.Store(); err != nil {
-				return err
-			}
+		if err == nil && cached != nil {
+			sum, err = cached.Store()
+		}
+		if err != nil {
+			return err
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()
@@ -61,5 +60,5 @@ func (m *memory) create(name string) (w io.Writer, keep func() error, err error)
 			m.sums[name] = sum
 		}
 		return nil
-	}, nil
+	}
 }
