@@ -56,7 +56,7 @@ func (r *pageRecord) listed() string { return buildcache.Key(string(r.Summary), 
 func (s *Site) listedOf(e *entry) (*Summary, json.RawMessage, error) {
 	var r pageRecord
 	if !s.cache.Get(stagePage, e.key, &r) || r.listed() != e.listed {
-		return nil, nil, fmt.Errorf("build cache: the page record of %s changed during the build (%s)", e.slug, s.cache.Dir())
+		return nil, nil, fmt.Errorf("build cache %s: the page record of %s is gone or not the one this build read or wrote; build again", s.cache.Dir(), e.slug)
 	}
 	var sum *Summary
 	if err := json.Unmarshal(r.Summary, &sum); err != nil || sum == nil {
