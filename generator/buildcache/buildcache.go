@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -99,20 +100,69 @@ func whole(fi fs.FileInfo) bool { return fi.Mode().IsRegular() && fi.Mode().Perm
 // Put stores b and returns its sum.
 func (c *Cache) Put(b []byte) (string, error) {
 	sum := Sum(b)
-	p := c.Path(sum)
-	if c.Has(sum) {
-		if !c.Check {
-			return sum, nil
-		}
-		if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, b) {
-			return sum, nil
-		}
-		// Damaged: the next link takes a new file.
-		if err := os.Remove(p); err != nil {
-			return "", fmt.Errorf("build cache: replace %s: %w", p, err)
+	if c.intact(sum) {
+		return sum, nil
+	}
+	return sum, c.create(c.Path(sum), b) // over a damaged one
+}
+
+// intact says whether the object sum is there and, with Check, holds the
+// bytes its name says.
+func (c *Cache) intact(sum string) bool {
+	if !c.Check || !c.Has(sum) {
+		return c.Has(sum)
+	}
+	f, err := os.Open(c.Path(sum))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	return err == nil && hex.EncodeToString(h.Sum(nil)) == sum
+}
+
+// Writer is an object written in pieces (Create), for a file too large
+// to hold whole.
+type Writer struct {
+	f    *os.File
+	c    *Cache
+	hash hash.Hash
+}
+
+// Create starts an object; Store names it by the sum of what was written.
+func (c *Cache) Create() (*Writer, error) {
+	f, err := os.CreateTemp(filepath.Join(c.dir, "objects"), "tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("build cache: %w", err)
+	}
+	return &Writer{f: f, c: c, hash: sha256.New()}, nil
+}
+
+func (w *Writer) Write(b []byte) (int, error) {
+	w.hash.Write(b)
+	return w.f.Write(b)
+}
+
+// Store stores what was written, unless the cache holds it already, and
+// returns its sum. A Writer not stored leaves a temporary file, which
+// Trim removes.
+func (w *Writer) Store() (string, error) {
+	defer os.Remove(w.f.Name())
+	sum := hex.EncodeToString(w.hash.Sum(nil))
+	err := w.f.Chmod(0o444)
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if p := w.c.Path(sum); err == nil && !w.c.intact(sum) {
+		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+			err = os.Rename(w.f.Name(), p)
 		}
 	}
-	return sum, c.create(p, b)
+	if err != nil {
+		return "", fmt.Errorf("build cache: %w", err)
+	}
+	return sum, nil
 }
 
 // Get decodes the record key of stage into v; false when there is none or
@@ -138,16 +188,19 @@ func (c *Cache) Get(stage, key string, v any) bool {
 	return true
 }
 
-// Set stores v as the record key of stage, unless there is one already:
-// the same inputs give the same record.
+// Set stores v as the record key of stage, unless that record holds it
+// already: a build reads back the records it wrote, so one that holds
+// anything else (damaged, or not decoded) is replaced.
 func (c *Cache) Set(stage, key string, v any) error {
-	p := c.record(stage, key)
-	if fi, err := os.Lstat(p); err == nil && whole(fi) {
-		return nil
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("build cache record %s/%s: %w", stage, key, err)
+	}
+	p := c.record(stage, key)
+	if fi, err := os.Lstat(p); err == nil && whole(fi) {
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
+			return nil // the same inputs give the same record: nothing to write
+		}
 	}
 	return c.create(p, b)
 }

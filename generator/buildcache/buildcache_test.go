@@ -70,7 +70,7 @@ func TestConcurrentWritersOfOneEntry(t *testing.T) {
 	}
 }
 
-func TestRecordsAreWrittenOnce(t *testing.T) {
+func TestRecordsAreReplaced(t *testing.T) {
 	c := open(t)
 	key := Key("page", "a", "b")
 	if key == Key("page", "ab") || key == Key("page", "a", "b", "") {
@@ -83,18 +83,29 @@ func TestRecordsAreWrittenOnce(t *testing.T) {
 	if err := c.Set("page", key, struct{ N int }{1}); err != nil {
 		t.Fatal(err)
 	}
+	p := filepath.Join(c.Dir(), "records", "page", key)
+	first, _ := os.Stat(p)
+	if err := c.Set("page", key, struct{ N int }{1}); err != nil {
+		t.Fatal(err)
+	}
+	// A record that holds what Set would write is not written again.
+	if again, _ := os.Stat(p); !os.SameFile(first, again) {
+		t.Error("the same record was written again")
+	}
 	if err := c.Set("page", key, struct{ N int }{2}); err != nil {
 		t.Fatal(err)
 	}
-	if !c.Get("page", key, &v) || v.N != 1 {
-		t.Errorf("record %+v, want the first written", v)
+	if !c.Get("page", key, &v) || v.N != 2 {
+		t.Errorf("record %+v, want the last written (a build reads back what it wrote)", v)
 	}
 	// A damaged record is a miss, not an error.
-	p := filepath.Join(c.Dir(), "records", "page", key)
 	os.Chmod(p, 0o644)
 	os.WriteFile(p, []byte("{\"N\": "), 0o644)
 	if c.Get("page", key, &v) {
 		t.Error("a damaged record was read")
+	}
+	if err := c.Set("page", key, struct{ N int }{3}); err != nil || !c.Get("page", key, &v) || v.N != 3 {
+		t.Errorf("a damaged record was not replaced: %v, %+v", err, v)
 	}
 }
 
@@ -135,29 +146,56 @@ func TestTrimKeepsWhatIsLinked(t *testing.T) {
 // With Check, an object edited in place is replaced by a new file with the
 // right bytes; without, it is trusted.
 func TestCheckReplacesADamagedObject(t *testing.T) {
-	c := open(t)
 	want := []byte("the right bytes\n")
-	put := func() string {
-		t.Helper()
-		sum, err := c.Put(want)
-		if err != nil {
-			t.Fatal(err)
+	ways := map[string]func(c *Cache) (string, error){
+		"Put": func(c *Cache) (string, error) { return c.Put(want) },
+		"Create": func(c *Cache) (string, error) { // in two pieces
+			w, err := c.Create()
+			if err != nil {
+				return "", err
+			}
+			w.Write(want[:4])
+			w.Write(want[4:])
+			return w.Store()
+		},
+	}
+	for name, store := range ways {
+		c := open(t)
+		put := func() string {
+			t.Helper()
+			sum, err := store(c)
+			if err != nil || sum != Sum(want) {
+				t.Fatalf("%s: sum %s, %v; want %s", name, sum, err, Sum(want))
+			}
+			return sum
 		}
-		return sum
-	}
-	p := c.Path(put())
-	// Damaged as root could, through a published link: still read-only.
-	os.Chmod(p, 0o644)
-	os.WriteFile(p, []byte("damaged\n"), 0o644)
-	os.Chmod(p, 0o444)
-	put()
-	if got, _ := os.ReadFile(p); string(got) == string(want) {
-		t.Fatal("without Check a damaged object was rewritten")
-	}
-	c.Check = true
-	put()
-	if got, _ := os.ReadFile(p); string(got) != string(want) {
-		t.Errorf("with Check the object holds %q", got)
+		p := c.Path(put())
+		if got, _ := os.ReadFile(p); string(got) != string(want) || !c.Has(Sum(want)) {
+			t.Fatalf("%s: the object holds %q", name, got)
+		}
+		// Damaged as root could, through a published link: still read-only.
+		os.Chmod(p, 0o644)
+		os.WriteFile(p, []byte("damaged\n"), 0o644)
+		os.Chmod(p, 0o444)
+		put()
+		if got, _ := os.ReadFile(p); string(got) == string(want) {
+			t.Fatalf("%s: without Check a damaged object was rewritten", name)
+		}
+		c.Check = true
+		put()
+		before, _ := os.Stat(p)
+		if got, _ := os.ReadFile(p); string(got) != string(want) {
+			t.Errorf("%s: with Check the object holds %q", name, got)
+		}
+		// An intact object stays the same file, so published links to it
+		// still say nothing changed.
+		put()
+		if after, _ := os.Stat(p); !os.SameFile(before, after) {
+			t.Errorf("%s: with Check an intact object was replaced", name)
+		}
+		if tmps, _ := filepath.Glob(filepath.Join(c.Dir(), "objects", "tmp-*")); len(tmps) != 0 {
+			t.Errorf("%s: temporary files left: %v", name, tmps)
+		}
 	}
 }
 

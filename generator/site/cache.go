@@ -47,6 +47,24 @@ type pageRecord struct {
 	Entry   json.RawMessage   `json:"entry"`   // its models.json entry
 }
 
+// listed is the sum of what the shared files read of r, for their key.
+func (r *pageRecord) listed() string { return buildcache.Key(string(r.Summary), string(r.Entry)) }
+
+// listedOf reads e's summary and models.json entry back from its record,
+// which this build found or wrote: the shared files take one model at a
+// time, so a build does not hold every model's claims.
+func (s *Site) listedOf(e *entry) (*Summary, json.RawMessage, error) {
+	var r pageRecord
+	if !s.cache.Get(stagePage, e.key, &r) || r.listed() != e.listed {
+		return nil, nil, fmt.Errorf("build cache %s: the page record of %s is gone or not the one this build read or wrote; build again", s.cache.Dir(), e.slug)
+	}
+	var sum *Summary
+	if err := json.Unmarshal(r.Summary, &sum); err != nil || sum == nil {
+		return nil, nil, fmt.Errorf("summary of %s: %v", e.slug, err)
+	}
+	return sum, r.Entry, nil
+}
+
 // sharedRecord is the files that list the models, and the assets.
 type sharedRecord struct {
 	Files map[string]string `json:"files"` // publish path → object sum

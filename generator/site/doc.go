@@ -7,13 +7,13 @@
 //
 // A build reuses work only through the build cache, .dossier-cache/ under
 // the site root (generator/buildcache). Every entry is named by the sha256
-// of every input it is computed from, is written once and never changed,
-// and nothing is ever read back from a published directory. A changed
-// input changes the name, so an entry is either right or not found; there
-// is nothing to invalidate. `build --full` reads no entry (it writes
-// them); `build --verify` computes every page and shared file from the
-// inputs alone and fails on a byte of difference from the cached ones. The stages, this list being the only place that
-// states them:
+// of every input it is computed from and holds what those inputs give, and
+// nothing is ever read back from a published directory. A changed input
+// changes the name, so an entry is either right or not found; there is
+// nothing to invalidate. `build --full` reads no entry but the page records
+// it writes (the shared files read the models back one at a time); `build
+// --verify` computes every page and shared file from the inputs alone and
+// fails on a byte of difference from the cached ones. The stages, this list being the only place that states them:
 //
 //   - front: a page's model, draft flag and dates, so that a page is not
 //     parsed to find its snapshot. Inputs: the generator binary and the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"dossier/generator/claimlist"
 	"dossier/generator/config"
 	"dossier/generator/corrections"
 	"dossier/generator/internal/sitetest"
@@ -154,9 +155,9 @@ func TestEditorialCorrections(t *testing.T) {
 	}
 
 	var doc struct {
-		Claims []ClaimRecord `json:"claims"`
+		Claims []claimlist.Record `json:"claims"`
 	}
-	if err := json.Unmarshal(readOut(t, dest, ClaimsJSONPath), &doc); err != nil {
+	if err := json.Unmarshal(readOut(t, dest, claimlist.JSONPath), &doc); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range doc.Claims {
@@ -226,7 +227,7 @@ func TestEditorialCorrections(t *testing.T) {
 // A claim added after a dossier was first published is a feed item of
 // its own, and so is a claim whose verdict flipped.
 func TestReviewItems(t *testing.T) {
-	sum := &Summary{modelID: modelID{Slug: "m", Title: "M", Model: "acme/m"}, Claims: []ClaimRecord{{ID: "new-one", Text: "It runs."}}}
+	sum := &Summary{modelID: modelID{Slug: "m", Title: "M", Model: "acme/m"}, Claims: []claimlist.Record{{ID: "new-one", Text: "It runs."}}}
 	log := []corrections.Entry{{Date: "2026-09-01", Commit: "c2", NewClaims: []string{"new-one"},
 		Verdicts: []review.Flip{{What: "claim gone", Old: &review.Value{Value: "supported", Display: "supported"}, New: &review.Value{Value: "refuted", Display: "refuted"}}}}}
 	items := reviewItems(sum, log, "https://x.example/")

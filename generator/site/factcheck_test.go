@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"dossier/generator/claimlist"
 	"dossier/generator/internal/sitetest"
 )
 
@@ -109,10 +110,10 @@ func TestMethodologyPage(t *testing.T) {
 // page with its verdict; claims.csv has the same rows.
 func TestClaimsIndex(t *testing.T) {
 	dest := builtFixture(t)
-	js := readOut(t, dest, ClaimsJSONPath)
+	js := readOut(t, dest, claimlist.JSONPath)
 	goldenFile(t, "claims.json", js)
 	var doc struct {
-		Claims []ClaimRecord `json:"claims"`
+		Claims []claimlist.Record `json:"claims"`
 	}
 	if err := json.Unmarshal(js, &doc); err != nil {
 		t.Fatal(err)
@@ -132,11 +133,11 @@ func TestClaimsIndex(t *testing.T) {
 			t.Errorf("%s: %s rated %d", c.ID, c.Verdict, c.Value)
 		}
 	}
-	rows, err := csv.NewReader(bytes.NewReader(readOut(t, dest, ClaimsCSVPath))).ReadAll()
+	rows, err := csv.NewReader(bytes.NewReader(readOut(t, dest, claimlist.CSVPath))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != len(doc.Claims)+1 || strings.Join(rows[0], ",") != strings.Join(claimsCSVHeader, ",") {
+	if len(rows) != len(doc.Claims)+1 || strings.Join(rows[0], ",") != "model,page,url,id,text,by,where,date,accessed,verdict,rating,rating_value,scope,computed,reason,evidence,reviewed,tells,contact,corrections,withdrawn" {
 		t.Fatalf("claims.csv: %d rows for %d claims; header %v", len(rows), len(doc.Claims), rows[0])
 	}
 	for i, c := range doc.Claims {

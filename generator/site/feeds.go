@@ -17,7 +17,7 @@ import (
 // commit it was computed from: a new revision is a new item. Each
 // committed version whose verdicts flipped (the corrections log) is an item
 // too.
-func (s *Site) feeds(out *memory, paths []string, sums []*Summary) error {
+func (s *Site) feeds(out *memory, paths []string, sums []*Summary, items []item) error {
 	base := s.Config.BaseURL
 	type url struct {
 		Loc     string `xml:"loc"`
@@ -45,39 +45,6 @@ func (s *Site) feeds(out *memory, paths []string, sums []*Summary) error {
 		return err
 	}
 
-	var items []item
-	for _, m := range sums {
-		d := latest(m.Reviewed, m.Fetched)
-		title, rev := m.Title+": dossier at revision "+short(m.Revision), m.Revision
-		if rev == "" {
-			// No commit recorded: the data's date identifies the version.
-			title, rev = m.Title+": dossier (revision not recorded), data of "+m.Fetched, "unpinned-"+m.Fetched
-		}
-		items = append(items, item{
-			Title:       title,
-			Link:        base + "models/" + m.Slug + "/",
-			GUID:        guid{Value: "dossier:" + m.Model + "@" + rev},
-			PubDate:     rfc822(d),
-			Description: fmt.Sprintf("%s %s; %s.", m.Text, "Claims: "+m.Verdicts, "data as of "+m.Fetched),
-			date:        d,
-		})
-		// A verdict that flipped is news of its own: one item per
-		// committed version that flipped one.
-		for _, e := range s.corrections[m.Slug] {
-			if !e.Flipped() {
-				continue
-			}
-			items = append(items, item{
-				Title:       m.Title + ": verdict changed (" + strings.Join(e.Why, ", ") + ")",
-				Link:        base + "models/" + m.Slug + "/",
-				GUID:        guid{Value: "dossier:" + m.Model + ":correction@" + e.Commit},
-				PubDate:     rfc822(e.Date),
-				Description: corrections.Describe(e) + ".",
-				date:        e.Date,
-			})
-		}
-		items = append(items, reviewItems(m, s.corrections[m.Slug], base)...)
-	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].date > items[j].date })
 	rss := struct {
 		XMLName xml.Name `xml:"rss"`
@@ -97,6 +64,43 @@ func (s *Site) feeds(out *memory, paths []string, sums []*Summary) error {
 		return fmt.Errorf("index.xml: %w", err)
 	}
 	return out.put("index.xml", b)
+}
+
+// feedItems are a model's feed items: its revision, each committed
+// version that flipped a verdict, and its review items.
+func (s *Site) feedItems(m *Summary) []item {
+	base := s.Config.BaseURL
+	var items []item
+	d := latest(m.Reviewed, m.Fetched)
+	title, rev := m.Title+": dossier at revision "+short(m.Revision), m.Revision
+	if rev == "" {
+		// No commit recorded: the data's date identifies the version.
+		title, rev = m.Title+": dossier (revision not recorded), data of "+m.Fetched, "unpinned-"+m.Fetched
+	}
+	items = append(items, item{
+		Title:       title,
+		Link:        base + "models/" + m.Slug + "/",
+		GUID:        guid{Value: "dossier:" + m.Model + "@" + rev},
+		PubDate:     rfc822(d),
+		Description: fmt.Sprintf("%s %s; %s.", m.Text, "Claims: "+m.Verdicts, "data as of "+m.Fetched),
+		date:        d,
+	})
+	// A verdict that flipped is news of its own: one item per
+	// committed version that flipped one.
+	for _, e := range s.corrections[m.Slug] {
+		if !e.Flipped() {
+			continue
+		}
+		items = append(items, item{
+			Title:       m.Title + ": verdict changed (" + strings.Join(e.Why, ", ") + ")",
+			Link:        base + "models/" + m.Slug + "/",
+			GUID:        guid{Value: "dossier:" + m.Model + ":correction@" + e.Commit},
+			PubDate:     rfc822(e.Date),
+			Description: corrections.Describe(e) + ".",
+			date:        e.Date,
+		})
+	}
+	return append(items, reviewItems(m, s.corrections[m.Slug], base)...)
 }
 
 type guid struct {

@@ -1,7 +1,6 @@
 package site
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,6 +8,7 @@ import (
 
 	"dossier/generator/claims"
 	"dossier/generator/facts"
+	"dossier/generator/internal/jsonlist"
 	"dossier/generator/page"
 )
 
@@ -63,7 +63,7 @@ type modelsDoc struct {
 	Concurrency  int64             `json:"concurrency"`
 	Assumptions  string            `json:"assumptions"`
 	Accelerators []acceleratorJSON `json:"accelerators"`
-	Models       []json.RawMessage `json:"models"` // each an encoded ModelEntry
+	Models       any               `json:"models"` // jsonlist.Placeholder: the entries are streamed (listed)
 }
 
 func (s *Site) modelEntry(m *Model) *ModelEntry {
@@ -94,20 +94,17 @@ func (s *Site) modelEntry(m *Model) *ModelEntry {
 	return e
 }
 
-// modelsDocOf is models.json's document, each model's entry as it was
-// encoded when the model was computed.
+// modelsDocOf is models.json's document but its entries, each written as
+// it was encoded when the model was computed.
 func (s *Site) modelsDocOf() modelsDoc {
 	sz := s.Config.Sizing
-	doc := modelsDoc{Contexts: sz.Contexts, Concurrency: sz.Concurrency, Models: []json.RawMessage{},
+	doc := modelsDoc{Contexts: sz.Contexts, Concurrency: sz.Concurrency, Models: jsonlist.Placeholder,
 		Assumptions: fmt.Sprintf("%d concurrent sequence(s), %d%% of memory usable, %s reserved per GPU", sz.Concurrency,
 			int(sz.GPUMemoryUtilization*100+0.5), facts.GB(float64(sz.ReservePerGPUBytes)))}
 	ids := slices.Sorted(maps.Keys(s.Catalog.Accelerators))
 	for _, id := range ids {
 		a := s.Catalog.Accelerators[id]
 		doc.Accelerators = append(doc.Accelerators, acceleratorJSON{ID: id, Name: a.Name, Class: a.Class, MemoryBytes: a.MemoryBytes, Memory: facts.Bytes(float64(a.MemoryBytes))})
-	}
-	for _, e := range s.entries {
-		doc.Models = append(doc.Models, e.rec.Entry)
 	}
 	return doc
 }

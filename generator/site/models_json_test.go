@@ -2,6 +2,7 @@ package site
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -19,10 +20,23 @@ func TestSharedKeyHoldsModelsEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := s.entries[len(s.entries)-1]
-	if len(e.rec.Entry) == 0 || len(e.rec.Summary) == 0 {
-		t.Fatalf("%s: no models.json entry or summary after a render", e.slug)
+	var r pageRecord
+	if !s.cache.Get(stagePage, e.key, &r) || len(r.Entry) == 0 || len(r.Summary) == 0 {
+		t.Fatalf("%s: no models.json entry or summary in its record after a render", e.slug)
 	}
-	e.rec.Entry = json.RawMessage(`{"changed":true}`)
+	if _, _, err := s.listedOf(e); err != nil {
+		t.Fatalf("reading back %s: %v", e.slug, err)
+	}
+	r.Entry = json.RawMessage(`{"changed":true}`)
+	// A record that is not the one the build found or wrote is an error,
+	// not a models.json that disagrees with the shared files' key.
+	if err := s.cache.Set(stagePage, e.key, r); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.listedOf(e); err == nil || !strings.Contains(err.Error(), e.slug) {
+		t.Errorf("a changed record was read back: %v", err)
+	}
+	e.listed = r.listed()
 	after, err := s.sharedKey()
 	if err != nil {
 		t.Fatal(err)

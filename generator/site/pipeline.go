@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -10,8 +11,11 @@ import (
 	"strings"
 
 	"dossier/generator/buildcache"
+	"dossier/generator/claimlist"
 	"dossier/generator/content"
 	"dossier/generator/corrections"
+	"dossier/generator/internal/jsonlist"
+	"dossier/generator/methodology"
 	"dossier/generator/publish"
 	"dossier/generator/render"
 )
@@ -22,7 +26,8 @@ type entry struct {
 	slug     string
 	page     *content.Page
 	key      string      // its page stage key, "" when it cannot be cached
-	rec      *pageRecord // set when found in the cache or computed
+	rec      *pageRecord // its files, set when found in the cache or computed
+	listed   string      // the sum of its summary and models.json entry, which stay in the cache (listedOf)
 	model    *Model      // kept with Options.Collect
 	check    *pageCheck  // with Check: its findings, cached or computed
 	computed bool        // by this build
@@ -35,7 +40,7 @@ func (s *Site) lookup(e *entry) {
 	}
 	var r pageRecord
 	if s.cache.Get(stagePage, e.key, &r) && complete(s.cache, r.Files) && len(r.Summary) > 0 && len(r.Entry) > 0 {
-		e.rec = &r
+		e.rec, e.listed = &pageRecord{Files: r.Files}, r.listed()
 	}
 }
 
@@ -126,12 +131,13 @@ func (s *Site) produceModel(e *entry) (int, error) {
 	if rec.Summary, err = json.Marshal(sum); err != nil {
 		return 0, fmt.Errorf("summary of %s: %w", e.slug, err)
 	}
-	if e.key != "" {
-		if err := s.cache.Set(stagePage, e.key, rec); err != nil {
-			return 0, err
-		}
+	if e.key == "" { // not looked up (Options.Collect)
+		e.key = s.pageKey(e.page)
 	}
-	e.rec, e.computed = rec, true
+	if err := s.cache.Set(stagePage, e.key, rec); err != nil {
+		return 0, err
+	}
+	e.rec, e.listed, e.computed = &pageRecord{Files: rec.Files}, rec.listed(), true
 	if s.Models == nil {
 		e.model = nil // rendered: let it go (check keeps its models)
 	}
@@ -203,19 +209,22 @@ func (s *Site) store(files map[string][]byte) (map[string]string, error) {
 }
 
 // sharedFiles renders what lists the models (index, list pages, feeds,
-// models.json) and the assets, from the models' summaries, into out.
+// claims lists, models.json) and the assets, from the models' summaries,
+// into out.
 func (s *Site) sharedFiles(out *memory) error {
-	sums, err := s.summaries()
-	if err != nil {
-		return err
-	}
 	for name, b := range map[string][]byte{"style.css": s.Templates.CSS, "sort.js": s.Templates.JS, publish.Marker: []byte(publish.MarkerText), "models.js": s.Templates.ModelsJS} {
 		if err := out.put(name, b); err != nil {
 			return err
 		}
 	}
-	// One after the other: each holds documents as large as the site.
-	if err := s.unlisted(out, sums); err != nil {
+	sums, items, err := s.listed(out)
+	if err != nil {
+		return err
+	}
+	if err := s.renderCalibration(out, sums); err != nil {
+		return err
+	}
+	if err := s.searchPages(out); err != nil {
 		return err
 	}
 	if err := s.renderLists(out, sums); err != nil {
@@ -233,25 +242,54 @@ func (s *Site) sharedFiles(out *memory) error {
 			pages = append(pages, dir)
 		}
 	}
-	return s.feeds(out, pages, sums)
+	return s.feeds(out, pages, sums, items)
 }
 
-// unlisted renders the shared pages that are not lists: the calibration,
-// methodology and claims pages, models.json and the compare and search
-// pages.
-func (s *Site) unlisted(out *memory, sums []*Summary) error {
-	for _, page := range []func(*memory, []*Summary) error{s.renderCalibration, s.renderMethodology, s.renderClaimsIndex} {
-		if err := page(out, sums); err != nil {
-			return err
-		}
-	}
-	doc, err := json.MarshalIndent(s.modelsDocOf(), "", " ")
+// listed reads the models' summaries and models.json entries back from
+// the cache one model at a time, in content order, writes claims.json,
+// claims.csv, models.json and the methodology page as it goes, and keeps
+// of each summary only what the lists, the calibration page and the
+// sitemap read, and its feed items: not its claims.
+func (s *Site) listed(out *memory) ([]*Summary, []item, error) {
+	modelsFile, keepModels := out.create(ModelsPath)
+	models, err := jsonlist.New(modelsFile, s.modelsDocOf(), " ")
 	if err != nil {
-		return fmt.Errorf("%s: %w", ModelsPath, err)
+		return nil, nil, fmt.Errorf("%s: %w", ModelsPath, err)
 	}
-	if err := out.put(ModelsPath, append(doc, '\n')); err != nil {
-		return err
+	js, keepJS := out.create(claimlist.JSONPath)
+	table, keepCSV := out.create(claimlist.CSVPath)
+	claimLists, err := claimlist.New(js, table)
+	if err != nil {
+		return nil, nil, err
 	}
+	examples := methodology.Input{Publisher: s.Config.Publisher, Organisation: s.Config.Organisation()}
+	sums := make([]*Summary, len(s.entries))
+	var items []item
+	for i, e := range s.entries {
+		sum, entry, err := s.listedOf(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := models.Add(entry); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", ModelsPath, err)
+		}
+		if err := claimLists.Add(sum.Claims); err != nil {
+			return nil, nil, err
+		}
+		addExamples(&examples, sum)
+		items = append(items, s.feedItems(sum)...)
+		sum.Text, sum.Verdicts, sum.Claims, sum.Editorial = "", "", nil, nil
+		sums[i] = sum
+	}
+	if err := errors.Join(models.Close(), keepModels(), claimLists.Close(), keepJS(), keepCSV()); err != nil {
+		return nil, nil, err
+	}
+	return sums, items, s.renderMethodology(out, examples)
+}
+
+// searchPages renders the compare page and, with search on, the search
+// page.
+func (s *Site) searchPages(out *memory) error {
 	cmp, err := s.Templates.ComparePage(render.HTMLPage{PageTitle: "Compare models · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", Search: s.Config.Search})
 	if err != nil {
 		return err
@@ -286,19 +324,7 @@ func (s *Site) sharedKey() (string, error) {
 	}
 	for _, e := range s.entries {
 		// The feeds list each page's corrections.
-		parts = append(parts, e.slug, corrections.Key(s.corrections[e.slug]), corrections.DatesKey(s.claimDates[e.slug]), string(e.rec.Summary), string(e.rec.Entry))
+		parts = append(parts, e.slug, corrections.Key(s.corrections[e.slug]), corrections.DatesKey(s.claimDates[e.slug]), e.listed)
 	}
 	return buildcache.Key(parts...), nil
-}
-
-// summaries decodes every model's summary, in content order, for the
-// files that list them.
-func (s *Site) summaries() ([]*Summary, error) {
-	out := make([]*Summary, len(s.entries))
-	for i, e := range s.entries {
-		if err := json.Unmarshal(e.rec.Summary, &out[i]); err != nil || out[i] == nil {
-			return nil, fmt.Errorf("summary of %s: %v", e.slug, err)
-		}
-	}
-	return out, nil
 }

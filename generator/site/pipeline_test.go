@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -257,5 +258,28 @@ func TestUnchangedPagesAreNotParsed(t *testing.T) {
 	sitetest.Edit(t, filepath.Join(root, "content/models/llama-3-1-8b.md"), "This is a dense model", "This is a dense model, edited")
 	if n := known(load(false)); n != 1 {
 		t.Errorf("llama's page edited: %d pages left unparsed, want 1", n)
+	}
+}
+
+// A site loaded with Options.Collect (every model computed in Load, none
+// looked up in the cache) renders the files a build does: its page records
+// are written under their keys too, for the shared files to read back.
+func TestCollectedSiteRendersTheSameFiles(t *testing.T) {
+	root := copySite(t)
+	want, err := loadSite(t, root, Options{}).Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := loadSite(t, root, Options{Collect: true}).Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d files, want %d", len(got), len(want))
+	}
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs", name)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"dossier/generator/claimlist"
 	"dossier/generator/claims"
 	"dossier/generator/content"
 	"dossier/generator/render"
@@ -25,7 +26,7 @@ type Summary struct {
 	Calibration []CalibrationPair `json:"calibration,omitempty"`
 	// Claims are the model's reviewed claims, for the site-wide claims
 	// lists and the methodology page's examples.
-	Claims []ClaimRecord `json:"claims,omitempty"`
+	Claims []claimlist.Record `json:"claims,omitempty"`
 	// Editorial are the page's corrections: entries, for the feed.
 	Editorial []content.Correction `json:"editorial,omitempty"`
 }
@@ -59,7 +60,7 @@ func (s *Site) summarize(m *Model) (*Summary, json.RawMessage, error) {
 		return nil, nil, fmt.Errorf("models.json entry of %s: %w", m.Page.Slug, err)
 	}
 	sum.Calibration = calibrationPairs(m)
-	sum.Claims = s.claimRecords(m)
+	sum.Claims = claimlist.Of(m.Snapshot.Model, m.Page.Title, s.Config.BaseURL+"models/"+m.Page.Slug+"/", &m.Content.Front, m.Reviews)
 	sum.Editorial = m.Content.Front.Corrections
 	sum.Row = s.row(m, sum)
 	return sum, entry, nil

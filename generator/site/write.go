@@ -1,14 +1,17 @@
 package site
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"sync"
 
 	"dossier/generator/buildcache"
 )
 
 // memory keeps rendered files; it is safe for concurrent use. With a
-// cache it stores each file as it comes and keeps only its sum.
+// cache it stores each file as it is written and keeps only its sum, so
+// that the largest shared files are never held whole.
 type memory struct {
 	mu    sync.Mutex
 	cache *buildcache.Cache
@@ -17,19 +20,45 @@ type memory struct {
 }
 
 func (m *memory) put(name string, b []byte) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.files == nil {
-		m.files, m.sums = map[string][]byte{}, map[string]string{}
+	w, keep := m.create(name)
+	if _, err := w.Write(b); err != nil {
+		return err
 	}
-	if _, dup := m.files[name]; dup || m.sums[name] != "" {
-		return fmt.Errorf("output path %q is written twice", name)
+	return keep()
+}
+
+// create starts the file name; keep, once it is written, keeps it, or
+// returns why it could not be written.
+func (m *memory) create(name string) (w io.Writer, keep func() error) {
+	var kept bytes.Buffer
+	var cached *buildcache.Writer
+	var err error
+	if w = &kept; m.cache != nil {
+		if cached, err = m.cache.Create(); err == nil {
+			w = cached
+		}
 	}
-	if m.cache == nil {
-		m.files[name] = b
+	return w, func() error {
+		var sum string
+		if err == nil && cached != nil {
+			sum, err = cached.Store()
+		}
+		if err != nil {
+			return err
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.files == nil {
+			m.files, m.sums = map[string][]byte{}, map[string]string{}
+		}
+		if _, dup := m.files[name]; dup || m.sums[name] != "" {
+			return fmt.Errorf("output path %q is written twice", name)
+		}
+		if cached == nil {
+			m.files[name] = kept.Bytes()
+		} else {
+			m.sums[name] = sum
+		}
 		return nil
 	}
-	sum, err := m.cache.Put(b)
-	m.sums[name] = sum
-	return err
 }
