@@ -11,6 +11,26 @@ import (
 	"dossier/generator/sizing"
 )
 
+// servingFamily is the input sizing.Compute takes for a family config
+// without a snapshot: its architecture and module tree, the serving
+// fixture's catalog, the test assumptions with a 2 GiB reserve per GPU
+// and the given layouts.
+func servingFamily(t *testing.T, cfg []byte, hardware ...string) sizing.Input {
+	t.Helper()
+	a, err := arch.Parse(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, anErr := sizing.AnalyticOf(cfg, nil)
+	cat, err := catalog.Load(filepath.Join(servingDir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sz := assumptions()
+	sz.ReservePerGPUBytes = 2 << 30
+	return sizing.Input{Model: "family", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: sz, Hardware: hardware, Catalog: cat}
+}
+
 // TestCompressedDecodeReadsByHand: a DeepSeek-V4-Flash decode step reads
 // only what its attention attends. On 8 × H200 (TP 8, the cache whole on
 // each rank) at batch 1, moving the context from 131,072 to 1,048,576
@@ -25,21 +45,10 @@ import (
 // Reading the whole cache instead (every ratio-4 row, and the compressor
 // state) makes the difference 1.23 ms rather than 0.25 ms.
 func TestCompressedDecodeReadsByHand(t *testing.T) {
-	cfg := familyConfig(t, "deepseek_v4/deepseek-ai__DeepSeek-V4-Flash.config.json")
-	a, err := arch.Parse(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	an, anErr := sizing.AnalyticOf(cfg, nil)
-	cat, err := catalog.Load(filepath.Join(servingDir, "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := servingFamily(t, familyConfig(t, "deepseek_v4/deepseek-ai__DeepSeek-V4-Flash.config.json"), "8xH200")
 	step := func(ctx int64) float64 {
-		sz := assumptions()
-		sz.ReservePerGPUBytes = 2 << 30
-		sz.Speed = config.Speed{MemoryEfficiency: 0.6, ComputeEfficiency: 0.5, InterconnectEfficiency: 0.8, PromptTokens: ctx}
-		s := sizing.Compute(sizing.Input{Model: "v4", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: sz, Hardware: []string{"8xH200"}, Catalog: cat})
+		in.Sizing.Speed = config.Speed{MemoryEfficiency: 0.6, ComputeEfficiency: 0.5, InterconnectEfficiency: 0.8, PromptTokens: ctx}
+		s := sizing.Compute(in)
 		if p := s.Get("serving.8xH200.placement"); p == nil || p.Value != "TP 8" {
 			t.Fatalf("placement %+v, want TP 8", p)
 		}
@@ -64,24 +73,12 @@ func TestCompressedDecodeReadsByHand(t *testing.T) {
 // rows, a ratio-4 layer ⌊t/4⌋ more and scores ⌊t/4⌋ indexer keys (whole
 // on each of the 8 ranks), a ratio-128 layer ⌊t/128⌋ more.
 func TestCompressedPrefillByHand(t *testing.T) {
-	cfg := familyConfig(t, "deepseek_v4/deepseek-ai__DeepSeek-V4-Flash.config.json")
-	a, err := arch.Parse(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	an, anErr := sizing.AnalyticOf(cfg, nil)
-	cat, err := catalog.Load(filepath.Join(servingDir, "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := servingFamily(t, familyConfig(t, "deepseek_v4/deepseek-ai__DeepSeek-V4-Flash.config.json"), "8xH200")
 	prefill := func(p int64) float64 {
-		sz := assumptions()
-		sz.ReservePerGPUBytes = 2 << 30
-		sz.Speed = config.Speed{MemoryEfficiency: 0.6, ComputeEfficiency: 0.5, InterconnectEfficiency: 0.8, PromptTokens: p}
-		s := sizing.Compute(sizing.Input{Model: "v4", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: sz, Hardware: []string{"8xH200"}, Catalog: cat})
-		return floatOf(t, s.Get("speed.8xH200.prefill_seconds"), "prefill")
+		in.Sizing.Speed = config.Speed{MemoryEfficiency: 0.6, ComputeEfficiency: 0.5, InterconnectEfficiency: 0.8, PromptTokens: p}
+		return floatOf(t, sizing.Compute(in).Get("speed.8xH200.prefill_seconds"), "prefill")
 	}
-	kv := a.Compressed
+	a, kv := in.Arch, in.Arch.Compressed
 	var n4, n128 int64
 	for _, r := range kv.Ratios {
 		switch r {

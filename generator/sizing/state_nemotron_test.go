@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"dossier/generator/arch"
-	"dossier/generator/catalog"
 	"dossier/generator/sizing"
 )
 
@@ -55,18 +53,7 @@ func TestStateSpaceStateByHand(t *testing.T) {
 	}
 
 	// At TP 8 each rank holds 8 of the 64 heads and 1 of the 8 groups.
-	a, err := arch.Parse(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	an, anErr := sizing.AnalyticOf(cfg, nil)
-	cat, err := catalog.Load(filepath.Join(servingDir, "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sz := assumptions()
-	sz.ReservePerGPUBytes = 2 << 30
-	sv := sizing.Compute(sizing.Input{Model: "nemotron", Arch: a, Analytic: an, AnalyticErr: anErr, Sizing: sz, Hardware: []string{"8xH100"}, Catalog: cat})
+	sv := sizing.Compute(servingFamily(t, cfg, "8xH100"))
 	perRank := int64(8*64*128*4 + 3*(8*64+2*1*128)*2)
 	if got := intOf(t, sv, "serving.8xH100.state_bytes_per_gpu_per_sequence"); got != 23*perRank {
 		t.Errorf("8xH100 state per GPU = %d, want %d", got, 23*perRank)
