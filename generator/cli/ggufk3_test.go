@@ -138,13 +138,7 @@ func TestK3PageRunItLocally(t *testing.T) {
 	t.Setenv("HF_TOKEN", syncToken)
 	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
 	root := newSite(t)
-	local, err := os.ReadFile("../localrun/testdata/local.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	withMachines(t, root)
 	dest := filepath.Join(t.TempDir(), "public")
 	if code, _, errs := run("--source", root, "build", "--destination", dest); code != 0 {
 		t.Fatalf("build before sync: %s", errs)
@@ -318,13 +312,7 @@ func TestK3LocalClaims(t *testing.T) {
 	t.Setenv("HF_TOKEN", syncToken)
 	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
 	root := newSite(t)
-	local, err := os.ReadFile("../localrun/testdata/local.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	withMachines(t, root)
 	// A frozen copy of the shipped speed model, so decode is timed by the fit.
 	for _, f := range []string{"speed.yaml", "speed_fit.yaml"} {
 		b, err := os.ReadFile("testdata/speed/" + f)
@@ -384,13 +372,7 @@ func TestLocalClaimKeysChecked(t *testing.T) {
 		"gguf.UD-Q1_0.census.Q5_X":                   "not a ggml type",
 	} {
 		root := newSite(t)
-		local, err := os.ReadFile("../localrun/testdata/local.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		withMachines(t, root)
 		claims := strings.Replace(k3LocalClaims, "local.UD-Q1_0.1xRTX4090@Workstation256.fits", bad, 1)
 		edit(t, filepath.Join(root, "content/models/kimi-k3.md"), "claims:\n", claims)
 		dest := filepath.Join(t.TempDir(), "public")
@@ -401,5 +383,19 @@ func TestLocalClaimKeysChecked(t *testing.T) {
 		if _, err := os.Stat(dest); err == nil {
 			t.Errorf("%s: the build wrote %s", bad, dest)
 		}
+	}
+}
+
+// withMachines gives the site at root the machine classes frozen in
+// generator/localrun/testdata/local.yaml (a copy of data/local.yaml whose
+// Macs are described in place, as the fixture catalog lacks some).
+func withMachines(t *testing.T, root string) {
+	t.Helper()
+	local, err := os.ReadFile("../localrun/testdata/local.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

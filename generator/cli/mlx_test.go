@@ -84,13 +84,7 @@ func TestMLXVariantOnThePage(t *testing.T) {
 	t.Setenv("HF_TOKEN", syncToken)
 	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
 	root := newSite(t)
-	local, err := os.ReadFile("../localrun/testdata/local.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "data", "local.yaml"), local, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	withMachines(t, root)
 	page := filepath.Join(root, "content/models/qwen3-30b-a3b.md")
 	edit(t, page, "---\ntitle:", "---\nvariants:\n  - {name: 4bit, repo: mlx-community/Toy-MoE-4bit, format: MLX, bytes: 1e6, source: \"a test listing\"}\ntitle:")
 	dest := filepath.Join(t.TempDir(), "public")
