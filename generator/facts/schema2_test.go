@@ -128,6 +128,45 @@ func TestTabulateFindsTheMatrices(t *testing.T) {
 	}
 }
 
+// TestRowKeys: a fact of a table links to its row, the key up to the
+// row; a fact outside the tables has no row.
+func TestRowKeys(t *testing.T) {
+	set := readV1(t)
+	tab := set.Tabulate()
+	rows := tab.RowKeys()
+	for k, want := range map[string]string{
+		"serving.8xH100.fits":     "serving.8xH100",
+		"fit.8xH100.at_rest":      "fit.8xH100",
+		"fit.min_gpus.H100":       "fit.min_gpus.H100",
+		"deploy.smallest_of.H100": "deploy.smallest_of.H100",
+	} {
+		if set.Get(k) == nil {
+			t.Fatalf("the fixture has no %s", k)
+		}
+		if got := rows[k]; got != want {
+			t.Errorf("%s: row %q, want %q", k, got, want)
+		}
+	}
+	for _, f := range tab.Singles {
+		if r, ok := rows[f.Key]; ok {
+			t.Errorf("%s is outside the tables but has the row %s", f.Key, r)
+		}
+	}
+	var cells int
+	for _, tb := range tab.Tables {
+		for i := range tb.Rows {
+			for _, c := range tb.Cells[i] {
+				if c != nil {
+					cells++
+				}
+			}
+		}
+	}
+	if len(rows) != cells {
+		t.Errorf("%d row keys for %d cells", len(rows), cells)
+	}
+}
+
 // TestSchema2Example: the example set (every kind of value, escapes,
 // unknowns) and a small matrix read back as schema 1 reads them back, with a NUL, braces and a unit of its own
 // round-trip.

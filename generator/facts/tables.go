@@ -51,6 +51,31 @@ func (c *Column) Key(prefix string) string {
 	return prefix + ".{row}." + c.Name
 }
 
+// RowKey is the key of row's facts up to the row: fit.8xH100 of
+// fit.8xH100.margin_bytes, or the whole key (fit.min_gpus.H100) in a table
+// whose row ends the key. The facts page anchors the row there.
+func (t *Table) RowKey(row string) string { return t.Prefix + "." + row }
+
+// RowKeys maps the key of every fact the tables hold to its row's key
+// (RowKey): where a link to the fact lands on the facts page.
+func (tab *Tabulated) RowKeys() map[string]string {
+	n := 0
+	for _, t := range tab.Tables {
+		n += len(t.Rows) * len(t.Columns)
+	}
+	rows := make(map[string]string, n)
+	for _, t := range tab.Tables {
+		for i, row := range t.Rows {
+			for _, cell := range t.Cells[i] {
+				if cell != nil {
+					rows[cell.Fact.Key] = t.RowKey(row)
+				}
+			}
+		}
+	}
+	return rows
+}
+
 // Cell is one fact of a table.
 type Cell struct {
 	Fact *Fact

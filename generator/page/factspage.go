@@ -58,7 +58,7 @@ func (m *Model) factMatrix(t *facts.Table) *render.FactMatrix {
 		}
 	}
 	for i, row := range t.Rows {
-		r := render.MatrixRow{Label: row, Cells: make([]render.MatrixCell, len(t.Columns))}
+		r := render.MatrixRow{ID: t.RowKey(row), Label: row, Cells: make([]render.MatrixCell, len(t.Columns))}
 		for j, c := range t.Columns {
 			cell := t.Cells[i][j]
 			if cell == nil {
@@ -82,7 +82,7 @@ func (m *Model) factMatrix(t *facts.Table) *render.FactMatrix {
 			if cell.OwnSources && len(f.Sources) > 0 {
 				parts = append(parts, "from "+m.sourcesCell(f.Sources))
 			}
-			r.Cells[j] = render.MatrixCell{ID: f.Key, Value: f.Display, Note: strings.Join(parts, "; ")}
+			r.Cells[j] = render.MatrixCell{Key: f.Key, Value: f.Display, Note: strings.Join(parts, "; ")}
 		}
 		fm.Rows = append(fm.Rows, r)
 	}

@@ -20,11 +20,11 @@ const placeholder = "dossier-direct-table-"
 // end after it) with Table.html instead of letting goldmark parse it back:
 // on a dossier the tables are most of goldmark's work. A table
 // Table.html cannot write as goldmark does is left to goldmark.
-func convert(gm goldmark.Markdown, md []byte, tables []PrintedTable, factsPage string) (template.HTML, error) {
+func convert(gm goldmark.Markdown, md []byte, tables []PrintedTable, facts FactsTarget) (template.HTML, error) {
 	if len(tables) == 0 {
 		return ToHTML(gm, md)
 	}
-	in, direct := swapTables(md, tables, factsPage)
+	in, direct := swapTables(md, tables, facts.Page)
 	if len(direct) == 0 {
 		return ToHTML(gm, md)
 	}
@@ -34,7 +34,7 @@ func convert(gm goldmark.Markdown, md []byte, tables []PrintedTable, factsPage s
 	}
 	html := make([]string, len(direct))
 	for i, t := range direct {
-		html[i] = t.Table.html(factsPage)
+		html[i] = t.Table.html(facts)
 	}
 	out, ok := fillPlaceholders(string(converted), html)
 	if !ok {

@@ -62,19 +62,28 @@ func dossierTables() []*Table {
 
 func TestDirectTablesAreGoldmarks(t *testing.T) {
 	tables := dossierTables()
-	for _, factsPage := range []string{"facts.html", ""} {
+	// A fact printed in a matrix of the facts page links to its row.
+	rows := map[string]string{"k.long": "k"}
+	for _, target := range []FactsTarget{{Page: "facts.html"}, {Page: "facts.html", Rows: rows}, {}} {
 		for _, between := range []string{"\n", "\n\n\n"} {
 			md, pts := printed(tables, between)
-			gm := NewDossierMarkdown(nil, factsPage)
-			if factsPage == "" {
+			gm := NewDossierMarkdown(nil, target)
+			if target.Page == "" {
 				gm = NewMarkdown(nil)
 			}
-			if d := goldmarkDiff(t, gm, md, pts, factsPage); d != "" {
-				t.Errorf("facts page %q: %s", factsPage, d)
+			if d := goldmarkDiff(t, gm, md, pts, target); d != "" {
+				t.Errorf("facts %+v: %s", target, d)
 			}
 			// The test means nothing if goldmark converted the tables.
-			if _, direct := swapTables(md, pts, factsPage); len(direct) != len(tables) {
-				t.Errorf("facts page %q: %d of %d tables written directly", factsPage, len(direct), len(tables))
+			if _, direct := swapTables(md, pts, target.Page); len(direct) != len(tables) {
+				t.Errorf("facts %+v: %d of %d tables written directly", target, len(direct), len(tables))
+			}
+			html, err := convert(gm, md, pts, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if target.Rows != nil && !strings.Contains(string(html), `href="facts.html#k" title="k.long"`) {
+				t.Errorf("facts %+v: no link to k.long's row in\n%s", target, html)
 			}
 		}
 	}
@@ -107,7 +116,7 @@ func TestDirectTablesFallBack(t *testing.T) {
 			pts = append(pts, PrintedTable{Table: tb, Markdown: tb.Markdown()})
 		}
 		md := []byte(c.md)
-		if d := goldmarkDiff(t, NewDossierMarkdown(nil, "facts.html"), md, pts, "facts.html"); d != "" {
+		if d := goldmarkDiff(t, NewDossierMarkdown(nil, FactsTarget{Page: "facts.html"}), md, pts, FactsTarget{Page: "facts.html"}); d != "" {
 			t.Errorf("%s: %s", name, d)
 		}
 		if _, direct := swapTables(md, pts, "facts.html"); len(direct) != c.direct {
@@ -118,13 +127,13 @@ func TestDirectTablesFallBack(t *testing.T) {
 
 // goldmarkDiff converts md both ways, with gm whole and with its printed
 // tables written directly, and returns where they differ ("" for nowhere).
-func goldmarkDiff(t *testing.T, gm goldmark.Markdown, md []byte, pts []PrintedTable, factsPage string) string {
+func goldmarkDiff(t *testing.T, gm goldmark.Markdown, md []byte, pts []PrintedTable, facts FactsTarget) string {
 	t.Helper()
 	want, err := ToHTML(gm, md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := convert(gm, md, pts, factsPage)
+	got, err := convert(gm, md, pts, facts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +152,7 @@ func FuzzDirectTables(f *testing.F) {
 			{Header: []string{AnchorHeader, text, "x"}, Rows: [][]string{{Code(key), text, text}}},
 		}
 		md, pts := printed(tables, "\n")
-		if d := goldmarkDiff(t, NewDossierMarkdown(nil, "facts.html"), md, pts, "facts.html"); d != "" {
+		if d := goldmarkDiff(t, NewDossierMarkdown(nil, FactsTarget{Page: "facts.html"}), md, pts, FactsTarget{Page: "facts.html"}); d != "" {
 			t.Errorf("%q, key %q: %s", text, key, d)
 		}
 	})

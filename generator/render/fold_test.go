@@ -15,7 +15,7 @@ func TestFoldedTable(t *testing.T) {
 	for name, gm := range map[string]func() (string, error){
 		"markdown": func() (string, error) { h, err := ToHTML(NewMarkdown(nil), []byte(md)); return string(h), err },
 		"dossier": func() (string, error) {
-			h, err := convert(NewDossierMarkdown(nil, "facts.html"), []byte(md), []PrintedTable{{Table: tb, Markdown: tb.Markdown()}}, "facts.html")
+			h, err := convert(NewDossierMarkdown(nil, FactsTarget{Page: "facts.html"}), []byte(md), []PrintedTable{{Table: tb, Markdown: tb.Markdown()}}, FactsTarget{Page: "facts.html"})
 			return string(h), err
 		},
 	} {

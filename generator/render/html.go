@@ -31,13 +31,13 @@ func NewMarkdown(charts map[string]string) goldmark.Markdown {
 // NewDossierMarkdown is NewMarkdown for a dossier page read in a browser,
 // with heading attributes for the template's anchors ({#answer}) but only
 // the id kept (headingAttrAllowlist):
-// fact keys leave the tables for links into factsPage (the key shows on
+// fact keys leave the tables for links into the facts page (the key shows on
 // hover), and a table of contents follows the answer box.
-func NewDossierMarkdown(charts map[string]string, factsPage string) goldmark.Markdown {
+func NewDossierMarkdown(charts map[string]string, facts FactsTarget) goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithHeadingAttribute(),
-			parser.WithASTTransformers(util.Prioritized(folds{}, 10), util.Prioritized(headingAttrAllowlist{}, 50), util.Prioritized(rowAnchors{}, 100), util.Prioritized(factLinks{page: factsPage}, 110),
+			parser.WithASTTransformers(util.Prioritized(folds{}, 10), util.Prioritized(headingAttrAllowlist{}, 50), util.Prioritized(rowAnchors{}, 100), util.Prioritized(factLinks{target: facts}, 110),
 				util.Prioritized(tableOfContents{}, 120))),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1),
 			util.Prioritized(contentsRenderer{}, 1), util.Prioritized(detailsRenderer{}, 1))),

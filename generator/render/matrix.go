@@ -4,9 +4,10 @@ import "strings"
 
 // FactMatrix is a table of facts that share their columns, one row per
 // layout or accelerator: what each column is, how it is derived and from
-// what is stated once above it (Notes), and each cell holds one fact, its
-// id the fact's key so a dossier's links land on it. It is written
-// straight to HTML, after the page's other tables.
+// what is stated once above it (Notes), and each cell holds one fact. A
+// row's id is its facts' key up to the row, where a dossier's links to
+// them land (FactsTarget). It is written straight to HTML, after the
+// page's other tables.
 type FactMatrix struct {
 	Title  string   // text, e.g. serving.{row}.…
 	Notes  []string // text, one per column: unit, rules, sources
@@ -16,13 +17,14 @@ type FactMatrix struct {
 
 // MatrixRow is one row of a FactMatrix.
 type MatrixRow struct {
+	ID    string // the facts' key up to the row: fit.8xH100, fit.min_gpus.H100
 	Label string
 	Cells []MatrixCell // one per column after the label; a zero cell is empty
 }
 
 // MatrixCell is one fact of a FactMatrix.
 type MatrixCell struct {
-	ID    string // the fact key; "" for an empty cell
+	Key   string // the fact key; "" for an empty cell
 	Value string // text
 	Note  string // text under the value: the row's numbers of the rule, or its own derivation
 }
@@ -47,21 +49,21 @@ func (m *FactMatrix) writeHTML(b *strings.Builder) {
 	b.WriteString("</tr>\n</thead>\n<tbody>\n")
 	for _, r := range m.Rows {
 		// A row on one line: a K3-scale page has thousands of cells.
-		b.WriteString("<tr><th scope=\"row\">")
+		b.WriteString("<tr")
+		if validAnchor(r.ID) {
+			b.WriteString(` id="`)
+			b.WriteString(r.ID)
+			b.WriteByte('"')
+		}
+		b.WriteString("><th scope=\"row\">")
 		writeCellText(b, r.Label)
 		b.WriteString("</th>")
 		for _, c := range r.Cells {
-			if c.ID == "" {
+			if c.Key == "" {
 				b.WriteString("<td></td>")
 				continue
 			}
-			b.WriteString("<td")
-			if validAnchor(c.ID) {
-				b.WriteString(` id="`)
-				b.WriteString(c.ID)
-				b.WriteByte('"')
-			}
-			b.WriteByte('>')
+			b.WriteString("<td>")
 			writeCellText(b, c.Value)
 			if c.Note != "" {
 				b.WriteString("<br><small>")

@@ -21,9 +21,27 @@ const FactHeader = "fact"
 // second column is the value.
 var valueHeaders = map[string]bool{"value": true, "answer": true, "derived here": true, "parameters": true}
 
+// FactsTarget is where a dossier's fact links land: Page is the facts
+// appendix, relative to the dossier ("facts.html"), and Rows maps the key
+// of a fact printed in one of its matrices to the anchor of that fact's
+// row (fit.8xH100.margin_bytes → fit.8xH100). A matrix anchors rows, not
+// cells: an id per cell was a fifth of the appendix's bytes.
+type FactsTarget struct {
+	Page string
+	Rows map[string]string
+}
+
+// href is the link to the fact key.
+func (ft FactsTarget) href(key string) string {
+	if row, ok := ft.Rows[key]; ok {
+		key = row
+	}
+	return ft.Page + "#" + key
+}
+
 // factLinks moves fact keys out of the visible HTML tables.
 type factLinks struct {
-	page string // the facts appendix, relative to the page: "facts.html"
+	target FactsTarget
 }
 
 func (fl factLinks) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
@@ -64,7 +82,7 @@ func (fl factLinks) Transform(doc *ast.Document, reader text.Reader, _ parser.Co
 				continue
 			}
 			link := ast.NewLink()
-			link.Destination = []byte(fl.page + "#" + key)
+			link.Destination = []byte(fl.target.href(key))
 			link.Title = []byte(key)
 			for c := cell.FirstChild(); c != nil; {
 				next := c.NextSibling()

@@ -54,7 +54,7 @@ func TestDossierHTMLMovesKeysOutOfTables(t *testing.T) {
 		(&Table{Header: []string{AnchorHeader, "layout", "verdict"}, Rows: [][]string{{Code("fit-8xB200"), "8 × B200", "fits"}}}).Markdown() +
 		"\n## Bytes\n\n" +
 		(&Table{Header: []string{"", "value", "how", FactHeader}, Rows: [][]string{{"tensor bytes", "4.2 MB", "sum", Code("bytes.tensors")}}}).Markdown()
-	html, err := ToHTML(NewDossierMarkdown(nil, "facts.html"), []byte(md))
+	html, err := ToHTML(NewDossierMarkdown(nil, FactsTarget{Page: "facts.html"}), []byte(md))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,15 +15,15 @@ import (
 // table of over a thousand rows, which it would be wasteful to write as
 // Markdown only for goldmark to parse it back.
 // TestTableHTMLIsGoldmarks holds it to the converted Markdown.
-func (t *Table) HTML() string { return t.html("") }
+func (t *Table) HTML() string { return t.html(FactsTarget{}) }
 
-// html is HTML for a dossier page whose facts appendix is factsPage:
+// html is HTML for a dossier page whose facts appendix is facts.Page:
 // there, as factLinks does, a table whose last column is FactHeader drops
 // that column and links each row's value to the fact it names.
-func (t *Table) html(factsPage string) string {
+func (t *Table) html(facts FactsTarget) string {
 	var b strings.Builder
 	b.Grow(t.htmlSize())
-	t.writeHTML(&b, factsPage)
+	t.writeHTML(&b, facts)
 	return b.String()
 }
 
@@ -40,12 +40,12 @@ func (t *Table) htmlSize() int {
 	return size
 }
 
-// writeHTML writes html(factsPage) to b.
-func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
+// writeHTML writes html(facts) to b.
+func (t *Table) writeHTML(b *strings.Builder, facts FactsTarget) {
 	if len(t.Rows) == 0 {
 		return
 	}
-	w := t.newHTMLWriter(b, factsPage)
+	w := t.newHTMLWriter(b, facts)
 	b.WriteString("<table>\n<thead>\n<tr>\n")
 	for i := w.first; i < len(t.Header); i++ {
 		if i != w.factCol {
@@ -63,7 +63,7 @@ func (t *Table) writeHTML(b *strings.Builder, factsPage string) {
 type htmlWriter struct {
 	t                 *Table
 	b                 *strings.Builder
-	factsPage         string
+	facts             FactsTarget
 	anchored          bool
 	first             int
 	factCol, valueCol int
@@ -74,13 +74,13 @@ type htmlWriter struct {
 	written map[string][2]int
 }
 
-func (t *Table) newHTMLWriter(b *strings.Builder, factsPage string) *htmlWriter {
-	w := &htmlWriter{t: t, b: b, factsPage: factsPage}
+func (t *Table) newHTMLWriter(b *strings.Builder, facts FactsTarget) *htmlWriter {
+	w := &htmlWriter{t: t, b: b, facts: facts}
 	w.anchored = len(t.Header) > 0 && t.Header[0] == AnchorHeader
 	if w.anchored {
 		w.first = 1
 	}
-	w.factCol, w.valueCol = t.factColumns(w.first, factsPage)
+	w.factCol, w.valueCol = t.factColumns(w.first, facts.Page)
 	if len(t.Rows) >= memoRows {
 		w.written = make(map[string][2]int, len(t.Rows))
 	}
@@ -114,7 +114,7 @@ func (w *htmlWriter) cell(tag string, i int, text, fact string) {
 	}
 	b.WriteByte('>')
 	if fact != "" {
-		b.WriteString(`<a href="` + w.factsPage + "#" + fact + `" title="` + fact + `">`)
+		b.WriteString(`<a href="` + w.facts.href(fact) + `" title="` + fact + `">`)
 	}
 	w.content(text)
 	if fact != "" {

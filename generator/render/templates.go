@@ -204,8 +204,11 @@ type HTMLPage struct {
 	MarkdownURL string
 	FactsURL    string
 	// FactsPage is the facts appendix a dossier's values link to; set, the
-	// page is converted as a dossier (see NewDossierMarkdown).
+	// page is converted as a dossier (see NewDossierMarkdown). FactRows
+	// maps the facts the appendix prints in its matrices to their rows'
+	// anchors (FactsTarget).
 	FactsPage string
+	FactRows  map[string]string
 	Search    bool // link the search page (Pagefind runs after the build)
 	// Table follows the converted Markdown, written straight to HTML:
 	// a table too large to round-trip through Markdown (see Table.HTML).
@@ -223,7 +226,7 @@ type HTMLPage struct {
 // HTML converts the Markdown page md, inlining its charts, and wraps it in
 // the base layout.
 func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte, error) {
-	body, err := convert(markdownFor(p, charts), md, p.Tables, p.FactsPage)
+	body, err := convert(markdownFor(p, charts), md, p.Tables, FactsTarget{Page: p.FactsPage, Rows: p.FactRows})
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +237,7 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 		var b strings.Builder
 		b.Grow(len(body) + p.Table.htmlSize())
 		b.WriteString(string(body))
-		p.Table.writeHTML(&b, "")
+		p.Table.writeHTML(&b, FactsTarget{})
 		for _, m := range p.Matrices {
 			m.writeHTML(&b)
 		}
@@ -250,7 +253,7 @@ func markdownFor(p HTMLPage, charts map[string]Chart) goldmark.Markdown {
 		svgs[c.File] = c.SVG
 	}
 	if p.FactsPage != "" {
-		return NewDossierMarkdown(svgs, p.FactsPage)
+		return NewDossierMarkdown(svgs, FactsTarget{Page: p.FactsPage, Rows: p.FactRows})
 	}
 	return NewMarkdown(svgs)
 }

@@ -584,16 +584,17 @@ func (s *Site) renderModel(m *Model) (map[string][]byte, error) {
 	if log := corrections.Markdown(s.corrections[m.Page.Slug], m.Content.Front.Corrections); log != "" {
 		withLog = append(append(bytes.Clone(md), '\n'), log...)
 	}
+	// facts.json and the facts page lay the facts out alike, and the
+	// page's links land on the facts page's rows.
+	tab := m.Facts.Tabulate()
 	html, err := s.Templates.HTML(withLog, render.HTMLPage{
 		PageTitle: m.Page.Title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../../",
-		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", Search: s.Config.Search, Tables: tables,
+		MarkdownURL: "index.md", FactsURL: "facts.json", FactsPage: "facts.html", FactRows: tab.RowKeys(), Search: s.Config.Search, Tables: tables,
 		JSONLD: claimReviews(m, s.Config.BaseURL+dir, s.Config, s.claimDates[m.Page.Slug]),
 	}, m.Page.Charts)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", m.Content.Path, err)
 	}
-	// facts.json and the facts page lay the facts out alike.
-	tab := m.Facts.Tabulate()
 	fj, err := factsJSON(m, tab)
 	if err != nil {
 		return nil, err
