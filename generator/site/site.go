@@ -535,20 +535,24 @@ func FactsJSON(m *Model) ([]byte, error) { return factsJSON(m, m.Facts.Tabulate(
 
 // factsJSON is FactsJSON with the facts already tabulated.
 func factsJSON(m *Model, tab *facts.Tabulated) ([]byte, error) {
-	const indent = "  "
 	b := append(make([]byte, 0, 400*m.Facts.Len()+64<<10), "{\n"...)
 	for i, v := range []any{facts.Schema, m.Snapshot.Model, m.Snapshot.Revision, m.Snapshot.Fetched, m.Facts, claimsJSON(m.Reviews), measurementsJSON(m.Content)} {
 		if i > 0 {
 			b = append(b, ",\n"...)
 		}
 		name := factsDocFields[i]
-		b = append(b, indent+`"`+name+`": `...)
+		b = append(b, `"`+name+`":`...)
 		var err error
-		if _, ok := v.(*facts.Set); ok {
-			b, err = tab.AppendJSON(b, indent, indent)
-		} else {
+		switch v := v.(type) {
+		case *facts.Set:
+			b, err = tab.AppendJSON(b, "", "")
+		case []claimJSON:
+			b, err = appendJSONLines(b, v)
+		case []measurementJSON:
+			b, err = appendJSONLines(b, v)
+		default:
 			var vb []byte
-			vb, err = json.MarshalIndent(v, indent, indent)
+			vb, err = json.Marshal(v)
 			b = append(b, vb...)
 		}
 		if err != nil {
@@ -556,6 +560,26 @@ func factsJSON(m *Model, tab *facts.Tabulated) ([]byte, error) {
 		}
 	}
 	return append(b, "\n}\n"...), nil
+}
+
+// appendJSONLines appends items as a JSON array, one item per line, as
+// facts.json writes its facts: a review diff shows the claims that changed.
+func appendJSONLines[T any](b []byte, items []T) ([]byte, error) {
+	b = append(b, '[')
+	for i, item := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		ib, err := json.Marshal(item)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, '\n'), ib...)
+	}
+	if len(items) > 0 {
+		b = append(b, '\n')
+	}
+	return append(b, ']'), nil
 }
 
 // factsDocFields are factsDoc's JSON names, in order.

@@ -443,7 +443,7 @@ func TestIncrementalBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameOutput(t, "after changing K3's snapshot", dest, full)
-	if !strings.Contains(snapshotDir(t, dest)["models/kimi-k3/facts.json"], `"generated": "2026-08-07"`) {
+	if !strings.Contains(snapshotDir(t, dest)["models/kimi-k3/facts.json"], `"generated":"2026-08-07"`) {
 		t.Error("K3's facts were not recomputed from the new snapshot")
 	}
 }
@@ -606,7 +606,7 @@ func TestFactsJSONIsTheDocument(t *testing.T) {
 		if d := facts.FirstDifference(m.Facts, &back); d != "" {
 			t.Errorf("%s: the facts read back differ: %s", m.Page.Slug, d)
 		}
-		if !bytes.HasPrefix(got, []byte("{\n  \"schema\": 2,\n")) || !bytes.HasSuffix(got, []byte("\n}\n")) {
+		if !bytes.HasPrefix(got, []byte("{\n\"schema\":2,\n")) || !bytes.HasSuffix(got, []byte("\n}\n")) {
 			t.Errorf("%s: the file does not open with its schema or end with a newline", m.Page.Slug)
 		}
 	}
