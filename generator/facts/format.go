@@ -254,3 +254,11 @@ func RoundSig(x float64, n int) float64 {
 	p := math.Pow(10, k)
 	return math.Round(x*p) / p
 }
+
+// Count is n and a noun, plural unless n is 1: "1 part", "29 parts".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -640,12 +641,30 @@ func (m *Model) sources() *render.Table {
 	t := &render.Table{Header: []string{"source", "facts"}, Align: []render.Align{render.Left, render.Right}}
 	// Counted in key order, which walks a slice rather than the set's
 	// map; the table is sorted below.
+	// The parts of the hardware catalog and the price lists are counted
+	// as two inputs, as the inputs page lists them: a row per part
+	// repeated the catalog on every page. A fact counts once per input.
 	count := map[string]int{}
+	parts, lists := map[string]bool{}, map[string]bool{}
+	var cited []string
 	for f := range m.Facts.All() {
+		cited = cited[:0]
 		for _, s := range f.Sources {
 			// A fact citing another of the page's facts rests on that
 			// fact's inputs, which are counted where it cites them.
-			if m.Facts.Get(s) == nil {
+			if m.Facts.Get(s) != nil {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(s, hardwarePrefix):
+				parts[s] = true
+				s = hardwarePrefix
+			case strings.HasPrefix(s, catalog.PriceSourcePrefix):
+				lists[s] = true
+				s = catalog.PriceSourcePrefix
+			}
+			if !slices.Contains(cited, s) {
+				cited = append(cited, s)
 				count[s]++
 			}
 		}
@@ -653,7 +672,14 @@ func (m *Model) sources() *render.Table {
 	type source struct{ id, name string }
 	srcs := make([]source, 0, len(count))
 	for s := range count {
-		srcs = append(srcs, source{s, SourceName(s)})
+		name := SourceName(s)
+		switch s {
+		case hardwarePrefix:
+			name = fmt.Sprintf("the hardware catalog (%s)", facts.Count(len(parts), "part"))
+		case catalog.PriceSourcePrefix:
+			name = fmt.Sprintf("the price lists (%s)", facts.Count(len(lists), "source"))
+		}
+		srcs = append(srcs, source{s, name})
 	}
 	// In the order a reader scans them: by name.
 	sort.Slice(srcs, func(i, j int) bool {
@@ -674,6 +700,9 @@ func rowsOf(rows [][3]string) [][]string {
 	return out
 }
 
+// hardwarePrefix begins the source id of a part of the hardware catalog.
+const hardwarePrefix = "catalog:hardware.yaml#"
+
 // sourceNames say in words what a fact's source id points at.
 var sourceNames = []struct{ prefix, name string }{
 	{"hub:census", "the Hub's dtype census"},
@@ -683,7 +712,7 @@ var sourceNames = []struct{ prefix, name string }{
 	{"hub:", "the Hub"},
 	{"config.json", "config.json"},
 	{"hf_quant_config.json", "hf_quant_config.json"},
-	{"catalog:hardware.yaml#", "hardware catalog: "},
+	{hardwarePrefix, "hardware catalog: "},
 	{"catalog:software.yaml", "software windows"},
 	{"pricing:", "price list: "},
 	{"site:hugo-like.yaml", "the site's sizing settings"},

@@ -46,17 +46,20 @@ func TestSourceName(t *testing.T) {
 }
 
 // TestSourcesCountInputsOnly: the sources table counts the inputs facts
-// rest on; a fact cited as a source by another is not an input.
+// rest on; a fact cited as a source by another is not an input; the parts
+// of the hardware catalog and the price lists count as one input each, a
+// fact once however many parts it cites.
 func TestSourcesCountInputsOnly(t *testing.T) {
 	s := facts.NewSet()
 	s.Add(facts.Fact{Key: "speed.1xH100.decode_tokens_per_second", Value: 100.0, Unit: facts.UnitTokensPerSec, Sources: []string{"config.json", "catalog:hardware.yaml#H100"}})
 	s.Add(facts.Fact{Key: "cost.1xH100.usd_per_million_output_tokens", Value: 7.0, Unit: facts.UnitUSD, Sources: []string{"pricing:RunPod 2026-09-25", "speed.1xH100.decode_tokens_per_second"}})
 	s.Add(facts.Fact{Key: "params.total", Value: int64(8e9), Unit: facts.UnitParams, Sources: []string{"config.json"}})
+	s.Add(facts.Fact{Key: "fit.min_gpus.B200", Value: int64(1), Unit: facts.UnitCount, Sources: []string{"catalog:hardware.yaml#B200", "catalog:hardware.yaml#H100"}})
 	got := map[string]string{}
 	for _, r := range (&Model{Facts: s}).sources().Rows {
 		got[r[0]] = r[1]
 	}
-	want := map[string]string{SourceName("config.json"): "2", SourceName("catalog:hardware.yaml#H100"): "1", SourceName("pricing:RunPod 2026-09-25"): "1"}
+	want := map[string]string{SourceName("config.json"): "2", "the hardware catalog (2 parts)": "2", "the price lists (1 source)": "1"}
 	if len(got) != len(want) {
 		t.Errorf("sources table %v, want %v", got, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"dossier/generator/facts"
 	"dossier/generator/render"
 )
 
@@ -101,7 +102,7 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	s := r.Summary
 	inputs := "input files not compared (the base is a directory, not a git ref)"
 	if s.InputsKnown {
-		inputs = plural(len(s.InputsChanged), "input file") + " changed"
+		inputs = facts.Count(len(s.InputsChanged), "input file") + " changed"
 	}
 	if r.Empty() {
 		fmt.Fprintf(b, "no changes: %s; no fact, verdict or model moved.\n", inputs)
@@ -114,7 +115,7 @@ func (r *Report) writeSummary(b *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(b, "**%s → %s of %d affected → %s flipped.**\n\n", inputs,
-		plural(len(s.ModelsAffected), "model"), s.ModelsTotal, plural(len(s.VerdictsFlip), "verdict"))
+		facts.Count(len(s.ModelsAffected), "model"), s.ModelsTotal, facts.Count(len(s.VerdictsFlip), "verdict"))
 	if len(s.InputsChanged) > 0 {
 		b.WriteString("- Inputs: " + strings.Join(codeEach(s.InputsChanged), ", ") + "\n")
 	}
@@ -148,13 +149,6 @@ func EffectText(es []Effect) string {
 		parts[i] = fmt.Sprintf("%s %s → %s", e.What, e.Old.Shown(), e.New.Shown())
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 func codeEach(xs []string) []string {

@@ -179,7 +179,7 @@ func (l *LayoutSwitch) Sentence() string {
 	case len(l.From) > 0:
 		s += " instead of " + strings.Join(l.From, ", ")
 	}
-	return s + " (" + plural(l.Facts, "fact") + ")"
+	return s + " (" + facts.Count(l.Facts, "fact") + ")"
 }
 
 // ClaimChange is a claim whose verdict flipped or that gained tells.

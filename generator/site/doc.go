@@ -35,7 +35,8 @@
 //     published-page rules, unarchived sources) and its snapshot's date.
 //     Inputs: those of the page stage.
 //   - shared: the files that list the models (index, list pages, feeds,
-//     models.json, calibration, compare and search pages) and the assets.
+//     models.json, calibration, inputs, compare and search pages) and the
+//     assets.
 //     Inputs: everything a page depends on but the page and snapshot, the
 //     index page, and every published model's summary and entry in order.
 //

@@ -224,6 +224,9 @@ func (s *Site) sharedFiles(out *memory) error {
 	if err := s.renderCalibration(out, sums); err != nil {
 		return err
 	}
+	if err := s.renderInputs(out); err != nil {
+		return err
+	}
 	if err := s.searchPages(out); err != nil {
 		return err
 	}

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -393,17 +391,11 @@ func addPublished(set *facts.Set, p *content.Page) {
 // describes. With freshness.maxAgeDays and freshness.today set, a date older
 // than the limit is flagged stale (the build never reads the clock).
 func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site) [][3]string {
-	asOf := func(date string) string {
-		if s := staleness(cfg, date); s != "" {
-			return date + " — " + s
-		}
-		return date
-	}
 	at := "@" + snap.Revision
 	if snap.Revision == "" {
 		at = " (revision not recorded: " + snap.RevisionNote + ")"
 	}
-	fetched := asOf(snap.Fetched)
+	fetched := asOf(cfg, snap.Fetched)
 	out := [][3]string{
 		{"snapshot", fmt.Sprintf("%s%s: %s", snap.Model, at, snap.Source), fetched},
 	}
@@ -418,16 +410,7 @@ func provenance(snap *snapshot.Snapshot, cat *catalog.Catalog, cfg *config.Site)
 		out = append(out, [3]string{"hub:headers", snap.Header.Source, fetched})
 	}
 	out = append(out, [3]string{"config.json", snap.ConfigSource, fetched})
-	ids := slices.Sorted(maps.Keys(cat.Accelerators))
-	for _, id := range ids {
-		a := cat.Accelerators[id]
-		out = append(out, [3]string{"catalog:hardware.yaml#" + id, fmt.Sprintf("%s, %s: %s", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source), asOf(a.AsOf)})
-	}
-	for _, ps := range cat.PriceSources() {
-		out = append(out, [3]string{ps.Key, ps.Source, asOf(ps.AsOf)})
-	}
-	out = append(out, [3]string{"site:hugo-like.yaml", "sizing assumptions: " + cfg.Sizing.DownloadSource, ""})
-	return out
+	return append(out, sharedRow(cat, cfg))
 }
 
 // staleness says how far past the freshness limit date is, or "".

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -466,6 +467,15 @@ func TestPagesFlagStaleData(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dest, "models/kimi-k3/index.md"))
 	if !strings.Contains(string(md), "2026-08-06 — stale: 118 days old, limit 30") {
 		t.Error("the K3 page does not flag its 2026-08-06 data as stale on 2026-12-02")
+	}
+	// The shared inputs are flagged on the inputs page, and counted on
+	// the dossier's row that names them.
+	inputs, _ := os.ReadFile(filepath.Join(dest, InputsPath, "index.md"))
+	if !strings.Contains(string(inputs), "2026-08-06 — stale: 118 days old, limit 30") {
+		t.Error("the inputs page does not flag an input of 2026-08-06 as stale on 2026-12-02")
+	}
+	if !regexp.MustCompile(`\| the site's shared inputs \| [^|]+ \| 2026-08-06 to 2026-12-02 — [1-9][0-9]* stale \|`).Match(md) {
+		t.Error("K3's row for the shared inputs does not count the stale ones")
 	}
 	// The shipped configuration sets no limit: nothing is flagged.
 	shipped := filepath.Join(t.TempDir(), "public")

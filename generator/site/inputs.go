@@ -1,0 +1,109 @@
+package site
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"dossier/generator/catalog"
+	"dossier/generator/config"
+	"dossier/generator/facts"
+	"dossier/generator/render"
+)
+
+// InputsPath is the page listing the inputs every dossier shares.
+const InputsPath = "inputs/"
+
+// catalogInputs are the inputs every dossier rests on, as provenance rows
+// (source id, where it came from, as of): one per part of the hardware
+// catalog, one per price source, and the sizing settings. They are listed
+// once, on the inputs page; a dossier names them in one row (sharedRow),
+// as the same forty rows on every page were a tenth of its Markdown.
+func catalogInputs(cat *catalog.Catalog, cfg *config.Site) (parts, prices [][3]string, settings [3]string) {
+	for _, id := range slices.Sorted(maps.Keys(cat.Accelerators)) {
+		a := cat.Accelerators[id]
+		where := fmt.Sprintf("%s, %s: %s", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source)
+		if a.MemorySource != "" && a.MemorySource != a.Source {
+			where += "; memory as the device reports it: " + a.MemorySource
+		}
+		parts = append(parts, [3]string{"catalog:hardware.yaml#" + id, where, asOf(cfg, a.AsOf)})
+	}
+	for _, ps := range cat.PriceSources() {
+		prices = append(prices, [3]string{ps.Key, ps.Source, asOf(cfg, ps.AsOf)})
+	}
+	return parts, prices, [3]string{"site:hugo-like.yaml", "sizing assumptions: " + cfg.Sizing.DownloadSource, ""}
+}
+
+// sharedRow is a dossier's one provenance row for the shared inputs: how
+// many there are, where they are listed (the page's template links it),
+// and the span of their dates with how many are past the freshness limit.
+func sharedRow(cat *catalog.Catalog, cfg *config.Site) [3]string {
+	parts, prices, _ := catalogInputs(cat, cfg)
+	var dates []string
+	stale := 0
+	for _, r := range slices.Concat(parts, prices) {
+		date, flag, _ := strings.Cut(r[2], " — ")
+		if date != "" {
+			dates = append(dates, date)
+		}
+		if flag != "" {
+			stale++
+		}
+	}
+	span := ""
+	if len(dates) > 0 {
+		slices.Sort(dates)
+		span = dates[0]
+		if last := dates[len(dates)-1]; last != span {
+			span += " to " + last
+		}
+	}
+	if stale > 0 {
+		span += fmt.Sprintf(" — %d stale", stale)
+	}
+	where := fmt.Sprintf("the hardware catalog (%s), %s and the sizing settings (the inputs page lists each with its source and date)", facts.Count(len(parts), "part"), facts.Count(len(prices), "price source"))
+	return [3]string{"the site's shared inputs", where, span}
+}
+
+// asOf is date with its staleness, if any.
+func asOf(cfg *config.Site, date string) string {
+	if s := staleness(cfg, date); s != "" {
+		return date + " — " + s
+	}
+	return date
+}
+
+// renderInputs writes inputs/index.md and index.html: the shared inputs
+// each dossier's sources section points to.
+func (s *Site) renderInputs(out *memory) error {
+	parts, prices, settings := catalogInputs(s.Catalog, s.Config)
+	var b strings.Builder
+	var printed []render.PrintedTable
+	table := func(header []string, rows [][3]string) {
+		t := &render.Table{Header: header}
+		for _, r := range rows {
+			t.Rows = append(t.Rows, []string{render.Code(strings.TrimPrefix(strings.TrimPrefix(r[0], "catalog:hardware.yaml#"), catalog.PriceSourcePrefix)), r[1], r[2]})
+		}
+		md := t.Markdown()
+		printed = append(printed, render.PrintedTable{Table: t, Markdown: md})
+		b.WriteString(md)
+	}
+	b.WriteString("# Inputs every dossier shares\n\n")
+	b.WriteString("Each dossier's figures rest on its own snapshot (config.json, the file listing, the safetensors headers) and on the inputs below, which are the same for every model on this site: its sources section names them in one row and links here. A fact citing one names it in its sources (`catalog:hardware.yaml#H100`, `pricing:RunPod 2026-09-25`).\n\n")
+	b.WriteString("## Hardware catalog\n\n")
+	table([]string{"part", "what it is, its memory, and where that was read", "as of"}, parts)
+	b.WriteString("\n## Price sources\n\n")
+	table([]string{"price list", "where it came from", "as of"}, prices)
+	b.WriteString("\n## Sizing settings\n\n")
+	fmt.Fprintf(&b, "The site's sizing settings (`hugo-like.yaml`, `sizing:`): %s.\n", strings.TrimPrefix(settings[1], "sizing assumptions: "))
+	md := []byte(b.String())
+	html, err := s.Templates.HTML(md, render.HTMLPage{PageTitle: "Inputs · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", MarkdownURL: "index.md", Search: s.Config.Search, Tables: printed}, nil)
+	if err != nil {
+		return fmt.Errorf("render %sindex.html: %w", InputsPath, err)
+	}
+	if err := out.put(InputsPath+"index.md", md); err != nil {
+		return err
+	}
+	return out.put(InputsPath+"index.html", html)
+}
