@@ -507,7 +507,7 @@ func (m *Model) layouts(cat *catalog.Catalog) *render.Table {
 		// those past one node), else a whole node larger than them.
 		more := "—"
 		node := int64(cat.Accelerators[id].GPUsPerNode)
-		for _, n := range []int64{m.count("fit.min_gpus_serving." + id), m.count("fit.deployable_gpus." + id), node} {
+		for _, n := range []int64{m.count("fit.deployable_gpus_serving." + id), m.count("fit.deployable_gpus." + id), node} {
 			if label := fmt.Sprintf("%dx%s", n, id); n > int64(counts[len(counts)-1]) && m.Facts.Get("fit."+label+".at_rest") != nil {
 				more = label + ": " + m.layoutCell(label)
 				break

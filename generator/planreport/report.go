@@ -93,7 +93,7 @@ var leading = []string{
 // "deployable $/h", "usd_per_hour.runpod" "$/h runpod".
 var columnNames = map[string]string{
 	"usd_per_hour": "$/h", "idle_usd": "$ idle while downloading",
-	"deployable_gpus": "deployable", "min_gpus_serving": "min serving", "deployable_gpus_serving": "deployable serving",
+	"deployable_gpus": "deployable", "deployable_gpus_serving": "deployable serving",
 }
 
 func columnName(c string) string {
@@ -112,7 +112,7 @@ func columnName(c string) string {
 // tables.
 var leadingColumns = []string{
 	"memory_bytes", "at_rest", "margin_bytes", "usable_bytes", "serving", "serving_margin_bytes",
-	"min_gpus", "deployable_gpus", "min_gpus_serving", "deployable_gpus_serving",
+	"min_gpus", "deployable_gpus", "deployable_gpus_serving",
 }
 
 func rank(list []string, s string) int {

@@ -101,7 +101,6 @@ func (c *calc) fit() {
 		min := ceilDiv(tb, acc.Capacity())
 		c.add("fit.min_gpus."+id, min, facts.UnitCount,
 			fmt.Sprintf("⌈%s tensor bytes ÷ %s per GPU⌉: weights at rest only", facts.GB(float64(tb)), facts.GB(float64(acc.Capacity()))), tsrc, hsrc)
-		c.add("min_gpus."+id, min, facts.UnitCount, "same as fit.min_gpus."+id, tsrc, hsrc)
 		perNode := int64(acc.GPUsPerNode)
 		var atRest, serves int64
 		label := func(n int64) string { return fmt.Sprintf("%dx%s", n, id) }
@@ -153,7 +152,6 @@ func (c *calc) fit() {
 		switch {
 		case serves > 0:
 			c.add("fit.smallest_serving."+id, label(serves), facts.UnitText, "the smallest layout whose tightest GPU holds its weights and the cache at the serving context — "+assume, tsrc, hsrc)
-			c.add("fit.min_gpus_serving."+id, serves, facts.UnitCount, "GPUs of fit.smallest_serving."+id, tsrc, hsrc)
 			c.add("fit.deployable_gpus_serving."+id, serves, facts.UnitCount, "GPUs of fit.smallest_serving."+id+" (a deployable layout)", tsrc, hsrc)
 		case cacheOK:
 			c.s.Unknown("fit.smallest_serving."+id, facts.UnitText, fmt.Sprintf("no layout up to %d nodes serves at the stated context", maxNodes))

@@ -499,8 +499,8 @@ func TestMinGPUsAtContexts(t *testing.T) {
 		t.Errorf("1,048,576 tokens: %+v, want unknown: no layout serves", f)
 	}
 	// The serving verdict's own minimum (131,072 tokens) is the same placement.
-	if got := intOf(t, s, "fit.min_gpus_serving.TINY"); got != 8 {
-		t.Errorf("fit.min_gpus_serving.TINY = %d, want 8", got)
+	if got := intOf(t, s, "fit.deployable_gpus_serving.TINY"); got != 8 {
+		t.Errorf("fit.deployable_gpus_serving.TINY = %d, want 8", got)
 	}
 	s = run(8192)
 	if f := s.Get("fit.min_gpus_at.131072.TINY"); f == nil || f.Known() || !strings.Contains(f.Reason, "exceed the model's context") {
