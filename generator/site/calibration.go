@@ -136,14 +136,7 @@ func (s *Site) renderCalibration(out *memory, sums []*Summary) error {
 		table(other)
 	}
 	md := []byte(b.String())
-	html, err := s.Templates.HTML(md, render.HTMLPage{PageTitle: "Calibration · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", MarkdownURL: "index.md", Search: s.Config.Search, Tables: printed}, nil)
-	if err != nil {
-		return fmt.Errorf("render %sindex.html: %w", CalibrationPath, err)
-	}
-	if err := out.put(CalibrationPath+"index.md", md); err != nil {
-		return err
-	}
-	return out.put(CalibrationPath+"index.html", html)
+	return s.putPage(out, CalibrationPath, "Calibration", md, printed)
 }
 
 func ratioText(r float64) string { return facts.Fixed(r, 2) + "×" }

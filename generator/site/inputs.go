@@ -98,12 +98,5 @@ func (s *Site) renderInputs(out *memory) error {
 	b.WriteString("\n## Sizing settings\n\n")
 	fmt.Fprintf(&b, "The site's sizing settings (`hugo-like.yaml`, `sizing:`): %s.\n", strings.TrimPrefix(settings[1], "sizing assumptions: "))
 	md := []byte(b.String())
-	html, err := s.Templates.HTML(md, render.HTMLPage{PageTitle: "Inputs · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", MarkdownURL: "index.md", Search: s.Config.Search, Tables: printed}, nil)
-	if err != nil {
-		return fmt.Errorf("render %sindex.html: %w", InputsPath, err)
-	}
-	if err := out.put(InputsPath+"index.md", md); err != nil {
-		return err
-	}
-	return out.put(InputsPath+"index.html", html)
+	return s.putPage(out, InputsPath, "Inputs", md, printed)
 }

@@ -1,11 +1,9 @@
 package site
 
 import (
-	"fmt"
 	"slices"
 
 	"dossier/generator/methodology"
-	"dossier/generator/render"
 )
 
 // addExamples adds to in the first claim of each rating in sum that no
@@ -24,12 +22,5 @@ func addExamples(in *methodology.Input, sum *Summary) {
 // rating's worked example the first claim of the index with that rating.
 func (s *Site) renderMethodology(out *memory, in methodology.Input) error {
 	md := methodology.Markdown(in)
-	html, err := s.Templates.HTML(md, render.HTMLPage{PageTitle: "Methodology · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", MarkdownURL: "index.md", Search: s.Config.Search}, nil)
-	if err != nil {
-		return fmt.Errorf("render %sindex.html: %w", methodology.Path, err)
-	}
-	if err := out.put(methodology.Path+"index.md", md); err != nil {
-		return err
-	}
-	return out.put(methodology.Path+"index.html", html)
+	return s.putPage(out, methodology.Path, "Methodology", md, nil)
 }

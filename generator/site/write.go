@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"dossier/generator/buildcache"
+	"dossier/generator/render"
 )
 
 // memory keeps rendered files; it is safe for concurrent use. With a
@@ -61,4 +62,18 @@ func (m *memory) create(name string) (w io.Writer, keep func() error) {
 		}
 		return nil
 	}
+}
+
+// putPage puts a site page at dir (one level below the root): its
+// Markdown and the HTML page made from it, titled title, with the tables
+// the Markdown prints written straight to HTML.
+func (s *Site) putPage(out *memory, dir, title string, md []byte, tables []render.PrintedTable) error {
+	html, err := s.Templates.HTML(md, render.HTMLPage{PageTitle: title + " · " + s.Config.Title, SiteTitle: s.Config.Title, Root: "../", MarkdownURL: "index.md", Search: s.Config.Search, Tables: tables}, nil)
+	if err != nil {
+		return fmt.Errorf("render %sindex.html: %w", dir, err)
+	}
+	if err := out.put(dir+"index.md", md); err != nil {
+		return err
+	}
+	return out.put(dir+"index.html", html)
 }
