@@ -42,7 +42,7 @@ func readOut(t *testing.T, dest, name string) []byte {
 var hrefRe = regexp.MustCompile(`href="([^"]+)"`)
 
 // TestMethodologyPage: the page is golden; every HTML page's footer links
-// it; each worked example links a claim row that exists, with the rating
+// it and the inputs page; each worked example links a claim row that exists, with the rating
 // it illustrates; each ClaimReview's rating links a definition the page
 // has.
 func TestMethodologyPage(t *testing.T) {
@@ -66,6 +66,9 @@ func TestMethodologyPage(t *testing.T) {
 		}
 		if !bytes.Contains(b, []byte(`<a href="`+root+`methodology/index.html">Methodology and corrections policy</a>`)) {
 			t.Errorf("%s: the footer does not link the methodology page", rel)
+		}
+		if !bytes.Contains(b, []byte(`<a href="`+root+`inputs/index.html">data/ catalogs</a>`)) {
+			t.Errorf("%s: the footer does not link the inputs page", rel)
 		}
 		return nil
 	})
