@@ -349,9 +349,15 @@ func writeEscaped(b *strings.Builder, s string) {
 
 // nextAddress finds the first bare address in s, as GFM's autolink
 // extension reads one: http://, https:// or www. at the start of s or
-// after a space or one of *_~(, then a host with a dot (after www.), then anything up
-// to a space or <, less trailing punctuation and unbalanced closing
-// parentheses. It returns -1, -1 when there is none.
+// after a space or (, then a host with a dot (after www.), then anything
+// up to a space or <, less trailing punctuation and unbalanced closing
+// parentheses. It returns -1, -1 when there is none. Linkify also
+// starts after *, _ or ~, but only when goldmark's emphasis or
+// strikethrough parser does not take the character as a delimiter (or the
+// Markdown does not escape it): never for * and ~ before an address,
+// which open a run; for _ only inside a word, after a letter or digit.
+// Any other such cell has no address here, so goldmarkOnly leaves it to
+// goldmark.
 func nextAddress(s string) (start, end int) {
 	// Most cells hold no address at all: two substring searches say so
 	// without a walk from one h or w to the next.
@@ -364,7 +370,7 @@ func nextAddress(s string) (start, end int) {
 		if j < 0 {
 			break
 		}
-		if i += j; i > 0 && !strings.ContainsRune(" *_~(", rune(s[i-1])) {
+		if i += j; i > 0 && s[i-1] != ' ' && s[i-1] != '(' && !intraword(s[:i]) {
 			continue
 		}
 		rest := s[i:]
@@ -397,6 +403,17 @@ func nextAddress(s string) (start, end int) {
 		return i, i + n
 	}
 	return -1, -1
+}
+
+// intraword reports whether before ends in an underscore inside a word:
+// after a letter or digit, where it opens no emphasis.
+func intraword(before string) bool {
+	under, ok := strings.CutSuffix(before, "_")
+	if !ok || under == "" {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(under)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // trimAddress is the length of addr without its trailing punctuation and

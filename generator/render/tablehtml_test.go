@@ -36,6 +36,12 @@ var cellTexts = []string{
 	"not a link: xhttps://example.com or http://nodot or www.x",
 	"https://hf.co/moonshotai/Kimi-K3/blob/main/config.json: read 2026-08-06",
 	"two: https://a.example/x https://b.example/y.",
+	// After *, _ or ~ goldmark links an address only when the character
+	// is no delimiter: left to goldmark (a fuzzed failure, "*http://0.a").
+	"*http://0.a",
+	"a_http://a.example b _www.example.com ~https://c.example *www.d.example",
+	"**https://e.example** and __www.f.example__",
+	"é_http://a.example 1_www.b.example a__http://c.example ._http://d.example _http://e.example",
 	Code("fit.8xB200.serving"),
 	Code("a<b>&c"),
 }
