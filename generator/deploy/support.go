@@ -21,9 +21,10 @@ var engineLists embed.FS
 // Support is what one engine can load, as its registry lists it.
 type Support struct {
 	Engine Engine
-	// Key is the config.json field the names are: "architectures" (vLLM,
-	// by architectures[0]) or "model_type" (mlx-lm imports the module of
-	// that name).
+	// Key is the field the names are: of config.json, "architectures"
+	// (vLLM, SGLang, llama.cpp's converter, by architectures[0]) or
+	// "model_type" (mlx-lm imports the module of that name); of a GGUF
+	// file's header, "general.architecture" (llama.cpp's loader).
 	Key                      string
 	Repo, Path, Commit, Read string
 	Names                    []string
@@ -35,13 +36,13 @@ func (s Support) At() string { return fmt.Sprintf("%s @%s", s.Engine, s.Commit[:
 var hexCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // ParseSupport reads one engine list: a header of "# field: value" lines
-// naming engine, repo, path, commit (40 hex digits) and read date, then
-// one name a line ("#" starts a comment). name is the file, for errors.
+// naming engine, repo, path, commit (40 hex digits) and read date, and
+// optionally the key (else the engine's config.json field), then one name
+// a line ("#" starts a comment). name is the file, for errors.
 func ParseSupport(name string, b []byte) (Support, error) {
 	var s Support
-	header := map[string]*string{"engine": nil, "repo": &s.Repo, "path": &s.Path, "commit": &s.Commit, "read": &s.Read}
-	var engine string
-	header["engine"] = &engine
+	var engine, key string
+	header := map[string]*string{"engine": &engine, "key": &key, "repo": &s.Repo, "path": &s.Path, "commit": &s.Commit, "read": &s.Read}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -83,20 +84,71 @@ func ParseSupport(name string, b []byte) (Support, error) {
 	default:
 		return Support{}, fmt.Errorf("%s: header engine %q is none of vllm, sglang, llama.cpp, mlx", name, engine)
 	}
+	switch {
+	case key == "" || key == s.Key:
+	case key == GGUFKey && s.Engine == LlamaCpp:
+		s.Key = key
+	default:
+		return Support{}, fmt.Errorf("%s: header key %q: %s lists %s (or llama.cpp %s)", name, key, s.Engine, s.Key, GGUFKey)
+	}
 	if len(s.Names) == 0 {
 		return Support{}, fmt.Errorf("%s: no names", name)
 	}
 	return s, nil
 }
 
-// supportLists parses the embedded lists once; they are part of the
-// binary, so an error is a build defect the tests catch.
+// GGUFKey is the key of the names llama.cpp's loader accepts: a GGUF
+// file's general.architecture.
+const GGUFKey = "general.architecture"
+
+// supportLists parses the embedded lists once, the engines' lists of
+// config.json names; they are part of the binary, so an error is a build
+// defect the tests catch.
 var supportLists = sync.OnceValues(func() (map[Engine]Support, error) {
-	files, err := engineLists.ReadDir("engines")
+	all, err := parseLists()
 	if err != nil {
 		return nil, err
 	}
 	out := map[Engine]Support{}
+	for _, s := range all {
+		if s.Key != GGUFKey {
+			out[s.Engine] = s
+		}
+	}
+	return out, nil
+})
+
+// GGUFSupport is llama.cpp's list of the GGUF architectures its loader
+// knows (engines/llamacpp-gguf.txt).
+var GGUFSupport = sync.OnceValues(func() (Support, error) {
+	all, err := parseLists()
+	if err != nil {
+		return Support{}, err
+	}
+	for _, s := range all {
+		if s.Key == GGUFKey {
+			return s, nil
+		}
+	}
+	return Support{}, fmt.Errorf("no engine list of %s", GGUFKey)
+})
+
+// Loads reports whether the list has name, and if not, why the engine
+// refuses it.
+func (s Support) Loads(name string) (ok bool, why string) {
+	if slices.Contains(s.Names, name) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("%s has no %s %q (%s %s)", s.At(), s.Key, name, s.Repo, s.Path)
+}
+
+// parseLists parses every embedded list, each file once.
+func parseLists() ([]Support, error) {
+	files, err := engineLists.ReadDir("engines")
+	if err != nil {
+		return nil, err
+	}
+	var out []Support
 	for _, f := range files {
 		name := path.Join("engines", f.Name())
 		b, err := engineLists.ReadFile(name)
@@ -107,10 +159,10 @@ var supportLists = sync.OnceValues(func() (map[Engine]Support, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[s.Engine] = s
+		out = append(out, s)
 	}
 	return out, nil
-})
+}
 
 // The constraints an engine's support of the architecture is stated under:
 // its own list of classes, and the GPUs it runs the model on.

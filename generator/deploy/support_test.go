@@ -3,6 +3,7 @@ package deploy
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -148,10 +149,23 @@ func TestEngineListsNameTheirSource(t *testing.T) {
 	if _, err := ParseSupport("x.txt", []byte("# engine: vllm\n# repo: a/b\n# path: p\n# commit: 0002bff\n# read: 2026-12-04\nA\n")); err == nil {
 		t.Error("a short commit was accepted")
 	}
+	// Only llama.cpp's loader lists GGUF architectures; no list is keyed
+	// by a field its engine does not read.
+	head := "# repo: a/b\n# path: p\n# commit: 00395eb285c7c6821ff372e3ca41dae9da33c2c7\n# read: 2026-12-05\nA\n"
+	for _, bad := range []string{"# engine: vllm\n# key: general.architecture\n", "# engine: llama.cpp\n# key: model_type\n"} {
+		if _, err := ParseSupport("x.txt", []byte(bad+head)); err == nil || !strings.Contains(err.Error(), "x.txt: header key") {
+			t.Errorf("%q: err %v", bad, err)
+		}
+	}
+	if s, err := ParseSupport("x.txt", []byte("# engine: llama.cpp\n# key: general.architecture\n"+head)); err != nil || s.Key != GGUFKey {
+		t.Errorf("llama.cpp by %s: %+v, %v", GGUFKey, s, err)
+	}
 }
 
 func FuzzParseSupport(f *testing.F) {
 	b, _ := engineLists.ReadFile("engines/mlx.txt")
+	f.Add(b)
+	b, _ = engineLists.ReadFile("engines/llamacpp-gguf.txt")
 	f.Add(b)
 	f.Add([]byte("# engine: vllm\n# commit: x\nA B\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -206,11 +220,19 @@ func mustLists(t *testing.T) map[Engine]Support {
 // at. The SGLang list is read file by file from stored versions, so every
 // one of its names carries that comment.
 func TestEngineListsUniqueAndAttributed(t *testing.T) {
-	lists := mustLists(t)
-	files, _ := engineLists.ReadDir("engines")
-	if len(files) != len(lists) {
-		t.Fatalf("%d list files but %d engines: two files name one engine", len(files), len(lists))
+	all, err := parseLists()
+	if err != nil {
+		t.Fatal(err)
 	}
+	seenList := map[[2]string]bool{}
+	for _, s := range all {
+		k := [2]string{string(s.Engine), s.Key}
+		if seenList[k] {
+			t.Errorf("two files list %s by %s", s.Engine, s.Key)
+		}
+		seenList[k] = true
+	}
+	files, _ := engineLists.ReadDir("engines")
 	for _, f := range files {
 		b, _ := engineLists.ReadFile("engines/" + f.Name())
 		seen := map[string]bool{}
@@ -324,5 +346,40 @@ func TestUnlistedClassRefusesSGLangOnly(t *testing.T) {
 		if c.Engine == VLLM && supportRefused(&c) {
 			t.Errorf("vLLM %s refused: %q", c.Layout, c.Reason())
 		}
+	}
+}
+
+// TestGGUFArchitectures: llama.cpp's loader list holds the architectures
+// of the GGUFs this site's models publish (as their headers name them)
+// and lacks names its LLM_ARCH_NAMES does not have at the list's commit:
+// "gptoss", the tag of some early gpt-oss quants that llama.cpp refuses
+// with "unknown model architecture: 'gptoss'", and the dummy "clip".
+func TestGGUFArchitectures(t *testing.T) {
+	s, err := GGUFSupport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Engine != LlamaCpp || s.Key != GGUFKey || s.Commit[:7] != "00395eb" {
+		t.Fatalf("GGUF list: %s by %s at %s", s.Engine, s.Key, s.Commit)
+	}
+	for _, arch := range []string{"deepseek2", "qwen3moe", "qwen3next", "llama", "gpt-oss", "kimi-linear", "deepseek4", "nemotron_h_moe", "lfm2"} {
+		if ok, why := s.Loads(arch); !ok {
+			t.Errorf("%s refused: %s", arch, why)
+		}
+	}
+	for _, arch := range []string{"gptoss", "clip", "(unknown)", "kimi_linear", ""} {
+		ok, why := s.Loads(arch)
+		if ok {
+			t.Errorf("%q loads", arch)
+			continue
+		}
+		if want := "llama.cpp @00395eb has no general.architecture " + strconv.Quote(arch); !strings.HasPrefix(why, want) {
+			t.Errorf("%q: %q, want it to begin %q", arch, why, want)
+		}
+	}
+	// The config.json lists are keyed apart: the converter's list is
+	// still llama.cpp's list of architectures.
+	if lists := mustLists(t); lists[LlamaCpp].Key != "architectures" {
+		t.Errorf("llama.cpp's config.json list is keyed by %s", lists[LlamaCpp].Key)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"dossier/generator/deploy"
 	"dossier/generator/facts"
 )
 
@@ -57,12 +58,38 @@ func AddQuantFacts(s *facts.Set, q Quant, src Sources) {
 			s.Unknown(p+"state_bytes_per_sequence", facts.UnitBytes, fmt.Sprintf("%d recurrent layers, and the file has no ssm.* keys to size their state by", q.Cache.RecurrentLayers))
 		}
 	}
+	addLoaderFacts(s, p, q, src)
 	s.Add(facts.Fact{Key: p + "expert_bytes", Value: z.ExpertBytes, Unit: facts.UnitBytes, Sources: []string{src.Headers},
 		Derivation: "routed experts: the ffn_*_exps tensors, what --n-cpu-moe moves to host RAM"})
 	if z.TensorBytes > 0 {
 		s.Add(facts.Fact{Key: p + "expert_share", Value: float64(z.ExpertBytes) / float64(z.TensorBytes), Unit: facts.UnitShare,
 			Sources: both, Derivation: fmt.Sprintf("%d expert bytes ÷ %d tensor bytes", z.ExpertBytes, z.TensorBytes)})
 	}
+}
+
+// addLoaderFacts adds gguf.<QUANT>.architecture and .llamacpp_loads:
+// whether llama.cpp's loader knows the file's architecture.
+func addLoaderFacts(s *facts.Set, p string, q Quant, src Sources) {
+	if q.Arch == "" {
+		const why = "the stored quant predates recording general.architecture: dossier sync --gguf reads it again"
+		s.Unknown(p+"architecture", facts.UnitText, why)
+		s.Unknown(p+"llamacpp_loads", facts.UnitBool, why)
+		return
+	}
+	s.Add(facts.Fact{Key: p + "architecture", Value: q.Arch, Unit: facts.UnitText, Sources: []string{src.Headers},
+		Derivation: "general.architecture of the first file's header"})
+	list, err := deploy.GGUFSupport()
+	if err != nil {
+		s.Unknown(p+"llamacpp_loads", facts.UnitBool, "llama.cpp's list of architectures is unreadable: "+err.Error())
+		return
+	}
+	loads, why := list.Loads(q.Arch)
+	f := facts.Fact{Key: p + "llamacpp_loads", Value: loads, Unit: facts.UnitBool, Sources: []string{src.Headers, "llama.cpp:src/llama-arch.cpp@" + list.Commit[:7]},
+		Derivation: fmt.Sprintf("%s is one of the architectures llama.cpp's loader knows (LLM_ARCH_NAMES, src/llama-arch.cpp at %s)", q.Arch, list.Commit[:7])}
+	if !loads {
+		f.Derivation = why + `: llama.cpp at that commit stops loading the file with "unknown model architecture"`
+	}
+	s.Add(f)
 }
 
 func fileCount(q Quant) string {
@@ -76,12 +103,20 @@ func fileCount(q Quant) string {
 func AddPlanFacts(s *facts.Set, p Plan, src Sources) {
 	k := "local." + p.Quant + "." + p.Machine + "."
 	srcs := []string{src.Headers, SourceLocal, SourceHardware}
-	s.Add(facts.Fact{Key: k + "fits", Value: p.Fits, Unit: facts.UnitText, Sources: srcs, Derivation: p.Derivation})
+	fits := facts.Fact{Key: k + "fits", Value: p.Fits, Unit: facts.UnitText, Sources: srcs, Derivation: p.Derivation}
+	if p.Refused != "" {
+		fits.Derivation += "; memory only: llama.cpp would not load the file (" + p.Refused + ")"
+	}
+	s.Add(fits)
 	s.Add(facts.Fact{Key: k + "memory_headroom", Value: p.CombinedMemory - p.FileBytes, Unit: facts.UnitBytes, Sources: []string{src.Tree, SourceLocal, SourceHardware},
 		Derivation: fmt.Sprintf("VRAM + RAM %d bytes − the quant's files %d bytes: the margin of the rule of thumb \"VRAM + RAM ≥ the quant's size\", which leaves out the OS, the GPU's context and the cache (the plan says %s)", p.CombinedMemory, p.FileBytes, p.Fits)})
-	if p.Fits == FitsNo {
+	if p.Fits == FitsNo || p.Refused != "" {
+		why := "the quant does not fit this machine: " + p.DecodeReason
+		if p.Refused != "" {
+			why = "llama.cpp would not load the file: " + p.Refused
+		}
 		for _, f := range []string{"n_gpu_layers", "n_cpu_moe", "max_context", "decode_tokens_per_second", "prompt_tokens_per_second", "command"} {
-			s.Unknown(k+f, Ref{Field: f}.Unit(), "the quant does not fit this machine: "+p.DecodeReason)
+			s.Unknown(k+f, Ref{Field: f}.Unit(), why)
 		}
 		return
 	}
@@ -158,8 +193,13 @@ func AddBestFacts(s *facts.Set, quants []Quant, plans []Plan, machines []string)
 	}
 	for _, m := range machines {
 		var vram, off, mmap []Plan
+		refused := ""
 		for _, p := range plans {
 			if p.Machine != m {
+				continue
+			}
+			if p.Refused != "" {
+				refused = p.Refused // llama.cpp runs none of its plans
 				continue
 			}
 			switch p.Fits {
@@ -178,16 +218,22 @@ func AddBestFacts(s *facts.Set, quants []Quant, plans []Plan, machines []string)
 		sort.Slice(off, func(i, j int) bool {
 			return byLabel[off[i].Quant].Sizes.BitsPerWeight() > byLabel[off[j].Quant].Sizes.BitsPerWeight()
 		})
+		none := func(why string) string {
+			if refused != "" {
+				return why + "; llama.cpp would not load some or all of them: " + refused
+			}
+			return why
+		}
 		key := "local.smallest_vram." + m
 		if len(vram) == 0 {
-			s.Unknown(key, facts.UnitText, "no published quant fits in this machine's VRAM")
+			s.Unknown(key, facts.UnitText, none("no published quant fits in this machine's VRAM"))
 		} else {
 			s.Add(facts.Fact{Key: key, Value: vram[0].Quant, Unit: facts.UnitText, Sources: []string{SourceLocal},
 				Derivation: fmt.Sprintf("the smallest of %d quants whose plan fits in VRAM", len(vram))})
 		}
 		key = "local.best_offload." + m
 		if len(off) == 0 {
-			s.Unknown(key, facts.UnitText, "no published quant fits this machine's RAM and VRAM together; larger ones run only mapped from disk")
+			s.Unknown(key, facts.UnitText, none("no published quant fits this machine's RAM and VRAM together; larger ones run only mapped from disk"))
 		} else {
 			s.Add(facts.Fact{Key: key, Value: off[0].Quant, Unit: facts.UnitText, Sources: []string{SourceLocal},
 				Derivation: fmt.Sprintf("the most bits per weight of %d quants that run from RAM and VRAM", len(off))})

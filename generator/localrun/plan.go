@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"dossier/generator/catalog"
+	"dossier/generator/deploy"
 	"dossier/generator/gguf"
 	"dossier/generator/sizing"
 )
@@ -14,13 +15,34 @@ import (
 // and its experts.
 type Quant struct {
 	Label, File string // File: the first (or only) .gguf, what -m names
-	Files       int    // how many files the quant is split into
-	FileList    []gguf.Listed
-	Sizes       gguf.Sizes
-	Cache       gguf.Cache
+	// Arch is the file's general.architecture, what llama.cpp's loader
+	// dispatches on; "" when read from a store that predates it.
+	Arch     string
+	Files    int // how many files the quant is split into
+	FileList []gguf.Listed
+	Sizes    gguf.Sizes
+	Cache    gguf.Cache
 	// Experts and ExpertsUsed: routed experts and how many a token
 	// reads; 0 for a dense model.
 	Experts, ExpertsUsed int64
+}
+
+// Refusal is why llama.cpp's loader refuses the quant: its
+// general.architecture is not one the loader knows at the commit of
+// deploy's list (loading stops with "unknown model architecture"). ""
+// when it knows it, or when the architecture was not recorded.
+func (q Quant) Refusal() (string, error) {
+	if q.Arch == "" {
+		return "", nil
+	}
+	list, err := deploy.GGUFSupport()
+	if err != nil {
+		return "", err
+	}
+	if ok, why := list.Loads(q.Arch); !ok {
+		return why + `: loading the file stops with "unknown model architecture"`, nil
+	}
+	return "", nil
 }
 
 // FromGGUF reads a quant's plan inputs from its headers.
@@ -37,7 +59,7 @@ func FromGGUF(q *gguf.Quant) (Quant, error) {
 	if s.ExpertBytes > 0 && (e <= 0 || u <= 0 || u > e) {
 		return Quant{}, fmt.Errorf("quant %s: expert tensors but expert_count %d, expert_used_count %d", q.Label, e, u)
 	}
-	return Quant{Label: q.Label, File: q.Files[0].Path, Files: len(q.Files), FileList: q.Files, Sizes: s, Cache: c, Experts: e, ExpertsUsed: u}, nil
+	return Quant{Label: q.Label, File: q.Files[0].Path, Arch: q.Arch(), Files: len(q.Files), FileList: q.Files, Sizes: s, Cache: c, Experts: e, ExpertsUsed: u}, nil
 }
 
 // KV cache types a plan reports a longest context for, with llama.cpp's
@@ -141,7 +163,11 @@ type Plan struct {
 	DecodeReason, PromptReason         string
 	DecodeDerivation, PromptDerivation string
 	Command                            string
-	WiredLimitMB                       int64 // Mac: iogpu.wired_limit_mb needed, 0 when the default holds
+	// Refused is why llama.cpp's loader refuses the file (Quant.Refusal),
+	// "" when it loads it or the architecture is not known: the memory
+	// plan stands, but nothing runs it.
+	Refused      string
+	WiredLimitMB int64 // Mac: iogpu.wired_limit_mb needed, 0 when the default holds
 	// CombinedMemory is the machine's VRAM plus RAM (a Mac's unified
 	// memory once), and FileBytes the quant's files: the two sides of
 	// the quantizers' rule of thumb "VRAM + RAM ≥ the quant's size".
@@ -231,8 +257,12 @@ func Make(q Quant, m Machine, opts Options) (Plan, error) {
 	if q.Cache.ContextLength > 0 {
 		ctx = min(ctx, q.Cache.ContextLength)
 	}
+	refused, err := q.Refusal()
+	if err != nil {
+		return Plan{}, err
+	}
 	p := Plan{Quant: q.Label, Machine: m.ID, Context: ctx, KVType: o.KVType, layers: L, MaxContext: map[string]int64{},
-		hostBW: m.Host.Bandwidth.Value, gpuClass: "cpu"}
+		hostBW: m.Host.Bandwidth.Value, gpuClass: "cpu", Refused: refused}
 	p.HostBudget = m.Host.MemoryBytes - o.HostReserveBytes
 	p.CombinedMemory, p.FileBytes = m.Host.MemoryBytes, q.Sizes.Bytes
 	if !m.Host.Mac() && m.GPUs > 0 {

@@ -1,6 +1,7 @@
 package localrun_test
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"strings"
@@ -232,24 +233,32 @@ func TestMacWiredLimit(t *testing.T) {
 	}
 }
 
-func TestFacts(t *testing.T) {
+// toyQuant is a one-layer dense quant, Toy-Q4_K_M.gguf, whose header
+// names arch as its general.architecture; size is its file's.
+func toyQuant(t *testing.T, arch string) (q localrun.Quant, size int64) {
+	t.Helper()
 	f16 := typ(t, "F16")
 	h, size := gguftest.Encode(gguftest.File{
-		KV: []gguftest.KV{{"general.architecture", "llama"}, {"llama.block_count", uint32(1)}, {"llama.context_length", uint32(4096)},
-			{"llama.embedding_length", uint32(256)}, {"llama.attention.head_count", uint32(2)}, {"llama.attention.head_count_kv", uint32(1)}},
+		KV: []gguftest.KV{{"general.architecture", arch}, {arch + ".block_count", uint32(1)}, {arch + ".context_length", uint32(4096)},
+			{arch + ".embedding_length", uint32(256)}, {arch + ".attention.head_count", uint32(2)}, {arch + ".attention.head_count_kv", uint32(1)}},
 		Tensors: []gguftest.Tensor{{"blk.0.ffn_up.weight", f16, []int64{256, 1000}}, {"blk.0.ffn_down.weight", typ(t, "Q4_K"), []int64{256, 1000}}},
 	})
 	gh, _ := gguf.Parse(h, size)
 	gs, _ := gguf.GroupFiles([]gguf.Listed{{Path: "Toy-Q4_K_M.gguf", Size: size}})
-	q, err := gguf.Combine(gs[0], []*gguf.Header{gh})
+	gq, err := gguf.Combine(gs[0], []*gguf.Header{gh})
 	if err != nil {
 		t.Fatal(err)
 	}
+	q, err = localrun.FromGGUF(gq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, size
+}
+
+func TestFacts(t *testing.T) {
 	ms := []localrun.Machine{machine(t, "1xRTX4090@Desktop64"), machine(t, "M4Max128")}
-	lq, err := localrun.FromGGUF(q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lq, size := toyQuant(t, "llama")
 	s, _, err := localrun.Build([]localrun.Quant{lq}, localrun.Sources{Tree: "hub:tree@abc1234", Headers: "hub:gguf@abc1234"}, ms, localrun.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -275,11 +284,13 @@ func TestFacts(t *testing.T) {
 	if bpw, _ := s.Get("gguf.Q4_K_M.bits_per_weight").Float(); bpw != float64(256*1000*2+1000*144)*8/512000 {
 		t.Errorf("bits per weight %v", bpw)
 	}
-	for k, want := range map[string]string{
+	for k, want := range map[string]any{
 		"local.Q4_K_M.1xRTX4090@Desktop64.fits":   "vram",
 		"local.Q4_K_M.M4Max128.fits":              "vram",
 		"local.smallest_vram.1xRTX4090@Desktop64": "Q4_K_M",
 		"local.best_offload.M4Max128":             "Q4_K_M",
+		"gguf.Q4_K_M.architecture":                "llama",
+		"gguf.Q4_K_M.llamacpp_loads":              true,
 	} {
 		if f := s.Get(k); f == nil || f.Value != want {
 			t.Errorf("%s = %v, want %s", k, f, want)
@@ -512,5 +523,59 @@ func TestMacCountsTheEmbedding(t *testing.T) {
 	tight, err := localrun.Make(q, mac, localrun.Options{Context: 8192, GPUMarginBytes: margin})
 	if err != nil || tight.GPUBytes > tight.GPUBudget || tight.Fits != localrun.FitsMmap {
 		t.Errorf("wired part %d of %d, yet fits %s: %v", tight.GPUBytes, tight.GPUBudget, tight.Fits, err)
+	}
+}
+
+// TestLoaderRefusesUnknownArchitecture: a quant whose general.architecture
+// llama.cpp's loader does not know ("gptoss", the tag of some early
+// gpt-oss quants) keeps its memory plan but gets no command, speed or
+// recommendation, each unknown with the reason; a store keeps the
+// architecture, and one written before it was kept leaves it unknown.
+func TestLoaderRefusesUnknownArchitecture(t *testing.T) {
+	ms := []localrun.Machine{machine(t, "1xRTX4090@Desktop64")}
+	q, _ := toyQuant(t, "gptoss")
+	src := localrun.Sources{Tree: "hub:tree@abc1234", Headers: "hub:gguf@abc1234"}
+	s, plans, err := localrun.Build([]localrun.Quant{q}, src, ms, localrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Get("gguf.Q4_K_M.llamacpp_loads"); f == nil || f.Value != false || !strings.Contains(f.Derivation, `no general.architecture "gptoss"`) || !strings.Contains(f.Derivation, "unknown model architecture") {
+		t.Errorf("llamacpp_loads: %+v", f)
+	}
+	const m = "local.Q4_K_M.1xRTX4090@Desktop64."
+	if f := s.Get(m + "fits"); f == nil || f.Value != "vram" || !strings.Contains(f.Derivation, "llama.cpp would not load the file") {
+		t.Errorf("fits keeps the memory verdict and says llama.cpp refuses the file: %+v", f)
+	}
+	if len(plans) != 1 || plans[0].Refused == "" {
+		t.Errorf("plans %+v", plans)
+	}
+	for _, k := range []string{m + "command", m + "decode_tokens_per_second", "local.smallest_vram.1xRTX4090@Desktop64", "local.best_offload.1xRTX4090@Desktop64"} {
+		if f := s.Get(k); f == nil || f.Known() || !strings.Contains(f.Reason, "gptoss") {
+			t.Errorf("%s should be unknown, naming the architecture: %+v", k, f)
+		}
+	}
+
+	b, err := json.Marshal(localrun.NewStore("acme/Toy-GGUF", storeSHA, []localrun.Quant{q}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := localrun.DecodeStore(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Quants[0].Quant().Arch; got != "gptoss" {
+		t.Errorf("the store kept architecture %q", got)
+	}
+	old := st.Quants[0].Quant()
+	old.Arch = ""
+	s, _, err = localrun.Build([]localrun.Quant{old}, src, ms, localrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Get("gguf.Q4_K_M.llamacpp_loads"); f == nil || f.Known() || !strings.Contains(f.Reason, "sync --gguf") {
+		t.Errorf("a store without the architecture: %+v", f)
+	}
+	if f := s.Get(m + "command"); f == nil || !f.Known() {
+		t.Errorf("without the architecture the plan is not refused: %+v", f)
 	}
 }

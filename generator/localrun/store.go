@@ -31,7 +31,11 @@ type Store struct {
 
 // StoredQuant is one quant's plan inputs.
 type StoredQuant struct {
-	Label            string                    `json:"label"`
+	Label string `json:"label"`
+	// Architecture is general.architecture; absent in stores written
+	// before it was kept (the plans then leave llama.cpp's support
+	// unknown).
+	Architecture     string                    `json:"architecture,omitempty"`
 	Files            []gguf.Listed             `json:"files"`
 	TensorBytes      int64                     `json:"tensor_bytes"`
 	Params           int64                     `json:"params"`
@@ -68,7 +72,7 @@ func NewStore(repo, revision string, quants []Quant) *Store {
 		files = append(files, q.FileList...)
 		z, c := q.Sizes, q.Cache
 		s.Quants = append(s.Quants, StoredQuant{
-			Label: q.Label, Files: files, TensorBytes: z.TensorBytes, Params: z.Params, Census: z.Census,
+			Label: q.Label, Architecture: q.Arch, Files: files, TensorBytes: z.TensorBytes, Params: z.Params, Census: z.Census,
 			ExpertBytes: z.ExpertBytes, ExpertParams: z.ExpertParams, EmbeddingBytes: z.EmbeddingBytes, EmbeddingParams: z.EmbeddingParams,
 			OtherBytes: z.OtherBytes, LayerBytes: z.LayerBytes, LayerExpertBytes: z.LayerExpertBytes,
 			Experts: q.Experts, ExpertsUsed: q.ExpertsUsed, LayerValues: c.LayerValues, Sliding: c.Sliding, Window: c.Window,
@@ -112,6 +116,8 @@ func (q StoredQuant) validate() error {
 	switch {
 	case q.Label == "" || strings.ContainsAny(q.Label, " ./@"):
 		return fmt.Errorf("field label: %q is not a quant label", q.Label)
+	case len(q.Architecture) > 64 || strings.ContainsFunc(q.Architecture, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return fmt.Errorf("field architecture: %q is not an architecture name", q.Architecture)
 	case len(q.Files) == 0:
 		return errors.New("field files: empty")
 	case n == 0 || n > 1<<12:
@@ -170,7 +176,7 @@ func (q StoredQuant) Quant() Quant {
 		size += f.Size
 	}
 	return Quant{
-		Label: q.Label, File: q.Files[0].Path, Files: len(q.Files), FileList: q.Files,
+		Label: q.Label, File: q.Files[0].Path, Arch: q.Architecture, Files: len(q.Files), FileList: q.Files,
 		Sizes: gguf.Sizes{Bytes: size, TensorBytes: q.TensorBytes, Params: q.Params, Census: q.Census,
 			ExpertBytes: q.ExpertBytes, ExpertParams: q.ExpertParams, LayerBytes: q.LayerBytes, LayerExpertBytes: q.LayerExpertBytes,
 			OtherBytes: q.OtherBytes, EmbeddingBytes: q.EmbeddingBytes, EmbeddingParams: q.EmbeddingParams},

@@ -43,6 +43,7 @@ func TestDecodeStoreRefuses(t *testing.T) {
 		"layers":        {`"layer_bytes":[`, `"layer_bytes":[1,`, "expected 3 entries"},
 		"census":        {`"F16":{"params":`, `"F16":{"params":1`, "field census"},
 		"type":          {`"F16":{`, `"F99":{`, "census.F99"},
+		"architecture":  {`"architecture":"llama"`, `"architecture":"llama\n"`, "field architecture"},
 	} {
 		b := strings.Replace(string(good), c.from, c.to, 1)
 		if b == string(good) {
@@ -56,6 +57,7 @@ func TestDecodeStoreRefuses(t *testing.T) {
 
 func FuzzDecodeStore(f *testing.F) {
 	f.Add([]byte(`{"repo":"a/b","revision":"` + storeSHA + `","quants":[]}`))
+	f.Add([]byte(`{"repo":"a/b-GGUF","revision":"` + storeSHA + `","quants":[{"label":"Q4_K_M","architecture":"gptoss","files":[{"path":"x.gguf","size":10}],"tensor_bytes":8,"params":16,"census":{"F16":{"params":4,"bytes":8}},"layer_bytes":[8],"layer_expert_bytes":[0],"cache_layer_values":[4],"cache_sliding":[false]}]}`))
 	f.Add([]byte(`{"repo":"a/b-GGUF","revision":"` + storeSHA + `","quants":[{"label":"Q4_K_M","files":[{"path":"x.gguf","size":10}],"tensor_bytes":8,"params":16,"census":{"F16":{"params":4,"bytes":8}},"layer_bytes":[8],"layer_expert_bytes":[0],"cache_layer_values":[4],"cache_sliding":[false]}]}`))
 	ms := []localrun.Machine{machine(f, "1xRTX4090@Desktop64"), machine(f, "M4Max128"), machine(f, "EPYC768")}
 	f.Fuzz(func(t *testing.T, b []byte) {

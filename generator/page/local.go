@@ -143,7 +143,10 @@ func (m *Model) quantsTable() *render.Table {
 			}
 		}
 		runsCell := strings.Join(runs, ", ")
-		if runsCell == "" {
+		switch loads := m.Facts.Get(p + "llamacpp_loads"); {
+		case loads.Known() && loads.Value == false:
+			runsCell = "none: llama.cpp does not load its architecture, " + m.d(p+"architecture")
+		case runsCell == "":
 			runsCell = "none (only mapped from disk)"
 		}
 		t.Rows = append(t.Rows, []string{x.label, m.d(p + "bytes"), published, strings.TrimSuffix(m.d(p+"bits_per_weight"), " bits/parameter"),

@@ -69,3 +69,23 @@ func TestSourcesCountInputsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantsTableSaysWhenLlamaCppRefuses: a quant whose architecture
+// llama.cpp's loader does not know runs on no machine, whatever its
+// memory plan says, and the table names the architecture.
+func TestQuantsTableSaysWhenLlamaCppRefuses(t *testing.T) {
+	for _, c := range []struct {
+		loads bool
+		want  string
+	}{{false, "none: llama.cpp does not load its architecture, gptoss"}, {true, "1xRTX4090@Desktop64"}} {
+		s := facts.NewSet()
+		s.Add(facts.Fact{Key: "gguf.Q4_K_M.bytes", Value: int64(12e9), Unit: facts.UnitBytes})
+		s.Add(facts.Fact{Key: "gguf.Q4_K_M.architecture", Value: "gptoss", Unit: facts.UnitText})
+		s.Add(facts.Fact{Key: "gguf.Q4_K_M.llamacpp_loads", Value: c.loads, Unit: facts.UnitBool})
+		s.Add(facts.Fact{Key: "local.Q4_K_M.1xRTX4090@Desktop64.fits", Value: "vram", Unit: facts.UnitText})
+		rows := (&Model{Facts: s}).quantsTable().Rows
+		if len(rows) != 1 || rows[0][len(rows[0])-1] != c.want {
+			t.Errorf("loads %v: rows %q, want the last cell %q", c.loads, rows, c.want)
+		}
+	}
+}
