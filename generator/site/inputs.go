@@ -25,7 +25,8 @@ func catalogInputs(cat *catalog.Catalog, cfg *config.Site) (parts, prices [][3]s
 		a := cat.Accelerators[id]
 		where := fmt.Sprintf("%s, %s: %s", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source)
 		if a.MemorySource != "" && a.MemorySource != a.Source {
-			where += "; memory as the device reports it: " + a.MemorySource
+			// After a space: a ; would end up in the address linkify makes.
+			where += " — memory as the device reports it: " + a.MemorySource
 		}
 		parts = append(parts, [3]string{"catalog:hardware.yaml#" + id, where, asOf(cfg, a.AsOf)})
 	}

@@ -2,7 +2,6 @@ package site
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,8 +34,15 @@ func TestInputsPageListsTheSharedInputsOnce(t *testing.T) {
 			t.Errorf("the inputs page does not cite the price source %s (%s)", ps.Key, ps.Source)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dest, InputsPath, "index.html")); err != nil {
-		t.Error(err)
+	// Each source and device capture that is an address is linked whole,
+	// not with the text that follows it.
+	html := string(readOut(t, dest, InputsPath+"index.html"))
+	for id, a := range s.Catalog.Accelerators {
+		for _, u := range []string{a.Source, a.MemorySource} {
+			if strings.HasPrefix(u, "https://") && !strings.Contains(u, " ") && !strings.Contains(html, `href="`+u+`"`) {
+				t.Errorf("%s: %s is not linked as it is", id, u)
+			}
+		}
 	}
 	md := string(readOut(t, dest, "models/kimi-k3/index.md"))
 	row := fmt.Sprintf("| the site's shared inputs | the hardware catalog (%s), %s and the sizing settings", facts.Count(len(s.Catalog.Accelerators), "part"), facts.Count(len(s.Catalog.PriceSources()), "price source"))
