@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"regexp"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -14,6 +15,36 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
+// gfm is GitHub Flavored Markdown as goldmark's GFM extension has it
+// (tables, strikethrough, task lists, bare addresses linked), except that
+// an address ends before a semicolon. GFM keeps a ';' that ends an address
+// unless it closes an entity, and this generator writes "; " after
+// sources and between derivation parts: "https://arxiv.org/abs/2510.26692;"
+// and "…/issues/1375);" were links to pages that do not exist. An address
+// with a ';' of its own is cut there; none of the sources has one.
+// nextAddress stops there too.
+var gfm = goldmark.Extender(extensionList{
+	extension.Table, extension.Strikethrough, extension.TaskList,
+	extension.NewLinkify(extension.WithLinkifyURLRegexp(addressURL), extension.WithLinkifyWWWRegexp(addressWWW)),
+})
+
+// The address patterns of goldmark's linkify, but for ';' in the path.
+const addressPath = `(?:[/#?][-a-zA-Z0-9@:%_+.~#$!?&/=()',">^{}\[\]` + "`" + `]*)?`
+
+var (
+	addressURL = regexp.MustCompile(`^(?:http|https|ftp)://[-a-zA-Z0-9@:%._+~#=]{1,256}\.[a-z]+(?::\d+)?` + addressPath)
+	addressWWW = regexp.MustCompile(`^www\.[-a-zA-Z0-9@:%._+~#=]{1,256}\.[a-z]+` + addressPath)
+)
+
+// extensionList extends a converter with each of its extensions.
+type extensionList []goldmark.Extender
+
+func (l extensionList) Extend(m goldmark.Markdown) {
+	for _, e := range l {
+		e.Extend(m)
+	}
+}
+
 // NewMarkdown returns the goldmark converter every page uses: GFM tables,
 // footnotes, automatic heading IDs (no heading attributes: a {#id style=…}
 // in prose stays text, never markup), row anchors, and the safe default that drops raw HTML and dangerous link
@@ -21,7 +52,7 @@ import (
 // such images are inlined, every other image stays an <img>.
 func NewMarkdown(charts map[string]string) goldmark.Markdown {
 	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
+		goldmark.WithExtensions(gfm, extension.Footnote, extension.DefinitionList),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
 			parser.WithASTTransformers(util.Prioritized(folds{}, 10), util.Prioritized(rowAnchors{}, 100))),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(chartImages(charts), 1), util.Prioritized(detailsRenderer{}, 1))),
@@ -35,7 +66,7 @@ func NewMarkdown(charts map[string]string) goldmark.Markdown {
 // hover), and a table of contents follows the answer box.
 func NewDossierMarkdown(charts map[string]string, facts FactsTarget) goldmark.Markdown {
 	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
+		goldmark.WithExtensions(gfm, extension.Footnote, extension.DefinitionList),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(), parser.WithHeadingAttribute(),
 			parser.WithASTTransformers(util.Prioritized(folds{}, 10), util.Prioritized(headingAttrAllowlist{}, 50), util.Prioritized(rowAnchors{}, 100), util.Prioritized(factLinks{target: facts}, 110),
 				util.Prioritized(tableOfContents{}, 120))),

@@ -350,8 +350,8 @@ func writeEscaped(b *strings.Builder, s string) {
 // nextAddress finds the first bare address in s, as GFM's autolink
 // extension reads one: http://, https:// or www. at the start of s or
 // after a space or (, then a host with a dot (after www.), then anything
-// up to a space or <, less trailing punctuation and unbalanced closing
-// parentheses. It returns -1, -1 when there is none. Linkify also
+// up to a space, < or ; (gfm), less trailing punctuation and unbalanced
+// closing parentheses. It returns -1, -1 when there is none. Linkify also
 // starts after *, _ or ~, but only when goldmark's emphasis or
 // strikethrough parser does not take the character as a delimiter (or the
 // Markdown does not escape it): never for * and ~ before an address,
@@ -385,7 +385,7 @@ func nextAddress(s string) (start, end int) {
 		default:
 			continue
 		}
-		n := strings.IndexAny(rest, " <")
+		n := strings.IndexAny(rest, " <;") // the gfm linkify ends at ;
 		if n < 0 {
 			n = len(rest)
 		}

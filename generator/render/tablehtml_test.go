@@ -42,6 +42,7 @@ var cellTexts = []string{
 	"a_http://a.example b _www.example.com ~https://c.example *www.d.example",
 	"**https://e.example** and __www.f.example__",
 	"é_http://a.example 1_www.b.example a__http://c.example ._http://d.example _http://e.example",
+	"sources: https://arxiv.org/abs/2510.26692; (see https://github.com/a/b/issues/1375); www.c.example/x;y",
 	Code("fit.8xB200.serving"),
 	Code("a<b>&c"),
 }
@@ -177,6 +178,29 @@ func TestAsIs(t *testing.T) {
 	} {
 		if got := asIs(s); got != want {
 			t.Errorf("asIs(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestAddressEndsBeforeSemicolon: a bare address ends before a ';', which
+// GFM would keep in it (the generator writes "; " between sources), in
+// prose and in a table written either way.
+func TestAddressEndsBeforeSemicolon(t *testing.T) {
+	const text = "sources: https://arxiv.org/abs/2510.26692; (see https://github.com/a/b/issues/1375); end"
+	want := []string{`href="https://arxiv.org/abs/2510.26692"`, `href="https://github.com/a/b/issues/1375"`}
+	prose, err := ToHTML(NewMarkdown(nil), []byte(text+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := &Table{Header: []string{"a"}, Rows: [][]string{{text}}}
+	for name, html := range map[string]string{"prose": string(prose), "table": tb.HTML(), "table via goldmark": goldmarkTable(t, tb)} {
+		for _, w := range want {
+			if !strings.Contains(html, w) {
+				t.Errorf("%s: no %s in %s", name, w, html)
+			}
+		}
+		if strings.Contains(html, `;"`) {
+			t.Errorf("%s: an address kept its ';': %s", name, html)
 		}
 	}
 }
