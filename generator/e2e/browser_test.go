@@ -493,6 +493,35 @@ func TestBrowserAnchorScrollsIntoView(t *testing.T) {
 			t.Logf("%s#%s: top %.0f px of %.0f, scrollY %.0f", k3Page, id, st.Top, st.Inner, st.Scroll)
 		}
 	}
+	// A dossier's link to a matrix fact lands on its row of the facts
+	// page, in view and marked.
+	facts := k3Page + "facts.html"
+	const row = "serving.8xB200"
+	tb.open("about:blank")
+	tb.open(base + facts + "#" + row)
+	type landed struct {
+		Found            bool    `json:"found"`
+		Top              float64 `json:"top"`
+		Inner            float64 `json:"inner"`
+		Background       string  `json:"background"`
+		UnmarkedSameCell string  `json:"unmarked"`
+	}
+	got := eval[landed](tb, fmt.Sprintf(`(() => {
+		const e = document.getElementById(%q);
+		if (!e) return {found: false};
+		const other = e.nextElementSibling || e.previousElementSibling;
+		return {found: true, top: e.getBoundingClientRect().top, inner: innerHeight,
+			background: getComputedStyle(e.cells[1]).backgroundColor,
+			unmarked: getComputedStyle(other.cells[1]).backgroundColor};
+	})()`, row))
+	switch {
+	case !got.Found:
+		t.Errorf("%s#%s: no row with that id", facts, row)
+	case got.Top < -1 || got.Top >= got.Inner:
+		t.Errorf("%s#%s: row top at %.0f px, outside the viewport", facts, row, got.Top)
+	case got.Background == got.UnmarkedSameCell:
+		t.Errorf("%s#%s: the row is not marked (background %s, as the next row's)", facts, row, got.Background)
+	}
 }
 
 type overflow struct {
