@@ -452,6 +452,10 @@ type Quote struct {
 // PriceSourcePrefix begins every source that cites a price list.
 const PriceSourcePrefix = "pricing:"
 
+// HardwareSourcePrefix begins every source that cites a part of the
+// hardware catalog: "catalog:hardware.yaml#H100".
+const HardwareSourcePrefix = "catalog:hardware.yaml#"
+
 // SourceKey is how facts cite the quote: "pricing:<Provider> <as of>".
 func (q Quote) SourceKey() string { return PriceSourcePrefix + q.Provider + " " + q.AsOf }
 

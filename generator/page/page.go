@@ -656,9 +656,9 @@ func (m *Model) sources() *render.Table {
 				continue
 			}
 			switch {
-			case strings.HasPrefix(s, hardwarePrefix):
+			case strings.HasPrefix(s, catalog.HardwareSourcePrefix):
 				parts[s] = true
-				s = hardwarePrefix
+				s = catalog.HardwareSourcePrefix
 			case strings.HasPrefix(s, catalog.PriceSourcePrefix):
 				lists[s] = true
 				s = catalog.PriceSourcePrefix
@@ -674,7 +674,7 @@ func (m *Model) sources() *render.Table {
 	for s := range count {
 		name := SourceName(s)
 		switch s {
-		case hardwarePrefix:
+		case catalog.HardwareSourcePrefix:
 			name = fmt.Sprintf("the hardware catalog (%s)", facts.Count(len(parts), "part"))
 		case catalog.PriceSourcePrefix:
 			name = fmt.Sprintf("the price lists (%s)", facts.Count(len(lists), "source"))
@@ -700,9 +700,6 @@ func rowsOf(rows [][3]string) [][]string {
 	return out
 }
 
-// hardwarePrefix begins the source id of a part of the hardware catalog.
-const hardwarePrefix = "catalog:hardware.yaml#"
-
 // sourceNames say in words what a fact's source id points at.
 var sourceNames = []struct{ prefix, name string }{
 	{"hub:census", "the Hub's dtype census"},
@@ -712,7 +709,7 @@ var sourceNames = []struct{ prefix, name string }{
 	{"hub:", "the Hub"},
 	{"config.json", "config.json"},
 	{"hf_quant_config.json", "hf_quant_config.json"},
-	{hardwarePrefix, "hardware catalog: "},
+	{catalog.HardwareSourcePrefix, "hardware catalog: "},
 	{"catalog:software.yaml", "software windows"},
 	{"pricing:", "price list: "},
 	{"site:hugo-like.yaml", "the site's sizing settings"},

@@ -15,12 +15,24 @@ import (
 // InputsPath is the page listing the inputs every dossier shares.
 const InputsPath = "inputs/"
 
-// catalogInputs are the inputs every dossier rests on, as provenance rows
-// (source id, where it came from, as of): one per part of the hardware
-// catalog, one per price source, and the sizing settings. They are listed
-// once, on the inputs page; a dossier names them in one row (sharedRow),
-// as the same forty rows on every page were a tenth of its Markdown.
-func catalogInputs(cat *catalog.Catalog, cfg *config.Site) (parts, prices [][3]string, settings [3]string) {
+// sharedInput is one input every dossier rests on: its source id, where
+// it came from, and the date of its data ("" for none).
+type sharedInput struct{ id, where, date string }
+
+// row is the input as a provenance row, its date with its staleness.
+func (in sharedInput) row(cfg *config.Site) [3]string {
+	if in.date == "" {
+		return [3]string{in.id, in.where, ""}
+	}
+	return [3]string{in.id, in.where, asOf(cfg, in.date)}
+}
+
+// catalogInputs are the inputs every dossier rests on: one per part of
+// the hardware catalog, one per price source, and the sizing settings.
+// They are listed once, on the inputs page; a dossier names them in one
+// row (sharedRow), as the same forty rows on every page were a tenth of
+// its Markdown.
+func catalogInputs(cat *catalog.Catalog, cfg *config.Site) (parts, prices []sharedInput, settings sharedInput) {
 	for _, id := range slices.Sorted(maps.Keys(cat.Accelerators)) {
 		a := cat.Accelerators[id]
 		where := fmt.Sprintf("%s, %s: %s", a.Name, facts.GB(float64(a.MemoryBytes)), a.Source)
@@ -28,12 +40,12 @@ func catalogInputs(cat *catalog.Catalog, cfg *config.Site) (parts, prices [][3]s
 			// After a space: a ; would end up in the address linkify makes.
 			where += " — memory as the device reports it: " + a.MemorySource
 		}
-		parts = append(parts, [3]string{"catalog:hardware.yaml#" + id, where, asOf(cfg, a.AsOf)})
+		parts = append(parts, sharedInput{catalog.HardwareSourcePrefix + id, where, a.AsOf})
 	}
 	for _, ps := range cat.PriceSources() {
-		prices = append(prices, [3]string{ps.Key, ps.Source, asOf(cfg, ps.AsOf)})
+		prices = append(prices, sharedInput{ps.Key, ps.Source, ps.AsOf})
 	}
-	return parts, prices, [3]string{"site:hugo-like.yaml", "sizing assumptions: " + cfg.Sizing.DownloadSource, ""}
+	return parts, prices, sharedInput{"site:hugo-like.yaml", "sizing assumptions: " + cfg.Sizing.DownloadSource, ""}
 }
 
 // sharedRow is a dossier's one provenance row for the shared inputs: how
@@ -43,12 +55,12 @@ func sharedRow(cat *catalog.Catalog, cfg *config.Site) [3]string {
 	parts, prices, _ := catalogInputs(cat, cfg)
 	var dates []string
 	stale := 0
-	for _, r := range slices.Concat(parts, prices) {
-		date, flag, _ := strings.Cut(r[2], " — ")
-		if date != "" {
-			dates = append(dates, date)
+	for _, in := range slices.Concat(parts, prices) {
+		if in.date == "" {
+			continue
 		}
-		if flag != "" {
+		dates = append(dates, in.date)
+		if staleness(cfg, in.date) != "" {
 			stale++
 		}
 	}
@@ -81,10 +93,11 @@ func (s *Site) renderInputs(out *memory) error {
 	parts, prices, settings := catalogInputs(s.Catalog, s.Config)
 	var b strings.Builder
 	var printed []render.PrintedTable
-	table := func(header []string, rows [][3]string) {
+	table := func(header []string, inputs []sharedInput) {
 		t := &render.Table{Header: header}
-		for _, r := range rows {
-			t.Rows = append(t.Rows, []string{render.Code(strings.TrimPrefix(strings.TrimPrefix(r[0], "catalog:hardware.yaml#"), catalog.PriceSourcePrefix)), r[1], r[2]})
+		for _, in := range inputs {
+			r := in.row(s.Config)
+			t.Rows = append(t.Rows, []string{render.Code(strings.TrimPrefix(strings.TrimPrefix(r[0], catalog.HardwareSourcePrefix), catalog.PriceSourcePrefix)), r[1], r[2]})
 		}
 		md := t.Markdown()
 		printed = append(printed, render.PrintedTable{Table: t, Markdown: md})
@@ -97,7 +110,7 @@ func (s *Site) renderInputs(out *memory) error {
 	b.WriteString("\n## Price sources\n\n")
 	table([]string{"price list", "where it came from", "as of"}, prices)
 	b.WriteString("\n## Sizing settings\n\n")
-	fmt.Fprintf(&b, "The site's sizing settings (`hugo-like.yaml`, `sizing:`): %s.\n", strings.TrimPrefix(settings[1], "sizing assumptions: "))
+	fmt.Fprintf(&b, "The site's sizing settings (`hugo-like.yaml`, `sizing:`): %s.\n", strings.TrimPrefix(settings.where, "sizing assumptions: "))
 	md := []byte(b.String())
 	return s.putPage(out, InputsPath, "Inputs", md, printed)
 }

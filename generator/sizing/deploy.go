@@ -209,8 +209,8 @@ func (c *calc) deployments(ids []string, w weights) {
 			c.s.Unknown("deploy.min_gpus."+id, facts.UnitCount, why)
 		} else {
 			last := front[len(front)-1]
-			c.add("deploy.smallest_of."+id, last.label, facts.UnitText, "the fewest "+id+" an engine would launch the model on (deploy."+last.label+")", srcDeploy, "catalog:hardware.yaml#"+id).Display = fmt.Sprintf("%d × %s, %s %s", last.n, id, last.cd.Engine, last.cd.Describe())
-			c.add("deploy.min_gpus."+id, last.n, facts.UnitCount, "GPUs of deploy.smallest_of."+id, srcDeploy, "catalog:hardware.yaml#"+id)
+			c.add("deploy.smallest_of."+id, last.label, facts.UnitText, "the fewest "+id+" an engine would launch the model on (deploy."+last.label+")", srcDeploy, catalog.HardwareSourcePrefix+id).Display = fmt.Sprintf("%d × %s, %s %s", last.n, id, last.cd.Engine, last.cd.Describe())
+			c.add("deploy.min_gpus."+id, last.n, facts.UnitCount, "GPUs of deploy.smallest_of."+id, srcDeploy, catalog.HardwareSourcePrefix+id)
 		}
 	}
 	// Speeds of the deployments whose serving facts did not predict one.
@@ -240,7 +240,7 @@ func (c *calc) deployments(ids []string, w weights) {
 			c.s.Unknown(key, facts.UnitText, none)
 			return
 		}
-		f := c.add(key, best.label, facts.UnitText, what+" (deploy."+best.label+")", srcDeploy, "catalog:hardware.yaml#"+best.acc.ID, "site:hugo-like.yaml")
+		f := c.add(key, best.label, facts.UnitText, what+" (deploy."+best.label+")", srcDeploy, catalog.HardwareSourcePrefix+best.acc.ID, "site:hugo-like.yaml")
 		f.Display = fmt.Sprintf("%d × %s, %s %s", best.n, best.acc.ID, best.cd.Engine, best.cd.Describe())
 	}
 	all := func(entry) bool { return true }
@@ -286,7 +286,7 @@ func parseLabel(hw string) (int64, string, bool) {
 // deployFacts records the deployment of n GPUs of acc under label.
 func (c *calc) deployFacts(label string, acc *catalog.Accelerator, n int64, cd deploy.Candidate, ok bool) {
 	key := func(k string) string { return "deploy." + label + "." + k }
-	hsrc := "catalog:hardware.yaml#" + acc.ID
+	hsrc := catalog.HardwareSourcePrefix + acc.ID
 	srcs := []string{srcDeploy, hsrc, srcConfig, "site:hugo-like.yaml"}
 	if !ok {
 		why := notDeployable(c.plan(acc, n))

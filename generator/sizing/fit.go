@@ -97,7 +97,7 @@ func (c *calc) fit() {
 	var serving []candidate // the first layout that serves, per accelerator
 	for _, id := range ids {
 		acc := c.in.Catalog.Accelerators[id]
-		hsrc := "catalog:hardware.yaml#" + id
+		hsrc := catalog.HardwareSourcePrefix + id
 		min := ceilDiv(tb, acc.Capacity())
 		c.add("fit.min_gpus."+id, min, facts.UnitCount,
 			fmt.Sprintf("⌈%s tensor bytes ÷ %s per GPU⌉: weights at rest only", facts.GB(float64(tb)), facts.GB(float64(acc.Capacity()))), tsrc, hsrc)
@@ -179,7 +179,7 @@ func (c *calc) fit() {
 // filter picks verdicts the build computed.
 func (c *calc) minGPUsAtContexts(acc *catalog.Accelerator, tb int64, w weights) {
 	sz := c.in.Sizing
-	hsrc := "catalog:hardware.yaml#" + acc.ID
+	hsrc := catalog.HardwareSourcePrefix + acc.ID
 	perNode := int64(acc.GPUsPerNode)
 	counts := layouts(sz.TensorParallelSizes, perNode)
 	for k := int64(2); k <= maxNodes; k++ {

@@ -53,7 +53,7 @@ func (c *calc) expertOffload(in speedIn, budget int64) {
 		ctx = a.Context
 	}
 	need := onGPU + in.cache.at(ctx)
-	hsrc := "catalog:hardware.yaml#" + host.ID
+	hsrc := catalog.HardwareSourcePrefix + host.ID
 	if need > budget {
 		c.s.Unknown(key+"decode_tokens_per_second", facts.UnitTokensPerSec,
 			fmt.Sprintf("even without the routed experts the tightest GPU needs %s (weights and one %s-token cache) against %s usable", facts.GB(float64(need)), facts.Int(ctx), facts.GB(float64(budget))))
@@ -72,7 +72,7 @@ func (c *calc) expertOffload(in speedIn, budget int64) {
 	t := OffloadDecodeSeconds(gpuBytes, active, layers, r)
 	c.add(key+"host_bytes", an.ExpertBytes, facts.UnitBytes, "routed-expert tensors held in host RAM", srcAnalytic, hsrc)
 	c.add(key+"gpu_bytes_per_gpu", need, facts.UnitBytes, fmt.Sprintf("non-expert weights on the tightest GPU + one %s-token cache", facts.Int(ctx)), srcAnalytic, srcConfig)
-	srcs := []string{hsrc, "catalog:hardware.yaml#" + in.acc.ID, "site:hugo-like.yaml sizing.speed", srcAnalytic}
+	srcs := []string{hsrc, catalog.HardwareSourcePrefix + in.acc.ID, "site:hugo-like.yaml sizing.speed", srcAnalytic}
 	if r.Calibrated {
 		srcs = append(srcs, "catalog:speed_fit.yaml", "catalog:calibration.yaml")
 	}

@@ -143,7 +143,7 @@ func (c *calc) speed(in speedIn) {
 		}
 		return s + "; " + embedHow + " (" + method + ")"
 	}
-	hsrc := "catalog:hardware.yaml#" + in.acc.ID
+	hsrc := catalog.HardwareSourcePrefix + in.acc.ID
 	srcs := append([]string{hsrc, "site:hugo-like.yaml sizing.speed", srcConfig}, m.srcs...)
 	one := work(1).time(cost)
 	oneBar := m.errorBar(in.acc.Class, in.p.n, 1, false)
