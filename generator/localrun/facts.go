@@ -71,7 +71,7 @@ func AddQuantFacts(s *facts.Set, q Quant, src Sources) {
 // whether llama.cpp's loader knows the file's architecture.
 func addLoaderFacts(s *facts.Set, p string, q Quant, src Sources) {
 	if q.Arch == "" {
-		const why = "the stored quant predates recording general.architecture: dossier sync --gguf reads it again"
+		const why = "the stored quant predates recording general.architecture: syncing the repository again (dossier sync ORG/NAME, or sync --all --gguf) records it"
 		s.Unknown(p+"architecture", facts.UnitText, why)
 		s.Unknown(p+"llamacpp_loads", facts.UnitBool, why)
 		return

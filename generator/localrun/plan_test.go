@@ -572,7 +572,7 @@ func TestLoaderRefusesUnknownArchitecture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := s.Get("gguf.Q4_K_M.llamacpp_loads"); f == nil || f.Known() || !strings.Contains(f.Reason, "sync --gguf") {
+	if f := s.Get("gguf.Q4_K_M.llamacpp_loads"); f == nil || f.Known() || !strings.Contains(f.Reason, "sync --all --gguf") {
 		t.Errorf("a store without the architecture: %+v", f)
 	}
 	if f := s.Get(m + "command"); f == nil || !f.Known() {
