@@ -176,9 +176,14 @@ func plainAddress(run, addr string) bool {
 			return false
 		}
 	}
+	// The scheme is the address's own start: a www. address may hold a
+	// "://" further on ("www.0.://a"), which is no scheme.
 	host := addr
-	if i := strings.Index(host, "://"); i >= 0 {
-		host = host[i+3:]
+	for _, scheme := range []string{"https://", "http://"} {
+		if h, ok := strings.CutPrefix(host, scheme); ok {
+			host = h
+			break
+		}
 	}
 	if i := strings.IndexAny(host, "/?#"); i >= 0 {
 		host = host[:i]

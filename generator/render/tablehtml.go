@@ -1,6 +1,7 @@
 package render
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -347,17 +348,17 @@ func writeEscaped(b *strings.Builder, s string) {
 	b.WriteString(s[start:])
 }
 
-// nextAddress finds the first bare address in s, as GFM's autolink
-// extension reads one: http://, https:// or www. at the start of s or
-// after a space or (, then a host with a dot (after www.), then anything
-// up to a space, < or ; (gfm), less trailing punctuation and unbalanced
-// closing parentheses. It returns -1, -1 when there is none. Linkify also
-// starts after *, _ or ~, but only when goldmark's emphasis or
-// strikethrough parser does not take the character as a delimiter (or the
-// Markdown does not escape it): never for * and ~ before an address,
-// which open a run; for _ only inside a word, after a letter or digit.
-// Any other such cell has no address here, so goldmarkOnly leaves it to
-// goldmark.
+// nextAddress finds the first bare address in s as the pages' linkify
+// reads one (gfm in html.go): http://, https:// or www. at the start of s
+// or after a space or (, matched by the same patterns (a host ending in a
+// dot and lowercase letters; a path only after / # or ?; nothing past a
+// ';'), less trailing punctuation and unbalanced closing parentheses. It
+// returns -1, -1 when there is none. Linkify also starts after *, _ or ~,
+// but only when goldmark's emphasis or strikethrough parser does not take
+// the character as a delimiter (or the Markdown does not escape it): never
+// for * and ~ before an address, which open a run; for _ only inside a
+// word, after a letter or digit. Any other such cell has no address here,
+// so goldmarkOnly leaves it to goldmark.
 func nextAddress(s string) (start, end int) {
 	// Most cells hold no address at all: two substring searches say so
 	// without a walk from one h or w to the next.
@@ -374,33 +375,22 @@ func nextAddress(s string) (start, end int) {
 			continue
 		}
 		rest := s[i:]
-		var scheme int
+		var pattern *regexp.Regexp
 		switch {
-		case strings.HasPrefix(rest, "https://"):
-			scheme = len("https://")
-		case strings.HasPrefix(rest, "http://"):
-			scheme = len("http://")
+		case strings.HasPrefix(rest, "https://"), strings.HasPrefix(rest, "http://"):
+			pattern = addressURL
 		case strings.HasPrefix(rest, "www."):
-			scheme = len("www.") // and then a host with a dot of its own
+			pattern = addressWWW
 		default:
 			continue
 		}
-		n := strings.IndexAny(rest, " <;") // the gfm linkify ends at ;
-		if n < 0 {
-			n = len(rest)
-		}
-		n = trimAddress(rest[:n])
-		if n <= scheme { // "www." alone: its dot is trailing punctuation
+		m := pattern.FindStringIndex(rest)
+		if m == nil {
 			continue
 		}
-		host := rest[scheme:n]
-		if h := strings.IndexAny(host, "/?#"); h >= 0 {
-			host = host[:h]
+		if n := trimAddress(rest[:m[1]]); n > 0 {
+			return i, i + n
 		}
-		if dot := strings.LastIndexByte(host, '.'); dot <= 0 || dot == len(host)-1 {
-			continue
-		}
-		return i, i + n
 	}
 	return -1, -1
 }

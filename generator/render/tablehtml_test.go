@@ -43,6 +43,8 @@ var cellTexts = []string{
 	"**https://e.example** and __www.f.example__",
 	"é_http://a.example 1_www.b.example a__http://c.example ._http://d.example _http://e.example",
 	"sources: https://arxiv.org/abs/2510.26692; (see https://github.com/a/b/issues/1375); www.c.example/x;y",
+	// A "://" after a www. host is no scheme (a fuzzed failure).
+	"www.0.://a and www.b.example://c",
 	Code("fit.8xB200.serving"),
 	Code("a<b>&c"),
 }
