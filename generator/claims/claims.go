@@ -137,6 +137,7 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 	computed := ""
 	if len(c.Checks) > 0 {
 		held, undecided := 0, 0
+		said := map[string]bool{} // undecided reasons already given
 		for _, ch := range c.Checks {
 			res, err := runCheck(ch, set)
 			if err != nil {
@@ -146,8 +147,14 @@ func review(c content.Claim, p *content.Page, set *facts.Set, meas map[string]*c
 			}
 			r.Checks = append(r.Checks, res)
 			gives := ch.Fact + " = " + res.Actual + ", the claim implies " + implied(ch, set.Get(ch.Fact))
-			if res.Undecided != "" {
+			// Checks on one missing input share its reason: give it once.
+			switch {
+			case res.Undecided == "":
+			case said[res.Undecided]:
+				gives += " (undecided, for the reason above)"
+			default:
 				gives += " (undecided: " + res.Undecided + ")"
+				said[res.Undecided] = true
 			}
 			r.Evidence = append(r.Evidence, Evidence{Ref: "fact:" + ch.Fact, Kind: "fact", Gives: gives})
 			switch {

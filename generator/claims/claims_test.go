@@ -195,6 +195,32 @@ func TestLocalChecks(t *testing.T) {
 	}
 }
 
+// Checks left undecided by one missing input (a quant list not synced)
+// give its reason once, on the first; each later one says it shares it,
+// and a different reason is still given in full.
+func TestSharedUndecidedReasonGivenOnce(t *testing.T) {
+	set := localFacts()
+	set.Unknown("gguf.UD-IQ1_S.bytes", facts.UnitBytes, "the GGUF headers of unsloth/Kimi-K2.5-GGUF are not synced")
+	set.Unknown("gguf.UD-Q1_0.bytes", facts.UnitBytes, "the listing has no UD-Q1_0 files")
+	size := func(q string) content.Check {
+		return content.Check{Fact: "gguf." + q + ".bytes", Expect: 375e9, Tolerance: 0.005}
+	}
+	p := page(content.Claim{ID: "sizes", Text: "x", Reason: "r", Checks: []content.Check{size("UD-Q2_K_XL"), size("UD-IQ1_S"), size("UD-Q1_0")}})
+	rs, probs := ReviewPage(p, set, k3Context())
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	ev := rs[0].Evidence
+	if rs[0].Verdict != "unverifiable" || len(ev) != 3 {
+		t.Fatalf("verdict %s, evidence %+v", rs[0].Verdict, ev)
+	}
+	for i, want := range []string{"(undecided: the GGUF headers of unsloth/Kimi-K2.5-GGUF are not synced)", "(undecided, for the reason above)", "(undecided: the listing has no UD-Q1_0 files)"} {
+		if !strings.HasSuffix(ev[i].Gives, want) {
+			t.Errorf("evidence %d = %q, want it to end %q", i, ev[i].Gives, want)
+		}
+	}
+}
+
 // A calibrated prediction is compared within its regime's p90 band: 16.2
 // tokens/s ±18.27 % runs from 16.2 ÷ 1.1827 = 13.70 to 16.2 × 1.1827 =
 // 19.16. "About 15 (± 50 %)", 7.5–22.5, holds the band: supported.

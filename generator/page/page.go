@@ -387,10 +387,18 @@ func (m *Model) fit() *render.Table {
 		}
 		conc := m.d("serving." + hw + ".max_concurrency")
 		ctx := m.d("serving." + hw + ".max_context")
+		// The other KV dtype's figures, where they differ: a layout whose
+		// weights alone overflow holds no cache of either.
 		for _, alt := range []string{"fp8", "bf16"} {
-			if f := m.Facts.Get("serving." + hw + ".max_concurrency_" + alt); f.Known() {
+			f := m.Facts.Get("serving." + hw + ".max_concurrency_" + alt)
+			if !f.Known() {
+				continue
+			}
+			if altConc := m.d("serving." + hw + ".max_concurrency_" + alt); altConc != conc {
 				conc += " (" + f.Display + " at " + strings.ToUpper(alt) + " KV)"
-				ctx += " (" + m.d("serving."+hw+".max_context_"+alt) + ")"
+			}
+			if altCtx := m.d("serving." + hw + ".max_context_" + alt); altCtx != ctx {
+				ctx += " (" + altCtx + ")"
 			}
 		}
 		t.Rows = append(t.Rows, []string{render.Code("fit-" + hw), HWLabel(hw),
