@@ -80,8 +80,14 @@
       ["bits per parameter", function (m) { return fact(m, "bits_per_param"); }],
       ["KV cache per token", function (m) { return fact(m, "kv.bytes_per_token"); }],
       ["download", function (m) { return fact(m, "download.seconds"); }],
-      ["smallest serving layout", function (m) { return m.smallest_layout || "none in the catalog"; }],
-      ["cheapest serving", function (m) {
+      ["smallest deployment", function (m) { return m.smallest_layout || "none deployable"; }],
+      ["cheapest per token", function (m) {
+        var c = m.facts["deploy.cheapest.layout"], usd = m.facts["deploy.cheapest.usd_per_m_output_tokens"];
+        if (!usd) return "—";
+        if (usd.value === null) return "unknown: " + usd.reason;
+        return usd.display + " per million output tokens" + (c && c.value ? " on " + c.display.replace(/^(\d+)x/, "$1 × ") : "");
+      }],
+      ["cheapest $/h at the serving context", function (m) {
         var c = m.facts["fit.cheapest_serving"];
         var layout = c && c.display ? c.display.replace(/^(\d+)x/, "$1 × ") : "";
         return fact(m, "cost.cheapest_serving.usd_per_hour") + (layout ? " on " + layout : "");

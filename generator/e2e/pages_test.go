@@ -226,10 +226,10 @@ func TestBrowserIndexFitsAt1280(t *testing.T) {
 		if c.Right > 1280 {
 			t.Errorf("index column %q ends at %.0f px, beyond 1280", c.Question, c.Right)
 		}
-		price = price || strings.HasPrefix(c.Question, "cheapest $/h")
+		price = price || strings.HasPrefix(c.Question, "cheapest per token")
 	}
 	if !price {
-		t.Errorf("index has no cheapest $/h column: %v", cols)
+		t.Errorf("index has no cheapest per token column: %v", cols)
 	}
 	if w := eval[float64](tb, `(() => { const t = document.querySelector("table#models"); return t.scrollWidth - t.clientWidth; })()`); w > 1 {
 		t.Errorf("the index table scrolls sideways by %.0f px at 1280", w)

@@ -152,47 +152,23 @@ func (m *Model) referenceFit() (string, string) {
 	return strings.Join(parts, "; "), key
 }
 
-// Layout is a number of one accelerator.
-type Layout struct {
-	GPUs int64
-	ID   string
-	Key  string // the fact that gives the count
-}
-
-// String is the layout as a reader says it: "2 × H100".
-func (l Layout) String() string { return fmt.Sprintf("%d × %s", l.GPUs, l.ID) }
-
-// SmallestLayout is the deployable layout with the fewest GPUs that serves
-// the model at the stated context, among accelerators of class (any GPU
-// class when empty: a CPU host is a class of its own, not a smaller GPU
-// layout); less total memory breaks a tie, the id a second tie.
-func (m *Model) SmallestLayout(cat *catalog.Catalog, class string) (Layout, bool) {
-	var best Layout
-	var bestBytes int64
-	found := false
-	if cat == nil {
-		return best, false
+// Smallest is the dossier's "smallest" answer, deploy.smallest.layout,
+// for the lists that show it beside other models: the layout as a reader
+// says it ("24 × H100"), the answer's full text (engine and placement),
+// and the memory in all that ranks it, as the answer ranks layouts. ok is
+// false when no layout of the catalog is deployable.
+func (m *Model) Smallest(cat *catalog.Catalog) (short, full string, memory int64, ok bool) {
+	f := m.Facts.Get("deploy.smallest.layout")
+	label, known := f.Value.(string)
+	if !f.Known() || !known {
+		return "", "", 0, false
 	}
-	ids := make([]string, 0, len(cat.Accelerators))
-	for id := range cat.Accelerators {
-		ids = append(ids, id)
+	n, id, parsed := config.ParseHardware(label)
+	acc := cat.Accelerators[id]
+	if !parsed || acc == nil {
+		return "", "", 0, false
 	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		acc := cat.Accelerators[id]
-		if class != "" && acc.Class != class || class == "" && acc.Class == "cpu" {
-			continue
-		}
-		key := "fit.deployable_gpus_serving." + id
-		n, ok := m.Facts.Get(key).Int()
-		if !ok {
-			continue
-		}
-		if !found || n < best.GPUs || n == best.GPUs && n*acc.Capacity() < bestBytes {
-			best, bestBytes, found = Layout{GPUs: n, ID: id, Key: key}, n*acc.Capacity(), true
-		}
-	}
-	return best, found
+	return HWLabel(label), f.Display, int64(n) * acc.Capacity(), true
 }
 
 // ClaimsTally counts verdicts: "13 checked: 5 supported, 6 refuted, 2

@@ -22,8 +22,8 @@ func slugify(s string) string {
 // what a reader sorts by, narrow enough for 1280 px.
 var columns = []render.Column{
 	{Name: "model", Sort: "text"}, {Name: "parameters", Sort: "num"}, {Name: "activated", Sort: "num"},
-	{Name: "checkpoint", Sort: "num"}, {Name: "smallest serving layout", Sort: "num"},
-	{Name: "cheapest $/h", Sort: "num"}, {Name: "claims (supported / refuted / misleading)", Sort: "num"},
+	{Name: "checkpoint", Sort: "num"}, {Name: "smallest deployment", Sort: "num"},
+	{Name: "cheapest per token", Sort: "num"}, {Name: "claims (supported / refuted / misleading)", Sort: "num"},
 }
 
 // columnAlign is the Markdown alignment of each column.
@@ -44,13 +44,18 @@ func (s *Site) row(m *Model, sum *Summary) render.Row {
 	hub := m.Page.Hub()
 	title := render.Cell{Text: sum.Title, Sort: sum.Title, Link: "models/" + sum.Slug + "/index.html", Sub: sum.Org,
 		Links: []render.Link{{Name: "Hub", URL: hub.Page}, {Name: "files", URL: hub.Files}, {Name: "config", URL: hub.Config}}}
-	smallest := render.Cell{Text: "none in the catalog"}
-	if l, ok := m.Page.SmallestLayout(s.Catalog, ""); ok {
-		smallest = render.Cell{Text: l.String(), Sort: strconv.FormatInt(l.GPUs, 10), Num: true}
+	smallest := render.Cell{Text: "none deployable"}
+	if short, full, memory, ok := m.Page.Smallest(s.Catalog); ok {
+		smallest = render.Cell{Text: short, Title: full, Sort: strconv.FormatInt(memory, 10), Num: true}
 	}
-	price := cell("cost.cheapest_serving.usd_per_hour")
-	if f := m.Facts.Get("fit.cheapest_serving"); f.Known() {
-		price.Sub = page.HWLabel(f.Display)
+	// The answer box's cheapest: $ per million output tokens of the
+	// deployment that has the fewest, under it the layout and its $/h.
+	price := cell("deploy.cheapest.usd_per_m_output_tokens")
+	if price.Text != "unknown" {
+		price.Text += "/M"
+	}
+	if f := m.Facts.Get("deploy.cheapest.layout"); f.Known() {
+		price.Sub = page.HWLabel(f.Display) + ", " + m.Facts.Get("cost."+f.Display+".usd_per_hour").Display
 	}
 	n := claims.Tally(m.Reviews)
 	claimsCell := render.Cell{Text: "none checked", Sort: "0"}

@@ -21,6 +21,7 @@ const ModelsPath = "models.json"
 var headlineKeys = []string{
 	"params.total", "params.active_no_embedding", "bytes.checkpoint", "bits_per_param",
 	"kv.bytes_per_token", "download.seconds", "fit.cheapest_serving", "cost.cheapest_serving.usd_per_hour",
+	"deploy.cheapest.layout", "deploy.cheapest.usd_per_m_output_tokens",
 }
 
 // ModelEntry is one model in models.json.
@@ -29,7 +30,7 @@ type ModelEntry struct {
 	URL      string                  `json:"url"` // the dossier, relative to the site root
 	Hub      page.HubLinks           `json:"hub"`
 	Facts    map[string]headlineFact `json:"facts"`
-	Smallest string                  `json:"smallest_layout"` // "" when nothing in the catalog serves it
+	Smallest string                  `json:"smallest_layout"` // deploy.smallest.layout's display; "" when no layout is deployable
 	Claims   claimTally              `json:"claims"`
 	// MinGPUs is the serving minimum by context (tokens) and accelerator
 	// id, as the build computed it (fit.min_gpus_at.CTX.ID); unknown
@@ -77,8 +78,8 @@ func (s *Site) modelEntry(m *Model) *ModelEntry {
 			e.Facts[k] = headlineFact{Value: f.Value, Unit: f.Unit, Display: f.Display, Reason: f.Reason}
 		}
 	}
-	if l, ok := m.Page.SmallestLayout(s.Catalog, ""); ok {
-		e.Smallest = l.String()
+	if _, full, _, ok := m.Page.Smallest(s.Catalog); ok {
+		e.Smallest = full
 	}
 	for k, rest := range m.Facts.Prefixed("fit.min_gpus_at.") {
 		ctx, id, ok := strings.Cut(rest, ".")
