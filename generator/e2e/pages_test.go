@@ -412,3 +412,30 @@ func TestTinyModelUnits(t *testing.T) {
 		t.Error("the index footer ends with a dangling separator")
 	}
 }
+
+// TestBrowserFactsTableKeepsColumnsInView: at 1280 px the facts page's
+// table of single facts shows its four columns without a sideways scroll:
+// K3's 93-letter layer-kind string once widened it to 2,581 px, and its
+// derivations and sources were off screen.
+func TestBrowserFactsTableKeepsColumnsInView(t *testing.T) {
+	base, _ := staticSite(t)
+	tb := newTabSize(t, 1280, 800)
+	tb.open(base + k3Page + "facts.html")
+	type width struct {
+		Scroll, Client float64
+		Right          []float64
+	}
+	w := eval[width](tb, `(() => { const t = document.querySelector(".facts table");
+		return {scroll: t.scrollWidth, client: t.clientWidth, right: [...t.querySelectorAll("thead th")].map(h => h.getBoundingClientRect().right)}; })()`)
+	if w.Scroll > w.Client+1 {
+		t.Errorf("the facts table scrolls sideways: %.0f px of content in %.0f", w.Scroll, w.Client)
+	}
+	if len(w.Right) != 4 {
+		t.Fatalf("the facts table has %d columns, want fact, value, how, sources", len(w.Right))
+	}
+	for i, r := range w.Right {
+		if r > 1280 {
+			t.Errorf("column %d ends at %.0f px, beyond 1280", i+1, r)
+		}
+	}
+}

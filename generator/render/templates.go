@@ -237,7 +237,9 @@ func (t *Templates) HTML(md []byte, p HTMLPage, charts map[string]Chart) ([]byte
 		var b strings.Builder
 		b.Grow(len(body) + p.Table.htmlSize())
 		b.WriteString(string(body))
+		b.WriteString("<div class=\"facts\">\n")
 		p.Table.writeHTML(&b, FactsTarget{})
+		b.WriteString("</div>\n")
 		for _, m := range p.Matrices {
 			m.writeHTML(&b)
 		}
