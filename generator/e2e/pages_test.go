@@ -439,3 +439,20 @@ func TestBrowserFactsTableKeepsColumnsInView(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserLongAddressWraps: an address in a cell wraps rather than
+// widening its table past the page: K3's sources table, whose last column
+// holds GitHub blob addresses of 100-odd characters, scrolled sideways at
+// 1280 px. The test gives the fixture's sources table such an address.
+func TestBrowserLongAddressWraps(t *testing.T) {
+	base, _ := staticSite(t)
+	tb := newTabSize(t, 1280, 800)
+	tb.open(base + k3Page)
+	w := eval[[]float64](tb, `(() => { const t = [...document.querySelectorAll("main table")].find(t => t.querySelector("thead").textContent.includes("where to read it"));
+		const a = document.createElement("a"); a.href = "#"; a.textContent = "https://github.com/vllm-project/recipes/blob/02c27aa9b80630ec61a61060f246bff6a46f0c4e/models/moonshotai/Kimi-K3.yaml";
+		const cell = t.querySelector("tbody tr td:last-child"); cell.textContent = ""; cell.appendChild(a);
+		return [t.scrollWidth, t.clientWidth]; })()`)
+	if w[0] > w[1]+1 {
+		t.Errorf("a long address widens the sources table to %.0f px in %.0f", w[0], w[1])
+	}
+}
