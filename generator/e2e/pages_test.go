@@ -456,3 +456,17 @@ func TestBrowserLongAddressWraps(t *testing.T) {
 		t.Errorf("a long address widens the sources table to %.0f px in %.0f", w[0], w[1])
 	}
 }
+
+// TestBrowserFitTableFitsAt1280: the dossier's fit table, its price
+// column included, is in view at 1280 px: with separate margin columns it
+// was 1,195 px of content in 1,120 and $/h sat behind a sideways scroll.
+func TestBrowserFitTableFitsAt1280(t *testing.T) {
+	base, _ := staticSite(t)
+	tb := newTabSize(t, 1280, 800)
+	tb.open(base + k3Page)
+	w := eval[[]float64](tb, `(() => { const t = [...document.querySelectorAll("main table")].find(t => t.querySelector("thead").textContent.includes("weights at rest"));
+		return [t.scrollWidth, t.clientWidth]; })()`)
+	if w[0] > w[1]+1 {
+		t.Errorf("the fit table is %.0f px of content in %.0f", w[0], w[1])
+	}
+}

@@ -378,8 +378,8 @@ func (m *Model) contexts() []string {
 
 func (m *Model) fit() *render.Table {
 	t := &render.Table{
-		Header: []string{render.AnchorHeader, "layout", "memory", "weights at rest", "margin", "placement", "weights per GPU", "serving", "serving margin", "max concurrency", "max context", "$/h"},
-		Align:  []render.Align{render.Left, render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Left, render.Right, render.Right, render.Right, render.Right},
+		Header: []string{render.AnchorHeader, "layout", "memory", "weights at rest", "placement", "weights per GPU", "serving", "max concurrency", "max context", "$/h"},
+		Align:  []render.Align{render.Left, render.Left, render.Right, render.Left, render.Left, render.Right, render.Left, render.Right, render.Right, render.Right},
 	}
 	for _, hw := range m.Hardware {
 		if m.Facts.Get("fit."+hw+".memory_bytes") == nil {
@@ -401,12 +401,16 @@ func (m *Model) fit() *render.Table {
 				ctx += " (" + altCtx + ")"
 			}
 		}
+		// The at-rest verdict states its margin; the serving verdict gets
+		// its own beside it, so the table fits 1280 px.
+		serving := m.d("fit." + hw + ".serving")
+		if f := m.Facts.Get("fit." + hw + ".serving_margin_bytes"); f.Known() {
+			serving += ": " + f.Display
+		}
 		t.Rows = append(t.Rows, []string{render.Code("fit-" + hw), HWLabel(hw),
-			m.d("fit." + hw + ".memory_bytes"),
-			m.d("fit." + hw + ".at_rest"), m.d("fit." + hw + ".margin_bytes"),
+			m.d("fit." + hw + ".memory_bytes"), m.d("fit." + hw + ".at_rest"),
 			m.d("serving." + hw + ".placement"), m.d("serving." + hw + ".weights_bytes_per_gpu"),
-			m.d("fit." + hw + ".serving"), m.d("fit." + hw + ".serving_margin_bytes"),
-			conc, ctx,
+			serving, conc, ctx,
 			m.d("cost." + hw + ".usd_per_hour")})
 	}
 	return t
