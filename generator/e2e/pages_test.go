@@ -114,9 +114,10 @@ func TestBrowserAnswerValues(t *testing.T) {
 		"fastest stream":     "8 × B300, vllm TP 8, BF16 KV; ≤1,048,576 tokens; 16 seqs of 131,072; ≈ 239 tokens/s per stream (uncalibrated: n = 0 < 5)",
 		"smallest":           "8 × MI325X, vllm TP 8, BF16 KV; ≤1,048,576 tokens; 8 seqs of 131,072; ≈ 178 tokens/s per stream (uncalibrated: n = 0 < 5)",
 		"best single host":   "the fastest stream layout",
-		"best local":         "none deployable: no consumer GPU rig, Apple machine or CPU host of the catalog holds the model with one 8,192-token sequence",
-		"reference layouts":  "at 131,072 tokens × 1 sequence(s), BF16 KV: yes on 8 × MI355X (58.0 GB spare per GPU), 8 × B300 (58.3 GB spare per GPU); no on 7 of 9; closest 8 × MI300X (16.0 GB short per GPU)",
-		"claims":             k3Tally(t),
+		// The CPU host holds K3's weights; llama.cpp cannot load them.
+		"best local":        "none deployable: no consumer GPU rig, Apple machine or CPU host of the catalog is deployable; those that hold the weights are stopped by engine architecture support: llama.cpp @0024aa7 has no KimiK3ForConditionalGeneration (ggml-org/llama.cpp convert_hf_to_gguf.py) (1 × CPUHost, 64 × RTX3090, 64 × RTX4090, 48 × RTX5090); engine architecture support: mlx @d78bf58 has no kimi_k3 (ml-explore/mlx-lm mlx_lm/models/*.py, mlx_lm/utils.py) (4 × M3Ultra512, 14 × M4Max128)",
+		"reference layouts": "at 131,072 tokens × 1 sequence(s), BF16 KV: yes on 8 × MI355X (58.0 GB spare per GPU), 8 × B300 (58.3 GB spare per GPU); no on 7 of 9; closest 8 × MI300X (16.0 GB short per GPU)",
+		"claims":            k3Tally(t),
 	}
 	for _, r := range rows {
 		if w, ok := want[r.Question]; ok {

@@ -193,18 +193,36 @@ func (c *calc) deployments(ids []string, w weights) {
 			consider(hw, acc, n)
 		}
 	}
+	// Why the local machines that hold the weights are not deployable,
+	// for the local answer when there is none.
+	var localBlocked []string          // reasons, in order
+	blockedOn := map[string][]string{} // reason → the layouts it stops
 	for _, id := range ids {
 		acc := c.in.Catalog.Accelerators[id]
 		found := false
+		// What stops the smallest count whose memory holds the weights
+		// is the reason a reader needs: engine support, a head count
+		// TP does not divide, the cache; counts below it only lack memory.
+		why := fmt.Sprintf("no layout of up to %d %s domains holds the weights (%s)", maxNodes, id, facts.GB(float64(w.total)))
+		blocked := false
 		for _, n := range deployCounts(acc, sz.TensorParallelSizes) {
 			if _, ok := c.chosen(acc, n); ok {
 				consider(fmt.Sprintf("%dx%s", n, id), acc, n)
 				found = true
 				break
 			}
+			if cs := c.plan(acc, n); len(cs) > 0 && !blocked && n*acc.Capacity() >= w.total {
+				cd := blocker(cs)
+				why, blocked = fmt.Sprintf("none of up to %d %s domains is deployable; the smallest that holds the weights, %d × %s, is not: %s %s: %s", maxNodes, id, n, id, cd.Engine, cd.Layout, cd.Reason()), true
+				if r := cd.Reason(); localClass(acc) {
+					if blockedOn[r] == nil {
+						localBlocked = append(localBlocked, r)
+					}
+					blockedOn[r] = append(blockedOn[r], fmt.Sprintf("%d × %s", n, id))
+				}
+			}
 		}
 		if !found {
-			why := fmt.Sprintf("no layout of up to %d %s domains is deployable", maxNodes, id)
 			c.s.Unknown("deploy.smallest_of."+id, facts.UnitText, why)
 			c.s.Unknown("deploy.min_gpus."+id, facts.UnitCount, why)
 		} else {
@@ -252,8 +270,14 @@ func (c *calc) deployments(ids []string, w weights) {
 		sb, okb := speed(b)
 		return oka && (!okb || sa > sb)
 	}
-	local := func(e entry) bool {
-		return e.acc.Class == "consumer" || e.acc.Class == "unified" || e.acc.Class == "cpu"
+	local := func(e entry) bool { return localClass(e.acc) }
+	noLocal := "no consumer GPU rig, Apple machine or CPU host of the catalog holds the model with one " + facts.Int(MinContext) + "-token sequence"
+	if len(localBlocked) > 0 {
+		stops := make([]string, len(localBlocked))
+		for i, r := range localBlocked {
+			stops[i] = r + " (" + strings.Join(blockedOn[r], ", ") + ")"
+		}
+		noLocal = "no consumer GPU rig, Apple machine or CPU host of the catalog is deployable; those that hold the weights are stopped by " + strings.Join(stops, "; ")
 	}
 	pick("deploy.smallest.layout", "the deployable layout with the least memory in all (GPUs × capacity)",
 		"no layout of the catalog is deployable", all, smaller)
@@ -264,13 +288,18 @@ func (c *calc) deployments(ids []string, w weights) {
 			_, ok := speed(e)
 			return ok && e.cd.Layout.Hosts == 1 && !local(e)
 		}, faster)
-	pick("deploy.local.layout", "the smallest deployable consumer GPU, Apple or CPU machine",
-		"no consumer GPU rig, Apple machine or CPU host of the catalog holds the model with one "+facts.Int(MinContext)+"-token sequence", local, smaller)
+	pick("deploy.local.layout", "the smallest deployable consumer GPU, Apple or CPU machine", noLocal, local, smaller)
 	var cands []candidate
 	for _, e := range front {
 		cands = append(cands, candidate{label: e.label, id: e.acc.ID, n: e.n})
 	}
 	c.record(costOp{kind: opDeployCheapest, cands: cands})
+}
+
+// localClass reports whether acc is a machine one person runs: a consumer
+// GPU rig, an Apple machine or a CPU host.
+func localClass(acc *catalog.Accelerator) bool {
+	return acc.Class == "consumer" || acc.Class == "unified" || acc.Class == "cpu"
 }
 
 // parseLabel reads "8xH200".
@@ -343,12 +372,19 @@ func notDeployable(cs []deploy.Candidate) string {
 	if len(cs) == 0 {
 		return "no candidate layout"
 	}
+	cd := blocker(cs)
+	return fmt.Sprintf("%s %s: %s", cd.Engine, cd.Layout, cd.Reason())
+}
+
+// blocker is the candidate whose reason a layout that is not deployable
+// gives: the first the engines accept (memory stops it), else the first.
+func blocker(cs []deploy.Candidate) deploy.Candidate {
 	for _, cd := range cs {
 		if len(cd.Violations) == 0 {
-			return fmt.Sprintf("%s %s: %s", cd.Engine, cd.Layout, cd.Reason())
+			return cd
 		}
 	}
-	return fmt.Sprintf("%s %s: %s", cs[0].Engine, cs[0].Layout, cs[0].Reason())
+	return cs[0]
 }
 
 // deployCheapest names the deployable layout with the lowest $ per million

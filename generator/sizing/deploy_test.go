@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,6 +142,62 @@ func TestDeploymentAnswers(t *testing.T) {
 				t.Errorf("command %q does not pass the max context %d", cmd, mc)
 			}
 		}
+	}
+}
+
+// TestNotDeployableSaysWhatStopsIt: an accelerator with no deployable
+// layout gives the reason of the smallest count that holds the weights,
+// not "no layout is deployable"; one too small at every count says so
+// with the tensor bytes; and the local answer for K3 names the engine
+// support that stops the machines holding it (the CPU host holds its
+// 1,560.9 GB with memory to spare, but llama.cpp's converter has no
+// KimiK3ForConditionalGeneration), grouped by reason.
+func TestNotDeployableSaysWhatStopsIt(t *testing.T) {
+	cat, err := catalog.Load(fixtureData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fixtureModel(t, cat, "moonshotai/Kimi-K3")
+	cpu := s.Get("deploy.smallest_of.CPUHost")
+	if cpu.Known() || !strings.Contains(cpu.Reason, "the smallest that holds the weights, 1 × CPUHost, is not: llama.cpp") ||
+		!strings.Contains(cpu.Reason, "has no KimiK3ForConditionalGeneration") {
+		t.Errorf("deploy.smallest_of.CPUHost: %q", cpu.Reason)
+	}
+	// Every such count holds the tensor bytes.
+	tb := intOf(t, s, "bytes.tensors")
+	held := regexp.MustCompile(`the smallest that holds the weights, (\d+) × (\S+), is not`)
+	for k, id := range s.Prefixed("deploy.smallest_of.") {
+		f := s.Get(k)
+		if f.Known() {
+			continue
+		}
+		m := held.FindStringSubmatch(f.Reason)
+		if m == nil {
+			t.Errorf("%s: %q names no layout that holds the weights", k, f.Reason)
+			continue
+		}
+		if n, _ := strconv.ParseInt(m[1], 10, 64); m[2] != id || n*cat.Accelerators[id].Capacity() < tb {
+			t.Errorf("%s: %d × %s does not hold %d tensor bytes", k, n, m[2], tb)
+		}
+	}
+	// A card 16 domains of which cannot hold the weights says so.
+	small, err := catalog.Load(fixtureData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small.Accelerators["RTX4090"].MemoryBytes = 1 << 30
+	if r := fixtureModel(t, small, "moonshotai/Kimi-K3").Get("deploy.smallest_of.RTX4090").Reason; r != "no layout of up to 16 RTX4090 domains holds the weights (1,560.9 GB)" {
+		t.Errorf("a 1 GiB card: %q", r)
+	}
+	local := s.Get("deploy.local.layout")
+	if local.Known() {
+		t.Fatalf("K3 deploy.local.layout = %v", local.Value)
+	}
+	// One clause per reason, each with the layouts it stops; the CPU host
+	// under llama.cpp's.
+	clause := regexp.MustCompile(`has no KimiK3ForConditionalGeneration \(ggml-org/llama.cpp convert_hf_to_gguf.py\) \(([^)]*)\)`).FindStringSubmatch(local.Reason)
+	if clause == nil || !strings.Contains(clause[1], "1 × CPUHost") || strings.Count(local.Reason, "KimiK3ForConditionalGeneration") != 1 {
+		t.Errorf("K3 deploy.local.layout: %q", local.Reason)
 	}
 }
 
