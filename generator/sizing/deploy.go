@@ -224,7 +224,7 @@ func (c *calc) deployments(ids []string, w weights) {
 		}
 		if !found {
 			c.s.Unknown("deploy.smallest_of."+id, facts.UnitText, why)
-			c.s.Unknown("deploy.min_gpus."+id, facts.UnitCount, why)
+			c.s.Unknown("deploy.min_gpus."+id, facts.UnitCount, "no deployable layout: deploy.smallest_of."+id+" says why")
 		} else {
 			last := front[len(front)-1]
 			c.add("deploy.smallest_of."+id, last.label, facts.UnitText, "the fewest "+id+" an engine would launch the model on (deploy."+last.label+")", srcDeploy, catalog.HardwareSourcePrefix+id).Display = fmt.Sprintf("%d × %s, %s %s", last.n, id, last.cd.Engine, last.cd.Describe())

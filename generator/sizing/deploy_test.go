@@ -180,6 +180,12 @@ func TestNotDeployableSaysWhatStopsIt(t *testing.T) {
 			t.Errorf("%s: %d × %s does not hold %d tensor bytes", k, n, m[2], tb)
 		}
 	}
+	// The fit answer, too, names the engine rather than the context when
+	// memory would serve: 80 RTX 4090 hold K3 and its cache.
+	if r := s.Get("fit.smallest_serving.RTX4090").Reason; !strings.Contains(r, "holds the weights and the cache at the stated context, but no engine launches it: llama.cpp") ||
+		!strings.Contains(r, "has no KimiK3ForConditionalGeneration") {
+		t.Errorf("fit.smallest_serving.RTX4090: %q", r)
+	}
 	// A card 16 domains of which cannot hold the weights says so.
 	small, err := catalog.Load(fixtureData)
 	if err != nil {

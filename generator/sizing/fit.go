@@ -103,6 +103,7 @@ func (c *calc) fit() {
 			fmt.Sprintf("⌈%s tensor bytes ÷ %s per GPU⌉: weights at rest only", facts.GB(float64(tb)), facts.GB(float64(acc.Capacity()))), tsrc, hsrc)
 		perNode := int64(acc.GPUsPerNode)
 		var atRest, serves int64
+		var undeployed int64 // the first count whose memory serves but that no engine launches
 		label := func(n int64) string { return fmt.Sprintf("%dx%s", n, id) }
 		try := func(n int64) {
 			r, ok := done[label(n)]
@@ -113,9 +114,14 @@ func (c *calc) fit() {
 			if r.atRest && atRest == 0 {
 				atRest = n
 			}
-			if _, deployable := c.chosen(acc, n); r.known && r.fits && serves == 0 && deployable {
+			_, deployable := c.chosen(acc, n)
+			switch {
+			case !r.known || !r.fits || serves != 0:
+			case deployable:
 				serves = n
 				serving = append(serving, candidate{label: label(n), id: id, n: n})
+			case undeployed == 0:
+				undeployed = n
 			}
 		}
 		for _, n := range layouts(sz.TensorParallelSizes, perNode) {
@@ -137,8 +143,12 @@ func (c *calc) fit() {
 				continue
 			}
 			fits, _ := c.servesAt(acc, n, w, servingCtx)
-			if _, deployable := c.chosen(acc, n); fits && deployable {
+			_, deployable := c.chosen(acc, n)
+			switch {
+			case fits && deployable:
 				try(n)
+			case fits && undeployed == 0:
+				undeployed = n
 			}
 		}
 		if atRest > 0 {
@@ -153,6 +163,9 @@ func (c *calc) fit() {
 		case serves > 0:
 			c.add("fit.smallest_serving."+id, label(serves), facts.UnitText, "the smallest layout whose tightest GPU holds its weights and the cache at the serving context — "+assume, tsrc, hsrc)
 			c.add("fit.deployable_gpus_serving."+id, serves, facts.UnitCount, "GPUs of fit.smallest_serving."+id+" (a deployable layout)", tsrc, hsrc)
+		case cacheOK && undeployed > 0:
+			// Memory is not what stops it: say what is.
+			c.s.Unknown("fit.smallest_serving."+id, facts.UnitText, fmt.Sprintf("%s holds the weights and the cache at the stated context, but no engine launches it: %s", label(undeployed), notDeployable(c.plan(acc, undeployed))))
 		case cacheOK:
 			c.s.Unknown("fit.smallest_serving."+id, facts.UnitText, fmt.Sprintf("no layout up to %d nodes serves at the stated context", maxNodes))
 		}
