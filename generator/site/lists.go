@@ -55,7 +55,10 @@ func (s *Site) row(m *Model, sum *Summary) render.Row {
 		price.Text += "/M"
 	}
 	if f := m.Facts.Get("deploy.cheapest.layout"); f.Known() {
-		price.Sub = page.HWLabel(f.Display) + ", " + m.Facts.Get("cost."+f.Display+".usd_per_hour").Display
+		price.Sub = page.HWLabel(f.Display)
+		if h := m.Facts.Get("cost." + f.Display + ".usd_per_hour"); h.Known() {
+			price.Sub += ", " + h.Display
+		}
 	}
 	n := claims.Tally(m.Reviews)
 	claimsCell := render.Cell{Text: "none checked", Sort: "0"}

@@ -212,9 +212,9 @@ func (c *calc) deployments(ids []string, w weights) {
 				break
 			}
 			if cs := c.plan(acc, n); len(cs) > 0 && !blocked && n*acc.Capacity() >= w.total {
-				cd := blocker(cs)
-				why, blocked = fmt.Sprintf("none of up to %d %s domains is deployable; the smallest that holds the weights, %d × %s, is not: %s %s: %s", maxNodes, id, n, id, cd.Engine, cd.Layout, cd.Reason()), true
-				if r := cd.Reason(); localClass(acc) {
+				why, blocked = fmt.Sprintf("none of up to %d %s domains is deployable; the smallest that holds the weights, %d × %s, is not: %s", maxNodes, id, n, id, notDeployable(cs)), true
+				if cd := blocker(cs); localClass(acc) {
+					r := cd.Reason()
 					if blockedOn[r] == nil {
 						localBlocked = append(localBlocked, r)
 					}
