@@ -29,6 +29,11 @@ func (r *Report) answer() []*row {
 		add(c.Label, func(s *facts.Set) string {
 			label, ok := page.Chosen(s, c.Key)
 			if !ok {
+				// As the page says it: what stops the machines of this
+				// choice, not only that none is deployable.
+				if f := s.Get("deploy." + c.Key + ".layout"); f != nil && f.Reason != "" {
+					return "none deployable: " + f.Reason
+				}
 				return "none deployable"
 			}
 			// A layout that is also an earlier choice is named, not repeated.

@@ -101,6 +101,8 @@ func TestAnswerStatesItsConditions(t *testing.T) {
 	for _, c := range []string{"cheapest", "fastest", "smallest", "single_host"} {
 		add("deploy."+c+".layout", "2xH100", facts.UnitText)
 	}
+	// No local machine: the answer says why, as the page does.
+	s.Unknown("deploy.local.layout", facts.UnitText, "llama.cpp has no AcmeForCausalLM (1 × CPUHost)")
 	add("deploy.2xH100.engine", "vllm", facts.UnitText)
 	add("deploy.2xH100.layout", "TP 2", facts.UnitText)
 	add("deploy.2xH100.kv_dtype", "fp8", facts.UnitText)
@@ -121,7 +123,7 @@ func TestAnswerStatesItsConditions(t *testing.T) {
 		"cheapest per token  2 × H100, vllm TP 2, FP8 KV; ≤131,072 tokens; 3 seqs of 131,072;",
 		"$4.00/h; $26.77/M tokens at one stream",
 		"fastest stream      the cheapest per token layout",
-		"best local          none deployable",
+		"best local          none deployable: llama.cpp has no AcmeForCausalLM (1 × CPUHost)",
 		"\nLaunch (cheapest per token: 2xH100)\n  vllm serve acme/x --tensor-parallel-size 2 --max-model-len 131072 --kv-cache-dtype fp8 \\\n    --gpu-memory-utilization 0.90\n",
 		"--all prints the full matrix",
 	} {
