@@ -212,9 +212,9 @@ func (c *calc) deployments(ids []string, w weights) {
 				break
 			}
 			if cs := c.plan(acc, n); len(cs) > 0 && !blocked && n*acc.Capacity() >= w.total {
-				why, blocked = fmt.Sprintf("none of up to %d %s domains is deployable; the smallest that holds the weights, %d × %s, is not: %s", maxNodes, id, n, id, notDeployable(cs)), true
+				why, blocked = fmt.Sprintf("none of up to %d %s domains is deployable; the smallest that holds the weights, %d × %s, is not: %s", maxNodes, id, n, id, briefly(cs)), true
 				if cd := blocker(cs); localClass(acc) {
-					r := cd.Reason()
+					r := firstLimit(cd)
 					if blockedOn[r] == nil {
 						localBlocked = append(localBlocked, r)
 					}
@@ -374,6 +374,26 @@ func notDeployable(cs []deploy.Candidate) string {
 	}
 	cd := blocker(cs)
 	return fmt.Sprintf("%s %s: %s", cd.Engine, cd.Layout, cd.Reason())
+}
+
+// briefly is notDeployable with only the first limit the layout breaks
+// and a count of the rest: an answer about an accelerator, where the full
+// list (ten limits for TP 40 of K3) would bury the one that matters.
+func briefly(cs []deploy.Candidate) string {
+	if len(cs) == 0 {
+		return "no candidate layout"
+	}
+	cd := blocker(cs)
+	return fmt.Sprintf("%s %s: %s", cd.Engine, cd.Layout, firstLimit(cd))
+}
+
+// firstLimit is the first reason cd is not deployable, with how many
+// other limits it breaks.
+func firstLimit(cd deploy.Candidate) string {
+	if n := len(cd.Violations); n > 1 {
+		return fmt.Sprintf("%s; and %d other limit(s)", cd.Violations[0], n-1)
+	}
+	return cd.Reason()
 }
 
 // blocker is the candidate whose reason a layout that is not deployable

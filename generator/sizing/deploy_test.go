@@ -186,6 +186,11 @@ func TestNotDeployableSaysWhatStopsIt(t *testing.T) {
 		!strings.Contains(r, "has no KimiK3ForConditionalGeneration") {
 		t.Errorf("fit.smallest_serving.RTX4090: %q", r)
 	}
+	// A layout that breaks many limits gives the first and counts the
+	// rest: 40 L40S for K3 break eleven, TP across hosts first.
+	if r := s.Get("deploy.smallest_of.L40S").Reason; !regexp.MustCompile(`40 × L40S, is not: vllm TP 40 on 5 hosts: TP within one scale-up domain: [^;]*; across it use PP, DP or EP; and \d+ other limit\(s\)$`).MatchString(r) {
+		t.Errorf("deploy.smallest_of.L40S: %q", r)
+	}
 	// A card 16 domains of which cannot hold the weights says so.
 	small, err := catalog.Load(fixtureData)
 	if err != nil {

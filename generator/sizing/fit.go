@@ -165,7 +165,7 @@ func (c *calc) fit() {
 			c.add("fit.deployable_gpus_serving."+id, serves, facts.UnitCount, "GPUs of fit.smallest_serving."+id+" (a deployable layout)", tsrc, hsrc)
 		case cacheOK && undeployed > 0:
 			// Memory is not what stops it: say what is.
-			c.s.Unknown("fit.smallest_serving."+id, facts.UnitText, fmt.Sprintf("%s holds the weights and the cache at the stated context, but no engine launches it: %s", label(undeployed), notDeployable(c.plan(acc, undeployed))))
+			c.s.Unknown("fit.smallest_serving."+id, facts.UnitText, fmt.Sprintf("%s holds the weights and the cache at the stated context, but no engine launches it: %s", label(undeployed), briefly(c.plan(acc, undeployed))))
 		case cacheOK:
 			c.s.Unknown("fit.smallest_serving."+id, facts.UnitText, fmt.Sprintf("no layout up to %d nodes serves at the stated context", maxNodes))
 		}
