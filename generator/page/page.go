@@ -153,6 +153,7 @@ func Build(in Input) (*Model, error) {
 		"stream":      m.streamTable(),
 		"software":    m.softwareTable(),
 		"variants":    m.variantsTable(p.Front.Variants),
+		"variant_fit": m.variantFitTable(p.Front.Variants),
 		"local":       m.localTable(),
 		"quants":      m.quantsTable(),
 		"mlx":         m.mlxTable(),
@@ -762,32 +763,45 @@ func (m *Model) streamTable() *render.Table {
 }
 
 // variantsTable sets the released checkpoint beside its other published
-// forms: size, download time and the margin on each hardware entry.
+// forms: repository, size and download time.
 func (m *Model) variantsTable(vs []content.Variant) *render.Table {
 	t := &render.Table{Header: []string{"form", "repository", "size", "download"}, Align: []render.Align{render.Left, render.Left, render.Right, render.Right}}
-	for _, hw := range m.Hardware {
-		t.Header = append(t.Header, hw)
-		t.Align = append(t.Align, render.Right)
-	}
 	if len(vs) == 0 {
 		return t
 	}
-	row := []string{"as released", m.ModelID, m.d("bytes.checkpoint"), m.d("download.seconds")}
-	for _, hw := range m.Hardware {
-		// Files against memory, as for every variant row.
-		row = append(row, m.d("fit."+hw+".file_margin_bytes"))
-	}
-	t.Rows = append(t.Rows, row)
+	t.Rows = append(t.Rows, []string{"as released", m.ModelID, m.d("bytes.checkpoint"), m.d("download.seconds")})
 	for _, v := range vs {
 		k := "variant." + v.Name
-		row := []string{v.Name + " (" + v.Format + ")", v.Repo, m.d(k + ".bytes"), m.d(k + ".download_seconds")}
-		for _, hw := range m.Hardware {
-			row = append(row, m.d(k+".fit."+hw+".margin_bytes"))
+		t.Rows = append(t.Rows, []string{variantLabel(v), v.Repo, m.d(k + ".bytes"), m.d(k + ".download_seconds")})
+	}
+	return t
+}
+
+// variantFitTable is each form's files against each hardware entry's
+// memory: a row per entry and a column per form, so that a page with
+// eight forms and fourteen entries is as wide as its forms, not its
+// entries.
+func (m *Model) variantFitTable(vs []content.Variant) *render.Table {
+	t := &render.Table{Header: []string{"layout", "as released"}, Align: []render.Align{render.Left, render.Right}}
+	if len(vs) == 0 {
+		return t
+	}
+	for _, v := range vs {
+		t.Header = append(t.Header, variantLabel(v))
+		t.Align = append(t.Align, render.Right)
+	}
+	for _, hw := range m.Hardware {
+		// Files against memory, as for every form.
+		row := []string{HWLabel(hw), m.d("fit." + hw + ".file_margin_bytes")}
+		for _, v := range vs {
+			row = append(row, m.d("variant."+v.Name+".fit."+hw+".margin_bytes"))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
+
+func variantLabel(v content.Variant) string { return v.Name + " (" + v.Format + ")" }
 
 func (m *Model) softwareTable() *render.Table {
 	var keys [][2]string
